@@ -1,0 +1,108 @@
+"""Error tree of the memory engine.
+
+Every error derives from :class:`MemoryEngineError`, carries the ids involved and a stable
+``code`` (used by the CLI, the MCP server and the dashboard to show one canonical error
+shape: ``{"error": code, "message": str, "details": {...}}``). Lower-layer errors
+(psycopg, qdrant-client, openai) are mapped at the boundary with ``raise ... from``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class MemoryEngineError(Exception):
+    """Base class: any failure the engine reports on purpose."""
+
+    code = "memory_engine_error"
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = {k: v for k, v in details.items() if v is not None}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Canonical error shape: ``{"error", "message", "details"}`` (JSON-serialisable)."""
+        return {
+            "error": self.code,
+            "message": self.message,
+            "details": {k: str(v) for k, v in self.details.items()},
+        }
+
+
+class ConfigError(MemoryEngineError):
+    """Raised when a setting is invalid or two settings contradict each other."""
+
+    code = "config_error"
+
+
+class InvalidInputError(MemoryEngineError):
+    """Raised when caller input fails validation (types, ranges, formats)."""
+
+    code = "invalid_input"
+
+
+class EmptyContentError(InvalidInputError):
+    """Raised when text to remember is empty or whitespace-only after normalisation."""
+
+    code = "empty_content"
+
+
+class ContentTooLargeError(InvalidInputError):
+    """Raised when text exceeds ``MEMORY_MAX_INPUT_CHARS`` characters."""
+
+    code = "content_too_large"
+
+
+class TenantScopeError(InvalidInputError):
+    """Raised when a scope is missing, malformed, or given twice inconsistently."""
+
+    code = "tenant_scope_error"
+
+
+class MemoryNotFoundError(MemoryEngineError):
+    """Raised when a memory (or trace) id does not exist *in the caller's tenant*.
+
+    Another tenant's memory also answers "not found", never "forbidden".
+    """
+
+    code = "not_found"
+
+
+class VersionConflictError(MemoryEngineError):
+    """Raised when an update names a version that is no longer the current one."""
+
+    code = "version_conflict"
+
+
+class EmbeddingMismatchError(MemoryEngineError):
+    """Raised when the configured embedder's model name or dimension differs from the store's.
+
+    Fix: configure the recorded model, or run ``memory-engine reembed``.
+    """
+
+    code = "embedding_mismatch"
+
+
+class EmbeddingError(MemoryEngineError):
+    """Raised when an embedder fails (endpoint unreachable, bad response, wrong shape)."""
+
+    code = "embedding_error"
+
+
+class StoreUnavailableError(MemoryEngineError):
+    """Raised when the store cannot be reached or started."""
+
+    code = "store_unavailable"
+
+
+class StoreError(MemoryEngineError):
+    """Raised for any other store failure, mapped from the driver's error."""
+
+    code = "store_error"
+
+
+class IngestFormatError(InvalidInputError):
+    """Raised when an ingest file does not match its declared format."""
+
+    code = "ingest_format_error"

@@ -1,0 +1,245 @@
+"""Typed records of the engine (DESIGN.md section 3).
+
+All datetimes are timezone-aware UTC. Records are frozen pydantic models: they are values,
+never mutated in place; use ``model_copy(update=...)``.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from memory_engine.errors import TenantScopeError
+
+ID_PATTERN = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+
+
+def utcnow() -> datetime:
+    """Current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+def ensure_utc(value: datetime | None) -> datetime | None:
+    """Return ``value`` as aware UTC; naive datetimes are taken to be UTC."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+class MemoryType(enum.StrEnum):
+    """Kind of memory: what happened, what is true, how to do something."""
+
+    EPISODIC = "episodic"
+    SEMANTIC = "semantic"
+    PROCEDURAL = "procedural"
+
+
+class MemoryStatus(enum.StrEnum):
+    """Lifecycle status. Only ``active`` memories are returned by default searches."""
+
+    ACTIVE = "active"
+    ARCHIVED = "archived"
+    SUPERSEDED = "superseded"
+    DELETED = "deleted"
+
+
+class MemorySource(enum.StrEnum):
+    """Where a memory came from."""
+
+    CONVERSATION = "conversation"
+    TOOL_OUTPUT = "tool_output"
+    MANUAL = "manual"
+    IMPORT = "import"
+
+
+class EventAction(enum.StrEnum):
+    """What an audit event records."""
+
+    CREATE = "create"
+    UPDATE = "update"
+    ARCHIVE = "archive"
+    RESTORE = "restore"
+    SUPERSEDE = "supersede"
+    DELETE = "delete"
+    PURGE = "purge"
+    MERGE = "merge"
+    DECISION = "decision"
+    ADMIN_READ = "admin_read"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Scope(_Frozen):
+    """Who a read or write acts for. ``tenant_id`` is required; the other ids only narrow.
+
+    Ids match ``[A-Za-z0-9_.:-]{1,64}``; raises TenantScopeError otherwise.
+    """
+
+    tenant_id: str
+    user_id: str | None = None
+    agent_id: str | None = None
+    session_id: str | None = None
+
+    @field_validator("tenant_id", "user_id", "agent_id", "session_id", mode="before")
+    @classmethod
+    def _check_id(cls, value: Any, info: Any) -> Any:
+        if value is None and info.field_name != "tenant_id":
+            return None
+        if not isinstance(value, str) or not ID_PATTERN.match(value):
+            raise TenantScopeError(
+                f"{info.field_name} must match [A-Za-z0-9_.:-]{{1,64}}, got {value!r}",
+                field=info.field_name,
+            )
+        return value
+
+    @classmethod
+    def of(cls, tenant_id: str, **narrow: str | None) -> Scope:
+        """Build a scope, re-raising validation problems as TenantScopeError."""
+        try:
+            return cls(tenant_id=tenant_id, **narrow)
+        except TenantScopeError:
+            raise
+        except Exception as exc:  # pydantic wraps validator errors
+            cause = exc.__cause__ if isinstance(exc.__cause__, TenantScopeError) else None
+            errs = getattr(exc, "errors", lambda: [])()
+            for err in errs:
+                ctx_err = err.get("ctx", {}).get("error")
+                if isinstance(ctx_err, TenantScopeError):
+                    cause = ctx_err
+            if cause:
+                raise cause from exc
+            raise TenantScopeError(f"invalid scope: {exc}") from exc
+
+
+class Memory(_Frozen):
+    """One stored memory: a small typed fact or one conversation turn, with provenance."""
+
+    id: uuid.UUID = Field(default_factory=uuid.uuid4)
+    tenant_id: str
+    user_id: str | None = None
+    agent_id: str | None = None
+    session_id: str | None = None
+    content: str
+    memory_type: MemoryType = MemoryType.EPISODIC
+    entities: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    importance: float = Field(default=0.5, ge=0.0, le=1.0)
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    source: MemorySource = MemorySource.CONVERSATION
+    source_ref: str | None = None
+    observed_at: datetime | None = None
+    status: MemoryStatus = MemoryStatus.ACTIVE
+    superseded_by: uuid.UUID | None = None
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    last_accessed_at: datetime | None = None
+    access_count: int = 0
+    version: int = 1
+    embedding_model: str | None = None
+    content_hash: str = ""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    embedding: tuple[float, ...] | None = Field(default=None, repr=False)
+
+    def public_dict(self) -> dict[str, Any]:
+        """JSON-ready dict without the embedding vector."""
+        return self.model_dump(mode="json", exclude={"embedding"})
+
+
+class Event(_Frozen):
+    """One append-only audit event."""
+
+    id: int | None = None
+    tenant_id: str
+    memory_id: uuid.UUID | None = None
+    action: EventAction
+    actor: str
+    at: datetime = Field(default_factory=utcnow)
+    before: dict[str, Any] | None = None
+    after: dict[str, Any] | None = None
+    reason: str | None = None
+    request_id: str | None = None
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class Candidate(_Frozen):
+    """A memory proposed by one retrieval leg or stage.
+
+    ``scores`` names each score by kind; every score is "higher is better":
+    ``cosine`` in [-1, 1], ``bm25`` >= 0 (unbounded), ``rrf`` in (0, legs/(rrf_k+1)].
+    ``ranks`` are 1-based positions per leg/stage (``dense``, ``keyword``, ``fused``, ``final``).
+    """
+
+    memory: Memory
+    scores: dict[str, float] = Field(default_factory=dict)
+    ranks: dict[str, int] = Field(default_factory=dict)
+
+
+class TraceCandidate(_Frozen):
+    """A candidate as recorded in a trace (memory summarised, not embedded)."""
+
+    memory_id: uuid.UUID
+    content: str
+    memory_type: MemoryType
+    source: MemorySource
+    observed_at: datetime | None = None
+    created_at: datetime | None = None
+    scores: dict[str, float] = Field(default_factory=dict)
+    ranks: dict[str, int] = Field(default_factory=dict)
+    dropped: str | None = None  # drop reason, None when returned
+
+
+class Trace(_Frozen):
+    """Everything one search did: candidates of every leg, scores, ranks, drops, timings."""
+
+    id: uuid.UUID = Field(default_factory=uuid.uuid4)
+    tenant_id: str
+    scope: Scope
+    query: str
+    created_at: datetime = Field(default_factory=utcnow)
+    config: dict[str, Any] = Field(default_factory=dict)
+    embedding_model: str | None = None
+    query_terms: tuple[str, ...] = ()
+    legs: dict[str, list[TraceCandidate]] = Field(default_factory=dict)
+    candidates: list[TraceCandidate] = Field(default_factory=list)
+    block: str = ""
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    warnings: list[str] = Field(default_factory=list)
+
+
+class SearchResult(_Frozen):
+    """Result of ``MemoryEngine.search``: ranked memories, the memory block and its trace."""
+
+    memories: list[Candidate]
+    block: str
+    trace: Trace
+
+
+class Page(_Frozen):
+    """One bounded page of a listing; ``next_cursor`` is None on the last page."""
+
+    items: list[Any]
+    total: int | None = None
+    next_cursor: str | None = None
+    truncated: bool = False
+
+
+class MemoryFilter(_Frozen):
+    """Filters of a listing; all optional, combined with AND."""
+
+    memory_types: tuple[MemoryType, ...] = ()
+    statuses: tuple[MemoryStatus, ...] = ()
+    sources: tuple[MemorySource, ...] = ()
+    text_contains: str | None = None
+    created_from: datetime | None = None
+    created_to: datetime | None = None

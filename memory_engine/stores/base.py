@@ -1,0 +1,212 @@
+"""The ``MemoryStore`` protocol every store implements (PostgreSQL, Qdrant).
+
+Rules every implementation keeps (checked by ``tests/conformance``):
+
+* Every method takes ``scope`` (keyword-only); rows of other tenants are invisible: reading,
+  updating or deleting another tenant's memory raises MemoryNotFoundError.
+* ``user_id``/``agent_id``/``session_id`` of the scope narrow reads (rows must match each id
+  that is set).
+* Every change writes its audit ``Event`` atomically with the change.
+* Updates name the version they read; a stale version raises VersionConflictError.
+* Every listing is bounded (``limit`` <= settings.list_max_limit) and returns a ``Page`` with a
+  keyset cursor; searches return ``min(k, matching rows)`` candidates.
+* Scores: ``cosine`` in [-1, 1] (higher is more similar), ``bm25`` >= 0 (higher is better).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from memory_engine.models import (
+    Candidate,
+    Event,
+    Memory,
+    MemoryFilter,
+    MemoryStatus,
+    Page,
+    Scope,
+    Trace,
+)
+
+
+class NewMemory(BaseModel):
+    """A memory ready to insert: content, its embedding and keyword terms computed upstream."""
+
+    model_config = ConfigDict(frozen=True)
+
+    memory: Memory
+    embedding: tuple[float, ...]
+    terms: tuple[str, ...] = Field(default=(), description="Keyword terms (memory_engine.text).")
+
+
+class InsertOutcome(BaseModel):
+    """Result of inserting one memory: ``created`` or ``duplicate`` (same content_hash)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    memory_id: uuid.UUID
+    status: str  # "created" | "duplicate"
+    existing_id: uuid.UUID | None = None
+
+
+class StoreStats(BaseModel):
+    """Counts of one tenant, for the Overview page."""
+
+    model_config = ConfigDict(frozen=True)
+
+    total: int
+    by_type: dict[str, int]
+    by_status: dict[str, int]
+    by_source: dict[str, int]
+    writes_per_day: list[tuple[str, int]]  # (YYYY-MM-DD UTC, count), oldest first
+
+
+@runtime_checkable
+class MemoryStore(Protocol):
+    """Storage of memories, events and traces, isolated by tenant."""
+
+    name: str
+
+    def ensure_embedding(self, model: str, dim: int) -> None:
+        """Record (first use) or check the embedding model and dimension.
+
+        Raises:
+            EmbeddingMismatchError: the store holds vectors of another model or dimension.
+        """
+        ...
+
+    def embedding_info(self) -> tuple[str, int] | None:
+        """The recorded (model, dim), or None on an empty store."""
+        ...
+
+    def insert(
+        self,
+        items: Sequence[NewMemory],
+        *,
+        scope: Scope,
+        actor: str,
+        reason: str | None = None,
+        request_id: str | None = None,
+    ) -> list[InsertOutcome]:
+        """Insert memories with one ``create`` event each, in one transaction.
+
+        An item whose ``content_hash`` equals an active memory of the same scope is not
+        inserted: its outcome is ``duplicate`` with ``existing_id``.
+        """
+        ...
+
+    def get(self, memory_id: uuid.UUID, *, scope: Scope) -> Memory:
+        """One memory (any status). Raises MemoryNotFoundError."""
+        ...
+
+    def list(
+        self,
+        *,
+        scope: Scope,
+        filters: MemoryFilter | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> Page:
+        """Memories newest first (created_at desc, id desc), keyset-paginated.
+
+        ``Page.total`` is the count matching the filter; ``items`` are Memory.
+        """
+        ...
+
+    def facet_counts(
+        self, *, scope: Scope, filters: MemoryFilter | None = None
+    ) -> dict[str, dict[str, int]]:
+        """Counts per ``memory_type``, ``status`` and ``source`` under the filter."""
+        ...
+
+    def update(
+        self,
+        memory_id: uuid.UUID,
+        *,
+        scope: Scope,
+        expected_version: int,
+        changes: dict[str, Any],
+        embedding: Sequence[float] | None = None,
+        terms: Sequence[str] | None = None,
+        actor: str,
+        reason: str | None = None,
+        action: str = "update",
+        request_id: str | None = None,
+    ) -> Memory:
+        """Apply ``changes`` (Memory field -> value), bump version, write the event.
+
+        ``action`` names the event (update, archive, restore, delete, supersede).
+        Raises MemoryNotFoundError, VersionConflictError.
+        """
+        ...
+
+    def purge(
+        self, memory_id: uuid.UUID, *, scope: Scope, actor: str, reason: str | None = None
+    ) -> None:
+        """Remove the row, its vector and keyword terms; keep a ``purge`` event."""
+        ...
+
+    def history(self, memory_id: uuid.UUID, *, scope: Scope, limit: int = 200) -> Page:
+        """Events of one memory, oldest first. ``items`` are Event."""
+        ...
+
+    def events(self, *, scope: Scope, limit: int = 100, cursor: str | None = None) -> Page:
+        """Events of the tenant, newest first. ``items`` are Event."""
+        ...
+
+    def dense_search(
+        self,
+        vector: Sequence[float],
+        *,
+        scope: Scope,
+        k: int,
+        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
+    ) -> list[Candidate]:
+        """Nearest memories by cosine; returns min(k, matching rows), scores ``cosine``."""
+        ...
+
+    def keyword_search(
+        self,
+        terms: Sequence[str],
+        *,
+        scope: Scope,
+        k: int,
+        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
+    ) -> list[Candidate]:
+        """BM25 (k1=1.2, b=0.75) over stored terms, computed by the store; scores ``bm25``."""
+        ...
+
+    def count(self, *, scope: Scope, statuses: Sequence[MemoryStatus] = ()) -> int:
+        """Number of memories in scope (all statuses when ``statuses`` is empty)."""
+        ...
+
+    def stats(self, *, scope: Scope, days: int = 90) -> StoreStats:
+        """Counts for the Overview page."""
+        ...
+
+    def save_trace(self, trace: Trace, *, scope: Scope) -> None:
+        """Store a trace; keeps at most ``trace_retention`` per tenant."""
+        ...
+
+    def get_trace(self, trace_id: uuid.UUID, *, scope: Scope) -> Trace:
+        """One trace. Raises MemoryNotFoundError."""
+        ...
+
+    def list_traces(self, *, scope: Scope, limit: int = 50, cursor: str | None = None) -> Page:
+        """Traces newest first; ``items`` are dicts {id, query, created_at, returned}."""
+        ...
+
+    def admin_tenant_counts(self, *, actor: str, reason: str) -> dict[str, int]:
+        """Active+archived memory count per tenant, across tenants. Audited (admin event)."""
+        ...
+
+    def close(self) -> None:
+        """Release connections. Safe to call twice."""
+        ...
+
+
