@@ -1,0 +1,21 @@
+"""Store backends. ``build_store(settings)`` is the only place a backend is chosen."""
+
+from __future__ import annotations
+
+from memory_engine.config import Settings
+from memory_engine.errors import ConfigError
+from memory_engine.stores.base import MemoryStore
+
+
+def build_store(settings: Settings) -> MemoryStore:
+    """Open the store named by ``settings.store``.
+
+    Raises:
+        ConfigError: unknown or not yet available backend.
+        StoreUnavailableError: the store cannot be reached or started.
+    """
+    if settings.store == "postgres":
+        from memory_engine.stores.postgres import PostgresStore
+
+        return PostgresStore(settings)
+    raise ConfigError(f"store {settings.store!r} is not available in this build")

@@ -1,0 +1,38 @@
+# Two commands: `make run` (dashboard on the embedded default) and `make test` (all tests).
+# Both create and reuse one virtual environment at .venv/.
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+PYTHON ?= python3
+
+.PHONY: setup run test lint typecheck browser bench-locomo bench-latency clean-data
+
+setup: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $(STAMP)
+
+run: setup
+	$(VENV)/bin/streamlit run app.py
+
+browser:
+	@bash scripts/ensure-chromium.sh
+
+test: setup browser
+	$(PY) -m pytest -q
+
+lint: setup
+	$(VENV)/bin/ruff check memory_engine tests bench app.py pages
+
+typecheck: setup
+	$(VENV)/bin/mypy memory_engine
+
+bench-locomo: setup
+	$(PY) bench/locomo.py --data ../shared/data/locomo/locomo10.json
+
+bench-latency: setup
+	$(PY) bench/latency.py

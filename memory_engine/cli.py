@@ -1,0 +1,199 @@
+"""``memory-engine`` command line (typer + rich progress bars).
+
+Errors print one line ``error: <message>`` to stderr (JSON ``{"error", "message", "details"}``
+with ``--json``) and exit with status 2; never a traceback for an expected failure.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Callable
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from memory_engine.config import Settings
+from memory_engine.engine import MemoryEngine
+from memory_engine.errors import ConfigError, InvalidInputError, MemoryEngineError
+from memory_engine.ingest import Turn, read_locomo, read_openai, read_text
+from memory_engine.models import Scope
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Agent memory engine.")
+err = Console(stderr=True)
+out = Console()
+T = TypeVar("T")
+
+
+class Fmt(str, Enum):
+    openai = "openai"
+    locomo = "locomo"
+    text = "text"
+
+
+def _engine() -> MemoryEngine:
+    try:
+        settings = Settings()
+    except ConfigError as exc:
+        raise MemoryEngineError(exc.message) from exc
+    except ValueError as exc:
+        raise MemoryEngineError(f"invalid MEMORY_* setting: {exc}") from exc
+    logging.basicConfig(level=settings.log_level.upper(), stream=sys.stderr)
+    return MemoryEngine(settings)
+
+
+def _run(fn: Callable[[], T], as_json: bool = False) -> T:
+    try:
+        return fn()
+    except MemoryEngineError as exc:
+        if as_json:
+            print(json.dumps(exc.to_dict(), ensure_ascii=False), file=sys.stderr)
+        else:
+            err.print(f"[red]error:[/red] {exc.message}")
+        raise typer.Exit(2) from exc
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+    )
+
+
+@app.command()
+def ingest(
+    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True)],
+    tenant: Annotated[str | None, typer.Option(help="Tenant id (required unless --tenant-per-conversation).")] = None,
+    user: Annotated[str | None, typer.Option(help="User id narrowing the scope.")] = None,
+    fmt: Annotated[Fmt, typer.Option("--format", help="Input format.")] = Fmt.openai,
+    conversation: Annotated[str | None, typer.Option(help="LoCoMo sample_id to ingest (e.g. conv-26).")] = None,
+    tenant_per_conversation: Annotated[bool, typer.Option(help="LoCoMo: one tenant per sample_id (tenant = sample_id, prefixed with --tenant if given).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
+) -> None:
+    """Ingest a conversation file: one episodic memory per turn."""
+
+    def work() -> dict[str, Any]:
+        if not tenant and not (fmt is Fmt.locomo and tenant_per_conversation):
+            raise InvalidInputError("--tenant is required (or --tenant-per-conversation for LoCoMo)")
+        batches: dict[str, list[Turn]]
+        if fmt is Fmt.locomo:
+            convs = read_locomo(file, conversation)
+            if tenant_per_conversation:
+                batches = {(f"{tenant}-{cid}" if tenant else cid): turns for cid, turns in convs.items()}
+            else:
+                batches = {str(tenant): [t for turns in convs.values() for t in turns]}
+        elif fmt is Fmt.openai:
+            batches = {str(tenant): read_openai(file)}
+        else:
+            batches = {str(tenant): read_text(file)}
+        engine = _engine()
+        summary: dict[str, Any] = {}
+        try:
+            with _progress() as progress:
+                for tid, turns in batches.items():
+                    scope = Scope.of(tid, user_id=user)
+                    task = progress.add_task(f"ingest {tid}", total=len(turns))
+                    results = engine.ingest(
+                        scope, turns, progress=lambda n, task=task: progress.update(task, completed=n)
+                    )
+                    progress.update(task, completed=len(turns))
+                    created = sum(1 for r in results for o in r.outcomes if o.status == "created")
+                    dups = sum(1 for r in results for o in r.outcomes if o.status == "duplicate")
+                    errors = [r.error for r in results if r.error]
+                    summary[tid] = {"turns": len(turns), "created": created, "duplicates": dups, "errors": len(errors)}
+                    for e in errors[:5]:
+                        err.print(f"[yellow]skipped:[/yellow] {e['message']}")
+        finally:
+            engine.close()
+        return summary
+
+    summary = _run(work, as_json)
+    if as_json:
+        print(json.dumps(summary, ensure_ascii=False))
+    else:
+        for tid, s in summary.items():
+            out.print(f"{tid}: {s['turns']} turns -> {s['created']} created, {s['duplicates']} duplicates, {s['errors']} errors")
+
+
+@app.command()
+def search(
+    query: str,
+    tenant: Annotated[str, typer.Option(help="Tenant id.")],
+    user: Annotated[str | None, typer.Option(help="User id narrowing the scope.")] = None,
+    k: Annotated[int | None, typer.Option(help="Memories to return.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print memories, block and trace as JSON.")] = False,
+) -> None:
+    """Search memories; prints the memory block (or JSON with memories, block, trace)."""
+
+    def work() -> Any:
+        engine = _engine()
+        try:
+            return engine.search(Scope.of(tenant, user_id=user), query, k=k)
+        finally:
+            engine.close()
+
+    result = _run(work, as_json)
+    if as_json:
+        payload = {
+            "memories": [
+                {**c.memory.public_dict(), "scores": c.scores, "ranks": c.ranks} for c in result.memories
+            ],
+            "block": result.block,
+            "trace": result.trace.model_dump(mode="json"),
+        }
+        print(json.dumps(payload, ensure_ascii=False))
+        return
+    table = Table(title=f"{len(result.memories)} memories · trace {result.trace.id}")
+    for col in ("#", "content", "cosine ↑", "bm25 ↑", "rrf ↑"):
+        table.add_column(col)
+    for c in result.memories:
+        table.add_row(
+            str(c.ranks.get("final")),
+            c.memory.content[:120],
+            f"{c.scores['cosine']:.3f}" if "cosine" in c.scores else "",
+            f"{c.scores['bm25']:.2f}" if "bm25" in c.scores else "",
+            f"{c.scores['rrf']:.4f}",
+        )
+    out.print(table)
+    out.print(result.block, markup=False, highlight=False)
+
+
+@app.command()
+def stats(
+    tenant: Annotated[str | None, typer.Option(help="Tenant id; omit for counts per tenant (audited admin path).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Counts per tenant, or by type/status/source for one tenant."""
+
+    def work() -> dict[str, Any]:
+        engine = _engine()
+        try:
+            if tenant:
+                return engine.stats(Scope.of(tenant)).model_dump(mode="json")
+            return {"tenants": engine.tenant_counts(actor="cli", reason="memory-engine stats")}
+        finally:
+            engine.close()
+
+    data = _run(work, as_json)
+    if as_json:
+        print(json.dumps(data, ensure_ascii=False))
+    else:
+        out.print_json(json.dumps(data, ensure_ascii=False))
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,166 @@
+"""Raw-mode write path: guard -> chunk -> embed (batches) -> exact dedupe -> commit.
+
+No LLM here. The extraction pipeline (another stage) plugs in through ``Extractor``: it turns
+one guarded input into facts; raw mode's extractor returns the chunks as episodic memories.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from memory_engine import text as textmod
+from memory_engine.config import Settings
+from memory_engine.embedding.base import Embedder
+from memory_engine.errors import InvalidInputError, MemoryEngineError
+from memory_engine.models import Memory, MemorySource, MemoryType, Scope, ensure_utc
+from memory_engine.stores.base import InsertOutcome, MemoryStore, NewMemory
+from memory_engine.write.guard import clean_text
+
+
+class WriteRequest(BaseModel):
+    """One text to remember, with its provenance."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    source: MemorySource = MemorySource.MANUAL
+    source_ref: str | None = None
+    session_id: str | None = None  # used only when the scope has no session_id
+    observed_at: datetime | None = None
+    memory_type: MemoryType = MemoryType.EPISODIC
+    importance: float = Field(0.5, ge=0.0, le=1.0)
+    confidence: float = Field(1.0, ge=0.0, le=1.0)
+    tags: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class WriteResult(BaseModel):
+    """Outcome of one request: one outcome per stored chunk, or the typed error."""
+
+    model_config = ConfigDict(frozen=True)
+
+    index: int
+    outcomes: list[InsertOutcome] = Field(default_factory=list)
+    error: dict[str, Any] | None = None  # MemoryEngineError.to_dict()
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def memory_ids(self) -> list[uuid.UUID]:
+        return [o.existing_id or o.memory_id for o in self.outcomes]
+
+
+class Extractor(Protocol):
+    """Turns one guarded text into the memories to store (seam for the LLM pipeline)."""
+
+    def __call__(self, scope: Scope, request: WriteRequest, text: str) -> list[Memory]: ...
+
+
+def raw_extractor(settings: Settings) -> Extractor:
+    """Raw mode: each chunk of the text becomes one memory with the request's fields."""
+
+    def extract(scope: Scope, request: WriteRequest, text: str) -> list[Memory]:
+        chunks = textmod.chunk_text(
+            text, min_chars=settings.chunk_min_chars, max_chars=settings.chunk_max_chars
+        )
+        out = []
+        for i, chunk in enumerate(chunks):
+            meta = dict(request.metadata)
+            if len(chunks) > 1:
+                meta.update({"chunk": i, "chunks": len(chunks)})
+            out.append(
+                Memory(
+                    tenant_id=scope.tenant_id,
+                    user_id=scope.user_id,
+                    agent_id=scope.agent_id,
+                    session_id=scope.session_id or request.session_id,
+                    content=chunk,
+                    memory_type=request.memory_type,
+                    entities=request.entities,
+                    tags=request.tags,
+                    importance=request.importance,
+                    confidence=request.confidence,
+                    source=request.source,
+                    source_ref=request.source_ref,
+                    observed_at=ensure_utc(request.observed_at),
+                    valid_from=ensure_utc(request.observed_at),
+                    content_hash=textmod.content_hash(chunk),
+                    metadata=meta,
+                )
+            )
+        return out
+
+    return extract
+
+
+def write_batch(
+    requests: Sequence[WriteRequest],
+    *,
+    scope: Scope,
+    settings: Settings,
+    store: MemoryStore,
+    embedder: Embedder,
+    extractor: Extractor,
+    actor: str,
+    reason: str | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> list[WriteResult]:
+    """Write many requests. Bad items get their typed error; good items are all stored.
+
+    Guard and extraction run per item first (so one bad item never aborts the others), then
+    memories are embedded in batches of ``settings.embedding_batch_size`` and committed one
+    store transaction per embedding batch (each memory with its ``create`` event).
+
+    Args:
+        progress: called with the number of requests finished after each committed batch.
+    """
+    results: dict[int, WriteResult] = {}
+    pending: list[tuple[int, Memory]] = []
+    for i, req in enumerate(requests):
+        try:
+            if not isinstance(req, WriteRequest):
+                raise InvalidInputError(f"item {i} is not a WriteRequest", index=i)
+            cleaned = clean_text(req.text, max_chars=settings.max_input_chars)
+            for mem in extractor(scope, req, cleaned):
+                pending.append((i, mem.model_copy(update={"embedding_model": embedder.model_name})))
+            results[i] = WriteResult(index=i)
+        except MemoryEngineError as exc:
+            results[i] = WriteResult(index=i, error=exc.to_dict())
+
+    outcomes: dict[int, list[InsertOutcome]] = {i: [] for i in results}
+    # Group whole requests so one request's chunks are committed in one transaction:
+    # a failure never leaves a request half-written.
+    groups: list[list[tuple[int, Memory]]] = []
+    current: list[tuple[int, Memory]] = []
+    for idx, mem in pending:
+        if current and len(current) >= settings.embedding_batch_size and current[-1][0] != idx:
+            groups.append(current)
+            current = []
+        current.append((idx, mem))
+    if current:
+        groups.append(current)
+    done_items: set[int] = set()
+    for batch in groups:
+        vectors = embedder.embed([m.content for _, m in batch])
+        items = [
+            NewMemory(memory=m, embedding=tuple(v), terms=tuple(textmod.tokenize(m.content)))
+            for (_, m), v in zip(batch, vectors, strict=True)
+        ]
+        stored = store.insert(items, scope=scope, actor=actor, reason=reason)
+        for (idx, _), outcome in zip(batch, stored, strict=True):
+            outcomes[idx].append(outcome)
+            done_items.add(idx)
+        if progress:
+            progress(len(done_items))
+    return [
+        results[i].model_copy(update={"outcomes": outcomes[i]}) if results[i].ok else results[i]
+        for i in sorted(results)
+    ]
