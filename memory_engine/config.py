@@ -24,7 +24,7 @@ class Settings(BaseSettings):
 
     # --- store ---
     store: Literal["postgres", "qdrant"] = Field(
-        "postgres", description="Store backend: postgres (default) or qdrant."
+        "postgres", description="Store backend: postgres (qdrant is planned, not in this release)."
     )
     data_dir: Path = Field(
         Path(".memory"), description="Folder of the embedded PostgreSQL (pgserver) data."

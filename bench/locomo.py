@@ -1,0 +1,152 @@
+"""LoCoMo evidence recall benchmark (raw mode: one episodic memory per turn).
+
+Usage::
+
+    python bench/locomo.py --data ../shared/data/locomo/locomo10.json [--conversations conv-26 conv-30]
+
+Prints one JSON object. Metrics (LoCoMo paper, Maharana et al. 2024): for each question with at
+least one valid evidence id, r@k = fraction of its evidence turns found among the top-k
+memories; averaged over questions, in percent (category 5 included). ``recall_any@k`` = percent
+of questions with at least one evidence turn in the top k. Query = the question verbatim.
+
+The data is CC BY-NC: pass its path; never copy it into the repository. Tune only on the
+development split conv-26, conv-30, conv-41, conv-42, conv-43.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from memory_engine import MemoryEngine, Scope, Settings  # noqa: E402
+from memory_engine.ingest import read_locomo  # noqa: E402
+
+KS = (5, 10, 25, 50)
+DEV_SPLIT = ("conv-26", "conv-30", "conv-41", "conv-42", "conv-43")
+
+
+def normalise_evidence(raw: list[Any], valid: set[str]) -> list[str]:
+    """Split on ``;`` ``,`` and spaces; ``D:11:26`` -> ``D11:26``; ``D30:05`` -> ``D30:5``;
+    drop ids matching no turn; keep order, no duplicates."""
+    out: list[str] = []
+    for item in raw:
+        for tok in re.split(r"[;,\s]+", str(item)):
+            m = re.fullmatch(r"D:?(\d+):0*(\d+)", tok.strip())
+            if not m:
+                continue
+            did = f"D{int(m.group(1))}:{int(m.group(2))}"
+            if did in valid and did not in out:
+                out.append(did)
+    return out
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    idx = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
+    return ordered[idx]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", required=True, type=Path, help="path to locomo10.json")
+    ap.add_argument("--conversations", nargs="*", help="sample ids (default: all); 'dev' = dev split")
+    ap.add_argument("--data-dir", type=Path, help="embedded PostgreSQL folder (default: a temp dir)")
+    ap.add_argument("--legs", default="dense,keyword", help="comma-separated legs")
+    ap.add_argument("--candidates", type=int, default=100, help="candidates per leg")
+    args = ap.parse_args()
+
+    convs = read_locomo(args.data)
+    wanted = args.conversations or sorted(convs)
+    if wanted == ["dev"]:
+        wanted = list(DEV_SPLIT)
+    samples = {s["sample_id"]: s for s in json.loads(args.data.read_text(encoding="utf-8"))}
+
+    tmp = None
+    data_dir = args.data_dir
+    if data_dir is None:
+        tmp = tempfile.TemporaryDirectory(prefix="locomo-bench-")
+        data_dir = Path(tmp.name)
+    settings = Settings(data_dir=data_dir, trace_retention=0, token_budget=0)
+    engine = MemoryEngine(settings)
+    legs = tuple(args.legs.split(","))
+
+    t0 = time.perf_counter()
+    n_turns = 0
+    for cid in wanted:
+        scope = Scope.of(f"locomo-{cid}")
+        if engine.store.count(scope=scope) == 0:
+            engine.ingest(scope, convs[cid])
+        n_turns += len(convs[cid])
+    ingest_s = time.perf_counter() - t0
+
+    recall: dict[int, list[float]] = {k: [] for k in KS}
+    anyhit: dict[int, list[float]] = {k: [] for k in KS}
+    per_cat: dict[str, dict[int, list[float]]] = defaultdict(lambda: {k: [] for k in KS})
+    latencies: list[float] = []
+    questions = [
+        (cid, qa) for cid in wanted for qa in samples[cid]["qa"]
+    ]
+    skipped = 0
+    for cid, qa in tqdm(questions, desc="questions", file=sys.stderr):
+        valid = {t.turn_id for t in convs[cid] if t.turn_id}
+        evidence = normalise_evidence(qa.get("evidence", []), valid)
+        if not evidence:
+            skipped += 1
+            continue
+        scope = Scope.of(f"locomo-{cid}")
+        t = time.perf_counter()
+        res = engine.search(
+            scope, qa["question"], k=max(KS), legs=legs, candidates_per_leg=args.candidates,
+            save_trace=False,
+        )
+        latencies.append((time.perf_counter() - t) * 1000)
+        refs = [c.memory.source_ref for c in res.memories]
+        for k in KS:
+            found = len(set(refs[:k]) & set(evidence))
+            recall[k].append(found / len(evidence))
+            anyhit[k].append(1.0 if found else 0.0)
+            per_cat[str(qa.get("category"))][k].append(found / len(evidence))
+    engine.close()
+
+    def pct(v: list[float]) -> float:
+        return round(100 * statistics.fmean(v), 2) if v else 0.0
+
+    out: dict[str, Any] = {f"r@{k}": pct(recall[k]) for k in KS}
+    out.update({f"recall_any@{k}": pct(anyhit[k]) for k in KS})
+    out["per_category"] = {
+        cat: {f"r@{k}": pct(v[k]) for k in KS} | {"n": len(v[KS[0]])} for cat, v in sorted(per_cat.items())
+    }
+    out.update(
+        {
+            "qa": len(recall[KS[0]]),
+            "qa_skipped_no_valid_evidence": skipped,
+            "conversations": wanted,
+            "turns": n_turns,
+            "legs": list(legs),
+            "embedder": engine.settings.embedder,
+            "ingest_s": round(ingest_s, 1),
+            "search_ms_p50": round(percentile(latencies, 50), 2),
+            "search_ms_p95": round(percentile(latencies, 95), 2),
+        }
+    )
+    print(json.dumps(out, ensure_ascii=False))
+    if tmp:
+        tmp.cleanup()
+
+
+if __name__ == "__main__":
+    main()
