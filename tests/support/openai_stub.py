@@ -1,0 +1,336 @@
+"""A real, local OpenAI-compatible HTTP server for tests (stdlib only).
+
+Serves ``POST /v1/embeddings`` and ``POST /v1/chat/completions`` on ``127.0.0.1`` at an
+ephemeral port from a background thread. Usage::
+
+    with OpenAIStub({"stub-8": 8}) as stub:
+        client = openai.OpenAI(base_url=stub.base_url, api_key="x")
+        stub.fail_next(2, status=429)        # the next two requests get 429
+        stub.chat_reply = '{"ok": true}'      # canned chat completion content
+
+Embeddings are deterministic: every word of the input (``\\w+``, lowercased) is hashed into
+one of ``dim`` buckets with a sign (+1/-1), summed, then L2-normalised. Texts that share words
+therefore have a high cosine; a text without words gets one bucket from its whole hash.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import math
+import re
+import struct
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = ["OpenAIStub", "RecordedRequest", "stub_vector"]
+
+_WORD_RE = re.compile(r"\w+")
+
+ChatReply = str | Callable[[dict[str, Any]], str]
+
+
+def stub_vector(text: str, dim: int) -> list[float]:
+    """The stub's unit vector of ``text`` (length ``dim``); same input, same output."""
+    vec = [0.0] * dim
+    words = _WORD_RE.findall(text.lower()) or [text]
+    for word in words:
+        digest = hashlib.sha256(word.encode("utf-8")).digest()
+        bucket = int.from_bytes(digest[:4], "big") % dim
+        vec[bucket] += 1.0 if digest[4] & 1 else -1.0
+    norm = math.sqrt(sum(x * x for x in vec))
+    if norm == 0.0:  # all words cancelled out: fall back to one bucket of the whole text
+        digest = hashlib.sha256(text.encode("utf-8")).digest()
+        vec[int.from_bytes(digest[:4], "big") % dim] = 1.0
+        norm = 1.0
+    return [x / norm for x in vec]
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request the stub received (header names lowercased)."""
+
+    path: str
+    body: dict[str, Any]
+    status: int
+    headers: dict[str, str]
+
+
+@dataclass
+class _Failure:
+    status: int
+    retry_after: float | None
+    path: str | None
+
+
+class OpenAIStub:
+    """OpenAI-compatible test server.
+
+    Attributes:
+        dims: model name -> embedding dimension; unknown models get 404 ``model_not_found``.
+        chat_reply: content of every chat completion: a string, or a function of the request
+            body returning one.
+        requests: every request received, in arrival order (thread-safe append).
+    """
+
+    def __init__(
+        self,
+        dims: Mapping[str, int] | None = None,
+        *,
+        chat_reply: ChatReply = "ok",
+        latency: float = 0.0,
+    ) -> None:
+        """Configure (not start) the server.
+
+        Args:
+            dims: model name -> dimension; default ``{"stub-8": 8, "stub-12": 12}``.
+            chat_reply: the canned chat completion content.
+            latency: seconds each request sleeps before answering (for timeout tests).
+        """
+        self.dims: dict[str, int] = dict(dims or {"stub-8": 8, "stub-12": 12})
+        self.chat_reply: ChatReply = chat_reply
+        self.latency = latency
+        self.requests: list[RecordedRequest] = []
+        self._failures: list[_Failure] = []
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> OpenAIStub:
+        """Bind 127.0.0.1 on a free port and serve from a daemon thread."""
+        if self._server is not None:
+            return self
+        stub = self
+
+        class Handler(_Handler):
+            owner = stub
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server.daemon_threads = True
+        self._server = server
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        if self._server is None:
+            return
+        self._server.shutdown()
+        self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._server = None
+        self._thread = None
+
+    def __enter__(self) -> OpenAIStub:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ------------------------------------------------------------------ control
+
+    @property
+    def port(self) -> int:
+        """The bound TCP port (server must be started)."""
+        if self._server is None:
+            raise RuntimeError("stub not started")
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:<port>/v1``, the value for ``base_url`` of an OpenAI client."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def fail_next(
+        self,
+        n: int,
+        *,
+        status: int = 500,
+        retry_after: float | None = None,
+        path: str | None = None,
+    ) -> None:
+        """Make the next ``n`` requests (to ``path`` if given, e.g. "/v1/embeddings") fail.
+
+        Args:
+            n: number of failing requests.
+            status: HTTP status to answer (e.g. 429, 500, 503).
+            retry_after: value of a ``Retry-After`` header, in seconds, if any.
+            path: only requests to this path fail; None = any path.
+        """
+        with self._lock:
+            self._failures.extend(_Failure(status, retry_after, path) for _ in range(n))
+
+    def fail_always(self, *, status: int = 500) -> None:
+        """Make every following request fail (until :meth:`reset`)."""
+        self.fail_next(1_000_000, status=status)
+
+    def reset(self) -> None:
+        """Forget pending failures and recorded requests."""
+        with self._lock:
+            self._failures.clear()
+            self.requests.clear()
+
+    def count(self, path: str = "/v1/embeddings") -> int:
+        """Number of requests received on ``path`` (failed ones included)."""
+        with self._lock:
+            return sum(1 for r in self.requests if r.path == path)
+
+    # ------------------------------------------------------------------ used by the handler
+
+    def _take_failure(self, path: str) -> _Failure | None:
+        with self._lock:
+            for i, failure in enumerate(self._failures):
+                if failure.path is None or failure.path == path:
+                    return self._failures.pop(i)
+        return None
+
+    def _record(self, req: RecordedRequest) -> None:
+        with self._lock:
+            self.requests.append(req)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: OpenAIStub
+    server_version = "OpenAIStub/1.0"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
+        """Silence the per-request stderr log."""
+
+    def _send(self, status: int, payload: dict[str, Any], headers: Mapping[str, str] = {}) -> None:
+        data = json.dumps(payload).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in headers.items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _error(self, status: int, message: str, code: str, headers: Mapping[str, str] = {}) -> None:
+        self._send(
+            status,
+            {"error": {"message": message, "type": "invalid_request_error", "code": code}},
+            headers,
+        )
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+        if self.path.rstrip("/") == "/v1/models":
+            models = [{"id": m, "object": "model", "owned_by": "stub"} for m in self.owner.dims]
+            self._send(200, {"object": "list", "data": models})
+        else:
+            self._error(404, f"no route {self.path}", "not_found")
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+        owner = self.owner
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            body = {"_raw": raw.decode("utf-8", "replace")}
+        if owner.latency:
+            time.sleep(owner.latency)
+        path = self.path.split("?", 1)[0].rstrip("/")
+        failure = owner._take_failure(path)
+        status = failure.status if failure else 200
+        owner._record(
+            RecordedRequest(path, body, status, {k.lower(): v for k, v in self.headers.items()})
+        )
+        if failure is not None:
+            headers = {}
+            if failure.retry_after is not None:
+                headers["Retry-After"] = f"{failure.retry_after:g}"
+            code = "rate_limit_exceeded" if failure.status == 429 else "stub_failure"
+            self._error(failure.status, f"stub failure {failure.status}", code, headers)
+            return
+        if not isinstance(body, dict) or "_raw" in body:
+            self._error(400, "body is not a JSON object", "invalid_json")
+        elif path == "/v1/embeddings":
+            self._embeddings(body)
+        elif path == "/v1/chat/completions":
+            self._chat(body)
+        else:
+            self._error(404, f"no route {self.path}", "not_found")
+
+    def _embeddings(self, body: dict[str, Any]) -> None:
+        model = body.get("model")
+        dim = self.owner.dims.get(model) if isinstance(model, str) else None
+        if dim is None:
+            self._error(404, f"The model {model!r} does not exist", "model_not_found")
+            return
+        inputs = body.get("input")
+        if isinstance(inputs, str):
+            inputs = [inputs]
+        if (
+            not isinstance(inputs, list)
+            or not inputs
+            or not all(isinstance(t, str) for t in inputs)
+        ):
+            self._error(400, "input must be a non-empty string or list of strings", "invalid_input")
+            return
+        fmt = body.get("encoding_format", "float")
+        data = []
+        for i, text in enumerate(inputs):
+            vec = stub_vector(text, dim)
+            emb: Any = vec
+            if fmt == "base64":
+                emb = base64.b64encode(struct.pack(f"<{dim}f", *vec)).decode("ascii")
+            data.append({"object": "embedding", "index": i, "embedding": emb})
+        tokens = sum(len(_WORD_RE.findall(t)) for t in inputs)
+        self._send(
+            200,
+            {
+                "object": "list",
+                "data": data,
+                "model": model,
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            },
+        )
+
+    def _chat(self, body: dict[str, Any]) -> None:
+        reply = self.owner.chat_reply
+        content = reply(body) if callable(reply) else reply
+        prompt_tokens = sum(
+            len(_WORD_RE.findall(str(m.get("content", ""))))
+            for m in body.get("messages", [])
+            if isinstance(m, dict)
+        )
+        completion_tokens = len(_WORD_RE.findall(content))
+        self._send(
+            200,
+            {
+                "id": "chatcmpl-stub",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": body.get("model", "stub-chat"),
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": content},
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion_tokens,
+                    "total_tokens": prompt_tokens + completion_tokens,
+                },
+            },
+        )
+
+
+def iter_stub(dims: Mapping[str, int] | None = None) -> Iterator[OpenAIStub]:
+    """Start a stub, yield it, stop it (the body of the pytest fixture)."""
+    with OpenAIStub(dims) as stub:
+        yield stub
