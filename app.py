@@ -1,0 +1,136 @@
+"""Memory Inspector: the Streamlit dashboard of the memory engine.
+
+Run with ``streamlit run app.py``. The engine reads its settings from ``MEMORY_*`` environment
+variables (and ``.env``), e.g. ``MEMORY_DATABASE_URL``. This file is the router and the frame
+around every page: page config, navigation, and the global sidebar (tenant, language, store).
+Tenant and language live in the URL (``?tenant=...&lang=...``); see ``memory_engine.ui.state``.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from memory_engine.errors import MemoryEngineError
+from memory_engine.ui import state
+from memory_engine.ui.errors import error_message, show_error
+from memory_engine.ui.i18n import LANG_LABELS, LANGS, t
+
+W_TENANT = "mi_w_tenant"
+W_TENANT_TEXT = "mi_w_tenant_text"
+W_LANG = "mi_w_lang"
+TENANT_ERROR = "mi_tenant_error"
+
+
+def _on_tenant_selected() -> None:
+    state.set_tenant(st.session_state.get(W_TENANT))
+
+
+def _on_tenant_typed() -> None:
+    typed = (st.session_state.get(W_TENANT_TEXT) or "").strip()
+    if not typed:
+        return
+    tenant = state.parse_tenant(typed)
+    if tenant is None:
+        st.session_state[TENANT_ERROR] = typed
+        return
+    st.session_state.pop(TENANT_ERROR, None)
+    st.session_state[W_TENANT_TEXT] = ""
+    state.set_tenant(tenant)
+
+
+def _on_lang_changed() -> None:
+    state.set_lang(st.session_state.get(W_LANG) or "en")
+
+
+def sidebar(lang: str, tenant: str | None) -> None:
+    """Language switch, tenant selector (known tenants + typed id) and the store's name."""
+    st.session_state[W_LANG] = lang
+    st.sidebar.radio(
+        t("sidebar.language", lang),
+        LANGS,
+        format_func=LANG_LABELS.__getitem__,
+        key=W_LANG,
+        horizontal=True,
+        on_change=_on_lang_changed,
+    )
+
+    engine = None
+    counts: dict[str, int] = {}
+    try:
+        engine = state.get_engine()
+        counts = state.cached_tenant_counts("tenant selector")
+    except MemoryEngineError as exc:
+        st.sidebar.warning(t("sidebar.tenants_unavailable", lang, message=exc.message))
+    except Exception as exc:  # noqa: BLE001 - e.g. a bad MEMORY_* variable: show, don't crash
+        st.sidebar.warning(error_message(exc, lang))
+
+    options = state.tenant_options(counts, tenant)
+
+    def label(value: str) -> str:
+        if value in counts:
+            return t("sidebar.tenant_option", lang, tenant=value, count=counts[value])
+        return t("sidebar.tenant_typed", lang, tenant=value)
+
+    st.session_state[W_TENANT] = tenant
+    st.sidebar.selectbox(
+        t("sidebar.tenant", lang),
+        options,
+        index=None,
+        format_func=label,
+        key=W_TENANT,
+        placeholder=t("sidebar.tenant_placeholder", lang),
+        on_change=_on_tenant_selected,
+    )
+    st.sidebar.text_input(
+        t("sidebar.tenant_input", lang),
+        key=W_TENANT_TEXT,
+        on_change=_on_tenant_typed,
+        help=t("sidebar.tenant_input_help", lang),
+    )
+    bad = st.session_state.get(TENANT_ERROR)
+    if bad:
+        st.sidebar.error(t("sidebar.tenant_invalid", lang, tenant=bad))
+
+    if engine is not None:
+        try:
+            st.sidebar.caption(t("sidebar.store", lang, name=engine.store.name))
+        except Exception:  # noqa: BLE001 - the pages show the store error in full
+            st.sidebar.caption(t("sidebar.store_unreachable", lang, name=engine.settings.store))
+    st.sidebar.caption(t("sidebar.times_utc", lang))
+
+
+st.set_page_config(page_title="Memory Inspector", page_icon=":material/psychology:", layout="wide")
+state.sync_url()
+LANG = state.current_lang()
+TENANT = state.current_tenant()
+
+page = st.navigation(
+    [
+        st.Page(
+            "pages/overview.py",
+            title=t("nav.overview", LANG),
+            icon=":material/monitoring:",
+            url_path="overview",
+            default=True,
+        ),
+        st.Page(
+            "pages/memories.py",
+            title=t("nav.memories", LANG),
+            icon=":material/database:",
+            url_path="memories",
+        ),
+        st.Page(
+            "pages/query_replay.py",
+            title=t("nav.query_replay", LANG),
+            icon=":material/manage_search:",
+            url_path="query_replay",
+        ),
+    ]
+)
+sidebar(LANG, TENANT)
+try:
+    state.get_engine()
+except Exception as exc:  # noqa: BLE001 - settings errors: one message, no traceback
+    show_error(exc, LANG)
+    st.stop()
+page.run()

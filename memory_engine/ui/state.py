@@ -1,0 +1,265 @@
+"""Dashboard state: the URL schema, the cached engine, the sidebar's tenant and language.
+
+URL schema (``st.query_params``; a test checks it):
+
+* ``tenant``: the selected tenant id (``[A-Za-z0-9_.:-]{1,64}``); required by every page,
+  there is no "all tenants" value.
+* ``lang``: ``en`` (default) or ``zh``.
+* ``memory``: id of the memory shown on the Memories page.
+* ``trace``: id of the search trace shown on the Query Replay page.
+
+Page switches in Streamlit drop the query string, so ``app.py`` also keeps tenant and language
+in ``st.session_state`` and writes them back to the URL at the start of every run
+(:func:`sync_url`). Pages only read them through :func:`current_tenant` / :func:`current_lang`.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any, Final, Protocol
+
+import streamlit as st
+
+from memory_engine.config import Settings
+from memory_engine.engine import MemoryEngine
+from memory_engine.models import ID_PATTERN, MemoryFilter, MemorySource, MemoryStatus, MemoryType
+from memory_engine.ui.i18n import DEFAULT_LANG, LANGS
+
+log = logging.getLogger(__name__)
+
+QP_TENANT: Final = "tenant"
+QP_LANG: Final = "lang"
+QP_MEMORY: Final = "memory"
+QP_TRACE: Final = "trace"
+URL_PARAMS: Final = (QP_TENANT, QP_LANG, QP_MEMORY, QP_TRACE)
+#: Params that survive a page switch (restored from session state by ``sync_url``).
+GLOBAL_PARAMS: Final = (QP_TENANT, QP_LANG)
+
+SS_PREFIX: Final = "mi_"  # session-state keys owned by the dashboard
+DASHBOARD_ACTOR: Final = "dashboard"
+TENANT_COUNTS_TTL_S: Final = 30
+
+
+# --------------------------------------------------------------------------- pure helpers
+def parse_tenant(value: Any) -> str | None:
+    """A valid tenant id from a URL/widget value, else None (never "all tenants")."""
+    if isinstance(value, list):  # repeated ?tenant= keeps the last one, like st.query_params
+        value = value[-1] if value else None
+    if not isinstance(value, str):
+        return None
+    value = value.strip()
+    return value if ID_PATTERN.match(value) else None
+
+
+def parse_lang(value: Any) -> str:
+    """``en`` or ``zh`` from a URL/widget value; anything else is the default (``en``)."""
+    if isinstance(value, list):
+        value = value[-1] if value else None
+    return value if isinstance(value, str) and value in LANGS else DEFAULT_LANG
+
+
+def parse_uuid(value: Any) -> uuid.UUID | None:
+    """A UUID from a URL value, else None."""
+    if isinstance(value, list):
+        value = value[-1] if value else None
+    try:
+        return uuid.UUID(str(value)) if value else None
+    except ValueError:
+        return None
+
+
+def tenant_options(counts: Mapping[str, int], current: str | None) -> list[str]:
+    """Tenant ids for the selector: known tenants sorted, plus ``current`` when typed."""
+    options = sorted(counts)
+    if current and current not in counts:
+        options.append(current)
+    return options
+
+
+def build_filter(
+    *,
+    types: Iterable[str] = (),
+    statuses: Iterable[str] = (),
+    sources: Iterable[str] = (),
+    text: str | None = None,
+    dates: Sequence[date] | None = None,
+) -> MemoryFilter:
+    """The ``MemoryFilter`` of the Memories page's widgets.
+
+    Args:
+        types, statuses, sources: selected enum values (empty = no restriction).
+        text: substring of the content (blank = none).
+        dates: ``(from, to)`` calendar days in UTC, both inclusive; one day = that day only.
+    """
+    created_from = created_to = None
+    if dates:
+        first, last = dates[0], dates[-1]
+        created_from = datetime.combine(first, time.min, tzinfo=UTC)
+        created_to = datetime.combine(last + timedelta(days=1), time.min, tzinfo=UTC) - timedelta(
+            microseconds=1
+        )
+    text = (text or "").strip() or None
+    return MemoryFilter(
+        memory_types=tuple(MemoryType(v) for v in types),
+        statuses=tuple(MemoryStatus(v) for v in statuses),
+        sources=tuple(MemorySource(v) for v in sources),
+        text_contains=text,
+        created_from=created_from,
+        created_to=created_to,
+    )
+
+
+def without_facet(filters: MemoryFilter, facet: str) -> MemoryFilter:
+    """``filters`` with one facet cleared, so that facet's counts show every option."""
+    field = {"memory_type": "memory_types", "status": "statuses", "source": "sources"}[facet]
+    return filters.model_copy(update={field: ()})
+
+
+def parse_tags(text: str) -> list[str]:
+    """Comma-separated tags (also the Chinese comma) -> unique, stripped, non-empty tags."""
+    parts = text.replace("，", ",").split(",")
+    return list(dict.fromkeys(p.strip() for p in parts if p.strip()))
+
+
+class StateStore(Protocol):
+    """What ``CursorStack`` needs of ``st.session_state`` (a dict works too)."""
+
+    def __getitem__(self, key: str, /) -> Any: ...
+
+    def __setitem__(self, key: str, value: Any, /) -> None: ...
+
+    def __contains__(self, key: object, /) -> bool: ...
+
+
+class CursorStack:
+    """Keyset pagination state: the cursor of every page visited so far.
+
+    ``cursors[0]`` is None (first page); Next pushes the page's ``next_cursor``, Previous pops.
+    The stack is reset whenever its ``signature`` (tenant + filters + page size) changes.
+    It lives in ``store`` (``st.session_state`` in the app) under ``key``.
+    """
+
+    def __init__(self, store: StateStore, key: str, signature: str) -> None:
+        saved = store[key] if key in store else None
+        if not isinstance(saved, dict) or saved.get("signature") != signature:
+            saved = {"signature": signature, "cursors": [None]}
+            store[key] = saved
+        self._state: dict[str, Any] = saved
+
+    @property
+    def cursor(self) -> str | None:
+        """Cursor of the current page (None on the first page)."""
+        cursors: list[str | None] = self._state["cursors"]
+        return cursors[-1]
+
+    @property
+    def page_index(self) -> int:
+        """0-based number of the current page."""
+        return len(self._state["cursors"]) - 1
+
+    def push(self, next_cursor: str | None) -> None:
+        """Go to the next page (no-op without a cursor)."""
+        if next_cursor:
+            self._state["cursors"].append(next_cursor)
+
+    def pop(self) -> None:
+        """Go back one page (no-op on the first page)."""
+        if len(self._state["cursors"]) > 1:
+            self._state["cursors"].pop()
+
+    def bounds(self, page_size: int, n_items: int) -> tuple[int, int]:
+        """1-based ``(first, last)`` row numbers of the current page; ``(0, 0)`` when empty."""
+        if n_items == 0:
+            return (0, 0)
+        first = self.page_index * page_size + 1
+        return (first, first + n_items - 1)
+
+
+# --------------------------------------------------------------------------- streamlit glue
+@st.cache_resource(show_spinner=False)
+def get_engine() -> MemoryEngine:
+    """The one engine of this server process (settings from ``MEMORY_*`` env / ``.env``)."""
+    return MemoryEngine(Settings())  # type: ignore[call-arg]  # values come from MEMORY_* env
+
+
+@st.cache_data(ttl=TENANT_COUNTS_TTL_S, show_spinner=False)
+def cached_tenant_counts(reason: str) -> dict[str, int]:
+    """Memories per tenant through the audited admin path, cached 30 s per reason.
+
+    Raises:
+        MemoryEngineError (StoreUnavailableError, StoreError): not cached, shown by the caller.
+    """
+    return get_engine().tenant_counts(actor=DASHBOARD_ACTOR, reason=reason)
+
+
+def _qp_get(name: str) -> str | None:
+    value = st.query_params.get(name)
+    return value if isinstance(value, str) else None
+
+
+def current_tenant() -> str | None:
+    """The tenant of this run (from the URL), or None when none is selected."""
+    return parse_tenant(_qp_get(QP_TENANT))
+
+
+def current_lang() -> str:
+    """The UI language of this run (from the URL): ``en`` or ``zh``."""
+    return parse_lang(_qp_get(QP_LANG))
+
+
+def sync_url() -> None:
+    """Reconcile URL and session state at the start of a run (call once, in ``app.py``).
+
+    A value in the URL wins (shared links, reloads, ``st.switch_page(query_params=...)``); a
+    global param missing from the URL (dropped by a page switch) is restored from session state.
+    """
+    parsers = {QP_TENANT: parse_tenant, QP_LANG: lambda v: v if v in LANGS else None}
+    for name in GLOBAL_PARAMS:
+        ss_key = f"{SS_PREFIX}{name}"
+        parsed = parsers[name](_qp_get(name))
+        if parsed:
+            st.session_state[ss_key] = parsed
+        elif st.session_state.get(ss_key):
+            st.query_params[name] = st.session_state[ss_key]
+        elif name in st.query_params:  # invalid value: drop it rather than guess
+            del st.query_params[name]
+
+
+def set_tenant(tenant: str | None) -> None:
+    """Select ``tenant`` (URL + session state); clears page state that belongs to another one."""
+    ss_key = f"{SS_PREFIX}{QP_TENANT}"
+    if tenant == current_tenant():
+        return
+    for name in (QP_MEMORY, QP_TRACE):
+        if name in st.query_params:
+            del st.query_params[name]
+    if tenant:
+        st.query_params[QP_TENANT] = tenant
+        st.session_state[ss_key] = tenant
+    else:
+        st.session_state.pop(ss_key, None)
+        if QP_TENANT in st.query_params:
+            del st.query_params[QP_TENANT]
+
+
+def set_lang(lang: str) -> None:
+    """Switch the UI language (URL + session state)."""
+    lang = parse_lang(lang)
+    st.query_params[QP_LANG] = lang
+    st.session_state[f"{SS_PREFIX}{QP_LANG}"] = lang
+
+
+def set_param(name: str, value: str | None) -> None:
+    """Set (or with None, remove) one page-level URL parameter (``memory``, ``trace``)."""
+    if value:
+        st.query_params[name] = value
+    elif name in st.query_params:
+        del st.query_params[name]
+
+
+def get_param(name: str) -> str | None:
+    """One URL parameter as text, or None."""
+    return _qp_get(name)

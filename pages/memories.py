@@ -1,0 +1,341 @@
+"""Memories: facets with counts, keyset-paginated table, detail + history, edit with diff
+preview + reason + version check, archive/restore/delete, CSV/JSON export."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+from memory_engine.models import Memory, MemorySource, MemoryStatus, MemoryType, Scope
+from memory_engine.ui import state, tables
+from memory_engine.ui.errors import guard
+from memory_engine.ui.i18n import t
+
+ACTOR = state.DASHBOARD_ACTOR
+PAGE_SIZES = (25, 50, 100)
+EXPORT_MAX_ROWS = 50_000
+W_TYPES, W_STATUSES, W_SOURCES = "mi_f_types", "mi_f_statuses", "mi_f_sources"
+W_TEXT, W_DATES, W_SIZE, W_MEMORY = "mi_f_text", "mi_f_dates", "mi_f_size", "mi_w_memory"
+FLASH = "mi_flash"
+
+lang = state.current_lang()
+tenant = state.current_tenant()
+engine = state.get_engine()
+
+st.title(t("memories.title", lang))
+if tenant is None:
+    st.info(t("common.no_tenant", lang))
+    st.stop()
+scope = Scope.of(tenant)
+st.caption(t("common.current_tenant", lang, tenant=tenant))
+
+flash = st.session_state.pop(FLASH, None)
+if flash:
+    st.success(flash)
+
+with guard(lang):
+    everything = engine.facet_counts(scope)
+if sum(everything.get("memory_type", {}).values()) == 0:
+    st.info(t("common.empty_tenant", lang, tenant=tenant))
+    st.stop()
+
+# ---- filters (facet counts of each facet ignore that facet's own selection)
+filters = state.build_filter(
+    types=st.session_state.get(W_TYPES, []),
+    statuses=st.session_state.get(W_STATUSES, []),
+    sources=st.session_state.get(W_SOURCES, []),
+    text=st.session_state.get(W_TEXT, ""),
+    dates=st.session_state.get(W_DATES) or None,
+)
+with guard(lang):
+    facets = {
+        facet: engine.facet_counts(scope, filters=state.without_facet(filters, facet)).get(
+            facet, {}
+        )
+        for facet in ("memory_type", "status", "source")
+    }
+
+
+def facet_label(facet: str):  # noqa: ANN201 - a format_func
+    def label(value: str) -> str:
+        return t("memories.facet_option", lang, value=value, count=facets[facet].get(value, 0))
+
+    return label
+
+
+with st.expander(t("memories.filters", lang), expanded=True):
+    row1 = st.columns(3)
+    row1[0].multiselect(
+        t("memories.filter_type", lang),
+        [v.value for v in MemoryType],
+        format_func=facet_label("memory_type"),
+        key=W_TYPES,
+    )
+    row1[1].multiselect(
+        t("memories.filter_status", lang),
+        [v.value for v in MemoryStatus],
+        format_func=facet_label("status"),
+        key=W_STATUSES,
+    )
+    row1[2].multiselect(
+        t("memories.filter_source", lang),
+        [v.value for v in MemorySource],
+        format_func=facet_label("source"),
+        key=W_SOURCES,
+    )
+    row2 = st.columns([2, 2, 1])
+    row2[0].text_input(t("memories.filter_text", lang), key=W_TEXT)
+    row2[1].date_input(t("memories.filter_dates", lang), value=[], key=W_DATES)
+    row2[2].selectbox(t("memories.page_size", lang), PAGE_SIZES, key=W_SIZE)
+
+# ---- the current page (keyset pagination; cursor stack reset when filters change)
+page_size = int(st.session_state.get(W_SIZE) or PAGE_SIZES[0])
+signature = json.dumps([tenant, filters.model_dump(mode="json"), page_size], sort_keys=True)
+stack = state.CursorStack(st.session_state, "mi_cursors", signature)
+with guard(lang):
+    page = engine.list(scope, filters=filters, limit=page_size, cursor=stack.cursor)
+total = page.total if page.total is not None else len(page.items)
+first, last = stack.bounds(page_size, len(page.items))
+if not page.items:
+    st.info(t("memories.no_match", lang))
+else:
+    st.caption(t("memories.rows", lang, first=first, last=last, total=total))
+    page_frame = tables.memories_frame(page.items, lang)
+
+    def on_row_selected() -> None:
+        rows = st.session_state["mi_table"].selection.rows
+        if rows and rows[0] < len(page_frame):
+            state.set_param(state.QP_MEMORY, str(page_frame[t("col.id", lang)].iloc[rows[0]]))
+
+    st.dataframe(
+        page_frame,
+        hide_index=True,
+        key="mi_table",
+        on_select=on_row_selected,
+        selection_mode="single-row",
+        column_config={t("col.id", lang): st.column_config.TextColumn(width="small")},
+    )
+
+
+def export_data(fmt: str) -> Callable[[], bytes]:
+    """Deferred export (runs only when the download button is clicked)."""
+
+    def data() -> bytes:
+        return engine.export(scope, filters=filters, fmt=fmt, max_rows=EXPORT_MAX_ROWS)[0]
+
+    return data
+
+
+nav = st.columns([1, 1, 1, 1, 2])
+nav[0].button(
+    t("memories.prev", lang), on_click=stack.pop, disabled=stack.page_index == 0, key="mi_prev"
+)
+nav[1].button(
+    t("memories.next", lang),
+    on_click=stack.push,
+    args=(page.next_cursor,),
+    disabled=not page.next_cursor,
+    key="mi_next",
+)
+for col, fmt, key in (
+    (nav[2], "csv", "memories.export_csv"),
+    (nav[3], "json", "memories.export_json"),
+):
+    col.download_button(
+        t(key, lang),
+        data=export_data(fmt),
+        file_name=f"memories-{tenant}.{fmt}",
+        mime="text/csv" if fmt == "csv" else "application/json",
+        key=f"mi_export_{fmt}",
+        on_click="ignore",
+        disabled=total == 0,
+    )
+st.caption(t("memories.export_caption", lang, max=EXPORT_MAX_ROWS))
+if total > EXPORT_MAX_ROWS:
+    st.warning(t("memories.export_truncated", lang, max=EXPORT_MAX_ROWS))
+
+# ---- which memory to inspect (?memory=<id>; may come from another page's link)
+st.divider()
+by_id: dict[str, Memory] = {str(m.id): m for m in page.items}
+url_id = state.parse_uuid(state.get_param(state.QP_MEMORY))
+selected: Memory | None = None
+if url_id is not None:
+    selected = by_id.get(str(url_id))
+    if selected is None:
+        with guard(lang, stop=False) as g:
+            selected = engine.get(scope, url_id)
+        if g.failed:
+            state.set_param(state.QP_MEMORY, None)
+    if selected is not None:
+        by_id.setdefault(str(selected.id), selected)
+
+
+def memory_label(mid: str) -> str:
+    m = by_id[mid]
+    return f"{tables.short_id(mid)} · {m.status.value} · {tables.clip(m.content, 70)}"
+
+
+def on_memory_selected() -> None:
+    state.set_param(state.QP_MEMORY, st.session_state.get(W_MEMORY))
+
+
+st.session_state[W_MEMORY] = str(selected.id) if selected else None
+st.selectbox(
+    t("memories.select", lang),
+    list(by_id),
+    index=None,
+    format_func=memory_label,
+    key=W_MEMORY,
+    placeholder=t("memories.select_placeholder", lang),
+    on_change=on_memory_selected,
+)
+if selected is None:
+    st.caption(t("memories.select_hint", lang))
+    st.stop()
+
+# ---- detail: fields and history (re-read, so the version is current)
+with guard(lang):
+    memory = engine.get(scope, selected.id)
+    history = engine.history(scope, memory.id)
+mid = str(memory.id)
+st.subheader(t("memories.detail", lang, short_id=tables.short_id(mid)))
+left, right = st.columns([2, 3])
+with left:
+    st.markdown(f"**{t('memories.fields', lang)}**")
+    st.dataframe(tables.memory_fields_frame(memory, lang), hide_index=True, key="mi_fields")
+with right:
+    st.markdown(f"**{t('memories.history', lang)}**")
+    if history.items:
+        st.dataframe(tables.events_frame(history.items, lang), hide_index=True, key="mi_history")
+        if history.truncated or history.next_cursor:
+            st.caption(t("common.truncated", lang, shown=len(history.items), total="?"))
+    else:
+        st.caption(t("memories.history_empty", lang))
+
+# ---- edit: the version the user started from is kept until a save or an explicit reload
+# (a form not on screen in the previous run starts from the version shown now).
+base_key = f"mi_edit_base_{mid}"
+base_version: int | None = st.session_state.get(base_key)
+if base_version is None or f"mi_e_content_{mid}_{base_version}" not in st.session_state:
+    base_version = memory.version
+st.session_state[base_key] = base_version
+
+
+def reload_memory() -> None:
+    """Start over from the current version (the next run re-reads it)."""
+    st.session_state.pop(base_key, None)
+
+
+st.markdown(f"**{t('memories.edit', lang)}**")
+if base_version != memory.version:
+    st.warning(t("memories.edit_stale", lang, current=memory.version, version=base_version))
+    st.button(t("memories.reload", lang), on_click=reload_memory, key="mi_reload")
+else:
+    st.caption(t("memories.edit_version", lang, version=base_version))
+
+suffix = f"{mid}_{base_version}"
+types = [v.value for v in MemoryType]
+with st.form(f"mi_edit_{suffix}"):
+    content = st.text_area(
+        t("memories.content", lang), value=memory.content, key=f"mi_e_content_{suffix}", height=120
+    )
+    c = st.columns(3)
+    importance = c[0].number_input(
+        t("memories.importance", lang),
+        0.0,
+        1.0,
+        value=float(memory.importance),
+        step=0.05,
+        key=f"mi_e_importance_{suffix}",
+    )
+    memory_type = c[1].selectbox(
+        t("memories.type", lang),
+        types,
+        index=types.index(memory.memory_type.value),
+        key=f"mi_e_type_{suffix}",
+    )
+    tags_text = c[2].text_input(
+        t("memories.tags", lang), value=", ".join(memory.tags), key=f"mi_e_tags_{suffix}"
+    )
+    reason = st.text_input(t("memories.reason", lang), key=f"mi_e_reason_{suffix}")
+    b = st.columns([1, 1, 4])
+    want_preview = b[0].form_submit_button(t("memories.preview", lang))
+    want_save = b[1].form_submit_button(t("memories.save", lang), type="primary")
+
+if want_preview or want_save:
+    proposed = {
+        "content": content,
+        "importance": importance,
+        "memory_type": memory_type,
+        "tags": state.parse_tags(tags_text),
+    }
+    with guard(lang, stop=False) as g:
+        preview = engine.preview_update(scope, memory.id, **proposed)
+    if not g.failed:
+        changed: dict[str, Any] = {name: proposed[name] for name in preview["fields"]}
+        if not changed:
+            st.info(t("memories.no_changes", lang))
+        else:
+            st.markdown(f"**{t('memories.diff', lang)}**")
+            st.dataframe(tables.preview_frame(preview, lang), hide_index=True, key="mi_diff")
+            if preview["content_diff"]:
+                st.code(preview["content_diff"], language="diff")
+        if want_save and changed:
+            if not reason.strip():
+                st.error(t("memories.reason_required", lang))
+            else:
+                with guard(lang, stop=False) as g:
+                    updated = engine.update(
+                        scope,
+                        memory.id,
+                        expected_version=base_version,
+                        reason=reason.strip(),
+                        actor=ACTOR,
+                        **changed,
+                    )
+                if not g.failed:
+                    st.session_state[base_key] = updated.version
+                    st.session_state[FLASH] = t("memories.saved", lang, version=updated.version)
+                    st.rerun()
+                if base_version == memory.version:  # changed after this run read it
+                    st.button(
+                        t("memories.reload", lang),
+                        on_click=reload_memory,
+                        key="mi_reload_after_conflict",
+                    )
+
+# ---- lifecycle: archive / restore / delete, same version check, reason required
+with st.expander(t("memories.lifecycle", lang)):
+    life_reason = st.text_input(t("memories.lifecycle_reason", lang), key=f"mi_l_reason_{suffix}")
+    c = st.columns(3)
+    actions = (
+        (c[0], "memories.archive", engine.archive, memory.status != MemoryStatus.ACTIVE),
+        (c[1], "memories.restore", engine.restore, memory.status == MemoryStatus.ACTIVE),
+        (c[2], "memories.delete", engine.delete, memory.status == MemoryStatus.DELETED),
+    )
+    for col, label_key, action, disabled in actions:
+        if col.button(t(label_key, lang), key=f"mi_{label_key}", disabled=disabled):
+            if not life_reason.strip():
+                st.error(t("memories.reason_required", lang))
+                continue
+            with guard(lang, stop=False) as g:
+                changed_memory = action(
+                    scope,
+                    uuid.UUID(mid),
+                    expected_version=base_version,
+                    reason=life_reason.strip(),
+                    actor=ACTOR,
+                )
+            if not g.failed:
+                st.session_state[base_key] = changed_memory.version
+                st.session_state[FLASH] = t(
+                    "memories.status_changed",
+                    lang,
+                    status=changed_memory.status.value,
+                    version=changed_memory.version,
+                )
+                st.rerun()

@@ -1,0 +1,201 @@
+"""Query Replay: run a traced search with chosen legs/threshold/budget, inspect every candidate
+with every score and rank, the exact memory block, timings and warnings; open or re-run past
+searches (the trace shown is in the URL: ``?trace=<id>``)."""
+
+from __future__ import annotations
+
+import json
+
+import plotly.express as px
+import streamlit as st
+
+from memory_engine.models import Scope, Trace
+from memory_engine.ui import state, tables
+from memory_engine.ui.errors import guard
+from memory_engine.ui.i18n import t
+
+MAX_CANDIDATE_ROWS = 500
+PAST_TRACES = 20
+W_TRACE = "mi_w_trace"
+
+lang = state.current_lang()
+tenant = state.current_tenant()
+engine = state.get_engine()
+
+st.title(t("replay.title", lang))
+if tenant is None:
+    st.info(t("common.no_tenant", lang))
+    st.stop()
+scope = Scope.of(tenant)
+st.caption(t("common.current_tenant", lang, tenant=tenant))
+
+with guard(lang):
+    defaults = engine.search_options()
+    tenant_total = engine.list(scope, limit=1).total
+if not tenant_total:
+    st.info(t("common.empty_tenant", lang, tenant=tenant))
+
+# ---- the search form (one search per submit)
+with st.form("mi_search"):
+    query = st.text_input(t("replay.query", lang), key="mi_q_query")
+    c = st.columns(4)
+    k = c[0].number_input(
+        t("replay.k", lang), 1, engine.settings.search_max_k, value=defaults.k, step=1, key="mi_q_k"
+    )
+    min_score = c[1].number_input(
+        t("replay.min_score", lang),
+        0.0,
+        value=defaults.min_score,
+        step=0.001,
+        format="%.4f",
+        key="mi_q_min_score",
+    )
+    budget = c[2].number_input(
+        t("replay.token_budget", lang), 0, value=defaults.token_budget, step=100, key="mi_q_budget"
+    )
+    with c[3]:
+        dense = st.checkbox(
+            t("replay.dense", lang), value="dense" in defaults.legs, key="mi_q_dense"
+        )
+        keyword = st.checkbox(
+            t("replay.keyword", lang), value="keyword" in defaults.legs, key="mi_q_keyword"
+        )
+    submitted = st.form_submit_button(t("replay.run", lang), type="primary")
+
+trace: Trace | None = None
+if submitted:
+    legs = [name for name, on in (("dense", dense), ("keyword", keyword)) if on]
+    if not query.strip():
+        st.error(t("replay.need_query", lang))
+    elif not legs:
+        st.error(t("replay.need_leg", lang))
+    else:
+        with guard(lang, stop=False) as g:
+            result = engine.search(
+                scope,
+                query,
+                k=int(k),
+                legs=legs,
+                min_score=float(min_score),
+                token_budget=int(budget),
+            )
+        if not g.failed:
+            trace = result.trace
+            state.set_param(state.QP_TRACE, str(trace.id))
+if trace is None:
+    trace_id = state.parse_uuid(state.get_param(state.QP_TRACE))
+    if trace_id is not None:
+        with guard(lang, stop=False) as g:
+            trace = engine.get_trace(scope, trace_id)
+        if g.failed:
+            state.set_param(state.QP_TRACE, None)
+
+# ---- the trace
+if trace is None:
+    st.caption(t("replay.no_trace", lang))
+else:
+    st.subheader(t("replay.trace_header", lang, short_id=tables.short_id(trace.id)))
+    st.markdown(
+        t(
+            "replay.trace_meta",
+            lang,
+            query=trace.query.replace("*", "\\*"),
+            created=tables.fmt_time(trace.created_at),
+            model=trace.embedding_model or "—",
+            terms=", ".join(trace.query_terms) or "—",
+        )
+    )
+    for warning in trace.warnings:
+        st.warning(warning)
+    candidates = tables.candidates_frame(trace, lang)
+    returned = int(candidates[t("col.final_rank", lang)].notna().sum())
+    st.markdown(f"**{t('replay.candidates', lang)}**")
+    st.caption(
+        t(
+            "replay.returned",
+            lang,
+            returned=returned,
+            dropped=len(candidates) - returned,
+            total=len(candidates),
+        )
+    )
+    shown, cut = tables.bounded(candidates, MAX_CANDIDATE_ROWS)
+    st.dataframe(
+        shown,
+        hide_index=True,
+        key="mi_candidates",
+        column_config={
+            t("col.id", lang): st.column_config.TextColumn(width="small"),
+            t("col.content", lang): st.column_config.TextColumn(width="medium"),
+            t("col.cosine", lang): st.column_config.NumberColumn(format="%.4f"),
+            t("col.bm25", lang): st.column_config.NumberColumn(format="%.3f"),
+            t("col.rrf", lang): st.column_config.NumberColumn(format="%.5f"),
+        },
+    )
+    if cut:
+        st.caption(t("common.truncated", lang, shown=MAX_CANDIDATE_ROWS, total=len(candidates)))
+
+    left, right = st.columns([3, 2])
+    with left:
+        st.markdown(f"**{t('replay.block', lang)}**")
+        st.code(trace.block, language=None, wrap_lines=True)
+    with right:
+        st.markdown(f"**{t('replay.timings', lang)}**")
+        timings = tables.timings_frame(trace, lang)
+        fig = px.bar(
+            timings,
+            x=t("replay.ms", lang),
+            y=t("replay.stage", lang),
+            orientation="h",
+            height=60 + 28 * max(len(timings), 1),
+            text_auto=".1f",
+        )
+        fig.update_layout(
+            margin={"l": 10, "r": 10, "t": 10, "b": 10}, yaxis={"autorange": "reversed"}
+        )
+        st.plotly_chart(fig, key="mi_timings_chart")
+        st.dataframe(timings, hide_index=True, key="mi_timings")
+    with st.expander(t("replay.config", lang)):
+        st.code(json.dumps(trace.config, indent=1, ensure_ascii=False), language="json")
+
+# ---- past searches: open (?trace=) or re-run with the stored configuration
+st.divider()
+st.subheader(t("replay.past", lang))
+with guard(lang):
+    past = engine.list_traces(scope, limit=PAST_TRACES)
+if not past.items:
+    st.caption(t("replay.no_past", lang))
+    st.stop()
+frame = tables.traces_frame(past.items, lang)
+st.dataframe(frame, hide_index=True, key="mi_traces")
+if past.next_cursor or past.truncated:
+    st.caption(t("common.truncated", lang, shown=len(past.items), total=past.total or "?"))
+labels = {
+    str(item["id"]): f"{tables.fmt_time(item.get('created_at'))} · {item.get('query', '')}"
+    for item in past.items
+}
+current = str(trace.id) if trace is not None else None
+
+
+def on_trace_picked() -> None:
+    state.set_param(state.QP_TRACE, st.session_state.get(W_TRACE))
+
+
+if current is not None and current not in labels:
+    labels[current] = f"{tables.fmt_time(trace.created_at)} · {trace.query}"  # type: ignore[union-attr]
+st.session_state[W_TRACE] = current
+picked = st.selectbox(
+    t("replay.pick_trace", lang),
+    list(labels),
+    index=None,
+    format_func=labels.__getitem__,
+    key=W_TRACE,
+    on_change=on_trace_picked,
+    placeholder=t("replay.pick_placeholder", lang),
+)
+if st.button(t("replay.rerun", lang), disabled=picked is None, key="mi_rerun_trace"):
+    with guard(lang, stop=False) as g:
+        replayed = engine.replay(scope, state.parse_uuid(picked))  # type: ignore[arg-type]
+    if not g.failed:
+        state.set_param(state.QP_TRACE, str(replayed.trace.id))
+        st.rerun()

@@ -1,0 +1,120 @@
+"""Fixtures of the dashboard tests.
+
+The app under test builds its engine itself (``memory_engine.ui.state.get_engine``:
+``MemoryEngine(Settings())``, settings from ``MEMORY_*``), exactly as in production. These
+fixtures point ``MEMORY_DATABASE_URL`` at the test database before that engine is created, and
+hand the tests that very engine (``st.cache_resource`` keeps one per process) to seed data and
+to read results back. Every test works in its own fresh tenant, so tests never see each other's
+rows and need no cleanup.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from memory_engine import MemoryEngine, MemorySource, MemoryType, Scope, WriteRequest
+from memory_engine.ui import state
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+APP = os.path.join(ROOT, "app.py")
+
+
+@pytest.fixture(autouse=True)
+def _navigation_app_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make AppTest run ``app.py`` on every rerun, as a live server does.
+
+    Streamlit treats a ``pages/`` folder next to the entrypoint as a legacy (v1) multipage app
+    until ``st.navigation`` runs once, which then turns that mode off for the server process
+    (``PagesManager.uses_pages_directory = False``). AppTest resets the flag before *every*
+    run, so from the second run on it would execute ``pages/x.py`` alone, without ``app.py``
+    (no sidebar, no URL sync). Here the flag stays off, as in a server after its first run.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    original = PagesManager.__init__
+
+    def init(self: PagesManager, *args: object, **kwargs: object) -> None:
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+@pytest.fixture(scope="session")
+def dashboard_database_url(make_pg_database: Callable[[str], str]) -> str:
+    """Owner URL of a fresh database on the session's embedded PostgreSQL (tests/conftest.py)."""
+    return make_pg_database("dashboard")
+
+
+@pytest.fixture(scope="session")
+def dashboard_env(dashboard_database_url: str) -> Iterator[dict[str, str]]:
+    """``MEMORY_*`` environment of the app under test (set for the whole session)."""
+    env = {"MEMORY_DATABASE_URL": dashboard_database_url, "MEMORY_STORE": "postgres"}
+    with pytest.MonkeyPatch.context() as mp:
+        for key, value in env.items():
+            mp.setenv(key, value)
+        state.get_engine.clear()
+        state.cached_tenant_counts.clear()
+        yield env
+        state.get_engine.clear()
+
+
+@pytest.fixture
+def dash_engine(dashboard_env: dict[str, str]) -> MemoryEngine:
+    """The engine the app under test uses (same process, same ``st.cache_resource``)."""
+    engine = state.get_engine()
+    assert engine.settings.database_url is not None
+    assert engine.settings.database_url.get_secret_value() == dashboard_env["MEMORY_DATABASE_URL"]
+    state.cached_tenant_counts.clear()
+    return engine
+
+
+def new_tenant(prefix: str = "dash") -> str:
+    """A tenant id no other test uses."""
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+SAMPLE_FACTS = (
+    ("Ann is allergic to peanuts", MemoryType.SEMANTIC, ("health",)),
+    ("Ann prefers green tea in the morning", MemoryType.SEMANTIC, ("food",)),
+    ("Ann flew to Lisbon on 12 May", MemoryType.EPISODIC, ("travel",)),
+    ("To reset the router, hold the button for ten seconds", MemoryType.PROCEDURAL, ()),
+)
+
+
+@pytest.fixture
+def make_tenant(dash_engine: MemoryEngine) -> Callable[..., str]:
+    """``make_tenant(extra=0)``: a fresh tenant with the 4 sample facts plus ``extra`` numbered
+    conversation memories (created one second apart, newest last)."""
+
+    def make(extra: int = 0, prefix: str = "dash") -> str:
+        tenant = new_tenant(prefix)
+        start = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
+        requests = [
+            WriteRequest(
+                text=text,
+                memory_type=mtype,
+                tags=tags,
+                source=MemorySource.MANUAL,
+                observed_at=start,
+            )
+            for text, mtype, tags in SAMPLE_FACTS
+        ] + [
+            WriteRequest(
+                text=f"Conversation note number {i:03d} about the garden",
+                source=MemorySource.CONVERSATION,
+                observed_at=start + timedelta(minutes=i),
+            )
+            for i in range(extra)
+        ]
+        results = dash_engine.write_many(Scope.of(tenant), requests, actor="test")
+        assert all(r.ok for r in results), [r.error for r in results if not r.ok]
+        state.cached_tenant_counts.clear()
+        return tenant
+
+    return make

@@ -1,0 +1,159 @@
+"""One real-browser test of the critical flow: pick a tenant, switch page, edit a memory with a
+reason, save, and read the edit back through the engine.
+
+Runs ``streamlit run app.py`` as a subprocess against the test database and drives it with
+Playwright (headless Debian Chromium at /usr/bin/chromium; never ``playwright install``).
+Skipped when Chromium is not installed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from memory_engine import MemoryEngine, Scope
+from tests.dashboard.conftest import ROOT
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+STREAMLIT = os.path.join(ROOT, ".venv", "bin", "streamlit")
+if not os.path.exists(STREAMLIT):
+    STREAMLIT = os.path.join(os.path.dirname(sys.executable), "streamlit")
+
+pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs /usr/bin/chromium")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path, timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(
+                f"streamlit exited with {proc.returncode}:\n{log.read_text()[-3000:]}"
+            )
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                if resp.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise TimeoutError(f"streamlit not healthy after {timeout}s:\n{log.read_text()[-3000:]}")
+
+
+@pytest.fixture
+def dashboard_server(dashboard_env: dict[str, str], tmp_path: Path) -> Iterator[str]:
+    """URL of ``streamlit run app.py`` on a free port, using the test database."""
+    port = _free_port()
+    log = tmp_path / "streamlit.log"
+    env = {**os.environ, **dashboard_env, "PYTHONPATH": ROOT}
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [
+                STREAMLIT,
+                "run",
+                "app.py",
+                "--server.headless",
+                "true",
+                "--server.port",
+                str(port),
+                "--server.address",
+                "127.0.0.1",
+                "--browser.gatherUsageStats",
+                "false",
+                "--server.fileWatcherType",
+                "none",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            url = f"http://127.0.0.1:{port}"
+            _wait_healthy(url, proc, log)
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=5)
+
+
+def test_edit_memory_in_browser_persists(
+    dashboard_server: str,
+    make_tenant: Callable[..., str],
+    dash_engine: MemoryEngine,
+    tmp_path: Path,
+) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=60_000)  # the first save loads the embedding model in the server
+    tenant = make_tenant()
+    scope = Scope.of(tenant)
+    target = next(
+        m for m in dash_engine.list(scope).items if m.content == "Ann is allergic to peanuts"
+    )
+    new_content = "Ann is allergic to peanuts and cashews"
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(60_000)
+            page.goto(dashboard_server)
+            sidebar = page.get_by_test_id("stSidebar")
+
+            # pick the tenant in the sidebar selector
+            sidebar.get_by_test_id("stSelectbox").first.click()
+            page.get_by_role("option", name=re.compile(re.escape(tenant))).click()
+            expect(page).to_have_url(re.compile(rf"tenant={re.escape(tenant)}"))
+            expect(page.get_by_text(f"Tenant {tenant}")).to_be_visible()
+
+            # switch page through the sidebar navigation: the tenant stays selected
+            sidebar.get_by_role("link", name="Memories").click()
+            expect(page.get_by_role("heading", name="Memories")).to_be_visible()
+            expect(page).to_have_url(re.compile(rf"/memories\?.*tenant={re.escape(tenant)}"))
+
+            # choose the memory, edit its content, give a reason, save
+            chooser = page.get_by_test_id("stSelectbox").filter(has_text="Memory to inspect")
+            chooser.click()
+            page.get_by_role("option", name=re.compile("Ann is allergic to peanuts")).click()
+            expect(page).to_have_url(re.compile(f"memory={target.id}"))
+            form = page.get_by_test_id("stForm")
+            form.get_by_label("Content").fill(new_content)
+            form.get_by_label("Reason (required)").fill("browser edit")
+            form.get_by_role("button", name="Save").click()
+            expect(page.get_by_text("Saved version 2.")).to_be_visible()
+            page.screenshot(path=str(tmp_path / "browser_edit.png"), full_page=True)
+        finally:
+            browser.close()
+
+    saved = dash_engine.get(scope, target.id)
+    assert saved.content == new_content
+    assert saved.version == 2
+    last = dash_engine.history(scope, target.id).items[-1]
+    assert (last.action.value, last.actor, last.reason) == ("update", "dashboard", "browser edit")

@@ -1,0 +1,453 @@
+"""Unit tests of memory_engine.ui (no database, no browser)."""
+
+from __future__ import annotations
+
+import re
+import string
+import uuid
+from datetime import UTC, date, datetime, timedelta, timezone
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from pydantic import ValidationError
+
+from memory_engine.config import Settings
+from memory_engine.errors import (
+    ConfigError,
+    InvalidInputError,
+    MemoryEngineError,
+    MemoryNotFoundError,
+    StoreUnavailableError,
+    VersionConflictError,
+)
+from memory_engine.models import (
+    Event,
+    EventAction,
+    Memory,
+    MemorySource,
+    MemoryStatus,
+    MemoryType,
+    Scope,
+    Trace,
+    TraceCandidate,
+)
+from memory_engine.retrieval import pipeline
+from memory_engine.ui import i18n, state, tables
+from memory_engine.ui.errors import error_message
+from memory_engine.ui.i18n import STRINGS, t
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# ----------------------------------------------------------------------------- i18n
+def _fields(text: str) -> set[str]:
+    return {name.split("!")[0] for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def test_every_string_has_english_and_chinese_with_same_placeholders() -> None:
+    for key, entry in STRINGS.items():
+        assert set(entry) == set(i18n.LANGS), key
+        assert all(entry[lang].strip() for lang in i18n.LANGS), key
+        assert _fields(entry["en"]) == _fields(entry["zh"]), key
+
+
+def test_t_formats_and_falls_back_to_english() -> None:
+    assert t("common.truncated", "en", shown=5, total=9) == "Showing the first 5 of 9 rows."
+    assert "5" in t("common.truncated", "zh", shown=5, total=9)
+    assert t("nav.memories", "fr") == "Memories"
+    with pytest.raises(KeyError):
+        t("no.such.key", "en")
+
+
+def test_every_pipeline_drop_reason_has_a_label() -> None:
+    reasons = [v for k, v in vars(pipeline).items() if k.startswith("DROP_")]
+    assert reasons
+    for reason in reasons:
+        assert f"drop.{reason}" in STRINGS
+        assert i18n.drop_label(reason, "zh") != reason
+    assert i18n.drop_label(None, "en") == ""
+    assert i18n.drop_label("new_reason", "en") == "new_reason"
+
+
+def test_every_key_used_by_app_and_pages_exists() -> None:
+    sources = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]
+    used: set[str] = set()
+    for path in sources:
+        used |= set(re.findall(r"""\bt\(\s*["']([a-z_]+\.[a-z_.]+)["']""", path.read_text("utf-8")))
+        used |= set(
+            re.findall(
+                r"""["']((?:memories|overview|replay|nav|col)\.[a-z_]+)["']""",
+                path.read_text("utf-8"),
+            )
+        )
+    assert len(used) > 40
+    missing = sorted(k for k in used if k not in STRINGS)
+    assert not missing, missing
+
+
+# ----------------------------------------------------------------------------- state
+def test_url_schema_is_documented() -> None:
+    assert state.URL_PARAMS == ("tenant", "lang", "memory", "trace")
+    assert state.GLOBAL_PARAMS == ("tenant", "lang")
+    doc = state.__doc__ or ""
+    for name in state.URL_PARAMS:
+        assert f"``{name}``" in doc
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("acme", "acme"),
+        (" t-1.a:b_c ", "t-1.a:b_c"),
+        (["x", "y"], "y"),
+        ("", None),
+        (None, None),
+        ("a b", None),
+        ("x" * 65, None),
+        ("租户", None),
+        ([], None),
+        (3, None),
+    ],
+)
+def test_parse_tenant(value: object, expected: str | None) -> None:
+    assert state.parse_tenant(value) == expected
+
+
+def test_parse_lang_and_uuid() -> None:
+    assert state.parse_lang("zh") == "zh"
+    assert state.parse_lang("de") == "en"
+    assert state.parse_lang(None) == "en"
+    assert state.parse_lang(["en", "zh"]) == "zh"
+    uid = uuid.uuid4()
+    assert state.parse_uuid(str(uid)) == uid
+    assert state.parse_uuid("nope") is None
+    assert state.parse_uuid(None) is None
+
+
+def test_tenant_options_sorted_and_include_typed_tenant() -> None:
+    assert state.tenant_options({"b": 1, "a": 2}, None) == ["a", "b"]
+    assert state.tenant_options({"b": 1, "a": 2}, "a") == ["a", "b"]
+    assert state.tenant_options({"b": 1}, "zz") == ["b", "zz"]
+    assert state.tenant_options({}, None) == []
+
+
+def test_build_filter_dates_are_inclusive_utc_days() -> None:
+    f = state.build_filter(
+        types=["semantic"],
+        statuses=["active", "archived"],
+        sources=["manual"],
+        text="  peanut ",
+        dates=(date(2024, 5, 1), date(2024, 5, 3)),
+    )
+    assert f.memory_types == (MemoryType.SEMANTIC,)
+    assert f.statuses == (MemoryStatus.ACTIVE, MemoryStatus.ARCHIVED)
+    assert f.sources == (MemorySource.MANUAL,)
+    assert f.text_contains == "peanut"
+    assert f.created_from == datetime(2024, 5, 1, tzinfo=UTC)
+    assert f.created_to is not None
+    assert (
+        f.created_to < datetime(2024, 5, 4, tzinfo=UTC) <= f.created_to + timedelta(microseconds=1)
+    )
+    one_day = state.build_filter(dates=(date(2024, 5, 1),))
+    assert one_day.created_from == datetime(2024, 5, 1, tzinfo=UTC)
+    assert one_day.created_to is not None and one_day.created_to.date() == date(2024, 5, 1)
+    empty = state.build_filter(text="   ")
+    assert empty.text_contains is None and empty.created_from is None and empty.memory_types == ()
+
+
+def test_without_facet_clears_only_that_facet() -> None:
+    f = state.build_filter(types=["semantic"], statuses=["active"], sources=["manual"], text="x")
+    assert state.without_facet(f, "memory_type").memory_types == ()
+    assert state.without_facet(f, "memory_type").statuses == (MemoryStatus.ACTIVE,)
+    assert state.without_facet(f, "status").statuses == ()
+    assert state.without_facet(f, "source").sources == ()
+    assert state.without_facet(f, "source").text_contains == "x"
+
+
+def test_parse_tags() -> None:
+    assert state.parse_tags("a, b,,a , 食物，过敏") == ["a", "b", "食物", "过敏"]
+    assert state.parse_tags("  ") == []
+
+
+def test_cursor_stack_push_pop_bounds_and_reset() -> None:
+    store: dict[str, object] = {}
+    stack = state.CursorStack(store, "k", "sig1")
+    assert stack.cursor is None and stack.page_index == 0
+    assert stack.bounds(25, 25) == (1, 25)
+    assert stack.bounds(25, 0) == (0, 0)
+    stack.pop()
+    assert stack.page_index == 0
+    stack.push("c1")
+    stack.push(None)  # last page: no-op
+    assert stack.cursor == "c1" and stack.page_index == 1
+    assert stack.bounds(25, 7) == (26, 32)
+    again = state.CursorStack(store, "k", "sig1")  # next run, same filters: kept
+    assert again.cursor == "c1"
+    again.pop()
+    assert again.cursor is None
+    again.push("c1")
+    changed = state.CursorStack(store, "k", "sig2")  # filters changed: back to page 1
+    assert changed.cursor is None and changed.page_index == 0
+
+
+# ----------------------------------------------------------------------------- errors
+@pytest.mark.parametrize(
+    ("exc", "needle"),
+    [
+        (StoreUnavailableError("connection refused at 127.0.0.1:5432"), "unreachable"),
+        (
+            VersionConflictError("version 3 is not current (4)", memory_id="x"),
+            "Someone else changed",
+        ),
+        (MemoryNotFoundError("no memory 'abc'"), "Not found"),
+        (InvalidInputError("a reason is required for every edit"), "Invalid input"),
+        (ConfigError("bad setting"), "Configuration"),
+        (MemoryEngineError("plain"), "plain"),
+    ],
+)
+def test_error_message_is_one_readable_line(exc: Exception, needle: str) -> None:
+    msg = error_message(exc, "en")
+    assert needle in msg
+    assert exc.message in msg
+    assert "Traceback" not in msg and "\n" not in msg
+    assert error_message(exc, "zh") != msg
+
+
+def test_error_message_for_settings_validation_and_unexpected_errors() -> None:
+    with pytest.raises(ValidationError) as info:
+        Settings(db_pool_max=0)
+    msg = error_message(info.value, "en")
+    assert msg.startswith("Configuration problem") and "db_pool_max" in msg
+    assert "ZeroDivisionError" in error_message(ZeroDivisionError("x"), "en")
+
+
+def test_guard_shows_error_and_never_a_traceback() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    def script() -> None:
+        import streamlit as st
+
+        from memory_engine.errors import StoreUnavailableError
+        from memory_engine.ui.errors import guard
+
+        with guard("en", stop=False) as g:
+            raise StoreUnavailableError("pg is down")
+        st.write(f"failed={g.failed}")
+        with guard("en"):
+            raise RuntimeError("boom")
+        st.write("not reached")
+
+    at = AppTest.from_function(script).run()
+    assert not at.exception
+    assert [e.value for e in at.error][0] == "The memory store is unreachable: pg is down"
+    assert "RuntimeError" in at.error[1].value
+    assert [m.value for m in at.markdown] == ["failed=True"]
+
+
+# ----------------------------------------------------------------------------- tables
+def _memory(**kw: object) -> Memory:
+    base = {
+        "tenant_id": "t1",
+        "content": "Ann likes tea",
+        "created_at": datetime(2024, 5, 1, 12, tzinfo=UTC),
+    }
+    base.update(kw)
+    return Memory(**base)  # type: ignore[arg-type]
+
+
+def test_fmt_time_is_utc_with_label() -> None:
+    assert tables.fmt_time(None) == ""
+    assert tables.fmt_time(datetime(2024, 5, 1, 12, 0, 5)) == "2024-05-01 12:00:05 UTC"
+    plus9 = timezone(timedelta(hours=9))
+    assert tables.fmt_time(datetime(2024, 5, 1, 9, 0, tzinfo=plus9)) == "2024-05-01 00:00:00 UTC"
+    assert tables.fmt_time("2024-05-01T12:00:00+00:00") == "2024-05-01 12:00:00 UTC"
+    assert tables.fmt_time("garbage") == "garbage"
+
+
+def test_memories_frame_has_stable_id_and_clipped_content() -> None:
+    m1 = _memory(content="x" * 500, tags=("a", "b"))
+    m2 = _memory(memory_type=MemoryType.SEMANTIC, status=MemoryStatus.ARCHIVED)
+    frame = tables.memories_frame([m1, m2], "en")
+    assert list(frame["id"]) == [str(m1.id), str(m2.id)]
+    assert len(frame["content"][0]) == tables.CELL_CHARS and frame["content"][0].endswith("…")
+    assert list(frame["type"]) == ["episodic", "semantic"]
+    assert frame["tags"][0] == "a, b"
+    assert frame["created (UTC)"][0] == "2024-05-01 12:00:00 UTC"
+    assert "创建时间（UTC）" in tables.memories_frame([m1], "zh").columns
+    assert list(tables.memories_frame([], "en").columns) == list(frame.columns)
+
+
+def test_memory_fields_frame_lists_every_field_but_the_vector() -> None:
+    m = _memory(embedding=(0.1, 0.2), metadata={"speaker": "Ann"})
+    frame = tables.memory_fields_frame(m, "en")
+    fields = dict(zip(frame["field"], frame["value"], strict=True))
+    assert "embedding" not in fields
+    assert set(fields) == set(Memory.model_fields) - {"embedding"}
+    assert fields["created_at"].endswith("UTC")
+    assert fields["memory_type"] == "episodic"
+    assert fields["metadata"] == '{"speaker": "Ann"}'
+
+
+def test_change_summary_and_events_frame() -> None:
+    before = {"content": "old", "importance": 0.5, "version": 1, "updated_at": "a", "tags": []}
+    after = {"content": "new", "importance": 0.8, "version": 2, "updated_at": "b", "tags": ["x"]}
+    assert tables.change_summary(before, after) == (
+        "content: old → new; importance: 0.5 → 0.8; tags:  → x"
+    )
+    assert tables.change_summary(None, {"content": "hi"}) == "+ hi"
+    assert tables.change_summary({"content": "hi"}, None) == "− hi"
+    assert tables.change_summary(None, None) == ""
+    events = [
+        Event(
+            tenant_id="t1",
+            action=EventAction.CREATE,
+            actor="api",
+            after={"content": "old"},
+            at=datetime(2024, 5, 1, tzinfo=UTC),
+        ),
+        Event(
+            tenant_id="t1",
+            action=EventAction.UPDATE,
+            actor="dashboard",
+            before=before,
+            after=after,
+            reason="typo",
+        ),
+    ]
+    frame = tables.events_frame(events, "en")
+    assert list(frame.columns) == ["time (UTC)", "action", "actor", "reason", "before → after"]
+    assert list(frame["action"]) == ["create", "update"]
+    assert frame["reason"][1] == "typo"
+    assert frame["before → after"][1].startswith("content: old → new")
+
+
+def test_preview_frame() -> None:
+    preview = {
+        "fields": {
+            "content": ("a", "b"),
+            "memory_type": (MemoryType.EPISODIC, MemoryType.SEMANTIC),
+            "tags": ((), ("x", "y")),
+        },
+        "content_diff": "",
+        "version": 3,
+    }
+    frame = tables.preview_frame(preview, "en")
+    assert frame.to_dict("records") == [
+        {"field": "content", "before": "a", "after": "b"},
+        {"field": "memory_type", "before": "episodic", "after": "semantic"},
+        {"field": "tags", "before": "", "after": "x, y"},
+    ]
+
+
+def _trace() -> Trace:
+    ids = [uuid.uuid4() for _ in range(4)]
+
+    def cand(
+        i: int, scores: dict[str, float], ranks: dict[str, int], dropped: str | None = None
+    ) -> TraceCandidate:
+        return TraceCandidate(
+            memory_id=ids[i],
+            content=f"memory {i}",
+            memory_type=MemoryType.EPISODIC,
+            source=MemorySource.CONVERSATION,
+            observed_at=datetime(2023, 5, 8, 13, 56, tzinfo=UTC),
+            scores=scores,
+            ranks=ranks,
+            dropped=dropped,
+        )
+
+    returned = [
+        cand(
+            0,
+            {"cosine": 0.9, "bm25": 2.0, "rrf": 0.0328},
+            {"dense": 1, "keyword": 2, "fused": 1, "final": 1},
+        ),
+        cand(1, {"bm25": 3.0, "rrf": 0.0164}, {"keyword": 1, "fused": 3, "final": 2}),
+    ]
+    dropped = [
+        cand(2, {"cosine": 0.5, "rrf": 0.0161}, {"dense": 2, "fused": 2}, pipeline.DROP_TOP_K)
+    ]
+    leg_only = cand(3, {"cosine": 0.1}, {"dense": 3})
+    return Trace(
+        tenant_id="t1",
+        scope=Scope.of("t1"),
+        query="tea",
+        legs={"dense": [returned[0], dropped[0], leg_only], "keyword": [returned[1], returned[0]]},
+        candidates=[*returned, *dropped],
+        block="## Recalled memories",
+        timings_ms={"embed_query": 9.5, "dense": 2.0, "keyword": 1.0, "total": 14.0},
+    )
+
+
+def test_candidates_frame_has_every_candidate_score_rank_and_reason() -> None:
+    trace = _trace()
+    frame = tables.candidates_frame(trace, "en")
+    assert list(frame.columns) == [
+        "id",
+        "content",
+        "type",
+        "source",
+        "time (UTC)",
+        "cosine ↑",
+        "bm25 ↑",
+        "rrf (fused) ↑",
+        "dense rank",
+        "keyword rank",
+        "fused rank",
+        "final rank",
+        "Δrank",
+        "drop reason",
+    ]
+    assert len(frame) == 4  # 2 returned, 1 dropped, 1 only in a leg
+    assert list(frame["final rank"].astype("object").where(frame["final rank"].notna(), None)) == [
+        1,
+        2,
+        None,
+        None,
+    ]
+    assert list(frame["drop reason"]) == ["", "", "below top k", "not fused"]
+    assert frame["Δrank"][0] == 0 and frame["Δrank"][1] == -1 and pd.isna(frame["Δrank"][2])
+    assert pd.isna(frame["cosine ↑"][1]) and frame["bm25 ↑"][1] == 3.0
+    assert frame["time (UTC)"][0] == "2023-05-08 13:56:00 UTC"
+    assert str(frame["dense rank"].dtype) == "Int64"
+    zh = tables.candidates_frame(trace, "zh")
+    assert "丢弃原因" in zh.columns and zh["丢弃原因"][2] == "未进入前 k"
+
+
+def test_timings_traces_and_bounded() -> None:
+    trace = _trace()
+    timings = tables.timings_frame(trace, "en")
+    assert list(timings["stage"]) == ["embed_query", "dense", "keyword", "total"]
+    assert timings["ms"].tolist() == [9.5, 2.0, 1.0, 14.0]
+    tid = uuid.uuid4()
+    traces = tables.traces_frame(
+        [
+            {
+                "id": tid,
+                "query": "tea",
+                "created_at": datetime(2024, 1, 1, tzinfo=UTC),
+                "returned": 2,
+            }
+        ],
+        "en",
+    )
+    assert traces.to_dict("records") == [
+        {"id": str(tid), "time (UTC)": "2024-01-01 00:00:00 UTC", "query": "tea", "returned": 2}
+    ]
+    frame = pd.DataFrame({"a": range(10)})
+    head, cut = tables.bounded(frame, 3)
+    assert len(head) == 3 and cut
+    same, cut = tables.bounded(frame, 10)
+    assert len(same) == 10 and not cut
+
+
+def test_counts_and_writes_frames() -> None:
+    frame = tables.counts_frame({"b": 2, "a": 2, "c": 5}, "en", label="col.tenant")
+    assert frame.to_dict("records") == [
+        {"tenant": "c", "count": 5},
+        {"tenant": "a", "count": 2},
+        {"tenant": "b", "count": 2},
+    ]
+    writes = tables.writes_frame([("2024-05-01", 3), ("2024-05-02", 1)], "zh")
+    assert list(writes.columns) == ["日期（UTC）", "数量"]
