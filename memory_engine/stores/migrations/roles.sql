@@ -1,0 +1,32 @@
+-- Application role and its grants. Idempotent; re-applied on every start (after the numbered
+-- migrations, under the same advisory lock) so a changed db_app_role or a new table is covered.
+-- The role name comes from set_config('memory_engine.app_role', <name>, true); identifiers are
+-- quoted with format('%I').
+DO $roles$
+DECLARE
+    app_role text := current_setting('memory_engine.app_role');
+BEGIN
+    IF app_role IS NULL OR app_role = '' THEN
+        RAISE EXCEPTION 'memory_engine.app_role is not set';
+    END IF;
+    IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = app_role) THEN
+        EXECUTE format('CREATE ROLE %I NOLOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE',
+                       app_role);
+    END IF;
+    -- The owner must be able to SET ROLE to it (superusers always can).
+    IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
+       AND NOT pg_has_role(current_user, app_role, 'MEMBER') THEN
+        EXECUTE format('GRANT %I TO %I', app_role, current_user);
+    END IF;
+
+    EXECUTE format('GRANT USAGE ON SCHEMA %I TO %I', current_schema(), app_role);
+    EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON memories TO %I', app_role);
+    EXECUTE format('GRANT SELECT, INSERT, DELETE ON traces TO %I', app_role);
+    -- Events are append-only for the application.
+    EXECUTE format('GRANT SELECT, INSERT ON events TO %I', app_role);
+    EXECUTE format('REVOKE UPDATE, DELETE, TRUNCATE ON events FROM %I', app_role);
+    EXECUTE format('GRANT USAGE ON SEQUENCE events_id_seq TO %I', app_role);
+    EXECUTE format('GRANT SELECT ON embedding_config TO %I', app_role);
+    EXECUTE format('REVOKE ALL ON admin_audit, schema_migrations FROM %I', app_role);
+END
+$roles$;

@@ -1,0 +1,620 @@
+"""PostgreSQL + pgvector implementation of :class:`memory_engine.stores.base.MemoryStore`.
+
+Isolation: every tenant table has ENABLE + FORCE row-level security with the policy
+``tenant_id = current_setting('app.tenant_id', true)``. Pooled connections log in as the owner
+and immediately ``SET ROLE`` to the NOLOGIN application role (``Settings.db_app_role``, created
+by the migrations, neither superuser nor BYPASSRLS); every transaction runs
+``set_config('app.tenant_id', <tenant>, true)`` (SET LOCAL) first. Only migrations,
+``ensure_embedding`` (a schema change) and the audited ``admin_tenant_counts`` use the owner role,
+on short-lived connections of their own.
+
+Errors: psycopg errors are mapped at this boundary: connection problems and pool timeouts to
+StoreUnavailableError, anything else to StoreError (``raise ... from``).
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from psycopg.types.json import Jsonb
+from psycopg_pool import ConnectionPool, PoolTimeout
+from pydantic import ValidationError
+
+from memory_engine.config import Settings
+from memory_engine.errors import (
+    EmbeddingMismatchError,
+    InvalidInputError,
+    MemoryNotFoundError,
+    StoreUnavailableError,
+    TenantScopeError,
+    VersionConflictError,
+)
+from memory_engine.models import Candidate, Memory, MemoryStatus, Scope, Trace, ensure_utc
+from memory_engine.stores.base import InsertOutcome, NewMemory
+from memory_engine.stores.pg_embedded import resolve_database_url
+from memory_engine.stores.pg_migrate import MIGRATION_LOCK_KEY, apply_migrations
+from memory_engine.stores.pg_reads import PgReader
+from memory_engine.stores.pg_sql import (
+    MEMORY_COLUMNS,
+    UPDATABLE_FIELDS,
+    columns,
+    dense_search,
+    keyword_search,
+    memory_from_row,
+    memory_params,
+    scope_filter,
+    search_statuses,
+    snapshot,
+    vector_param,
+)
+
+logger = logging.getLogger(__name__)
+
+#: Largest ``k`` a search accepts (pgvector's ef_search ceiling is 1000 as well).
+MAX_K = 1000
+#: Largest vector dimension pgvector 0.6 can index with HNSW; larger ones are searched exactly.
+HNSW_MAX_DIM = 2000
+UPDATE_ACTIONS = frozenset({"update", "archive", "restore", "supersede", "delete", "merge"})
+_ACTIVE = MemoryStatus.ACTIVE.value
+
+_INSERT_MEMORY = sql.SQL(
+    "INSERT INTO memories ({cols}, embedding, terms, doc_len) VALUES ({vals}, %(embedding)s, "
+    "%(terms)s, %(doc_len)s) ON CONFLICT (tenant_id, (coalesce(user_id, '')), content_hash) "
+    "WHERE status = 'active' AND content_hash <> '' DO NOTHING RETURNING id"
+).format(
+    cols=columns(MEMORY_COLUMNS),
+    vals=sql.SQL(", ").join(sql.Placeholder(c) for c in MEMORY_COLUMNS),
+)
+_INSERT_EVENT = (
+    "INSERT INTO events (tenant_id, user_id, agent_id, session_id, memory_id, action, actor, "
+    "before, after, reason, request_id, details) VALUES (%(tenant_id)s, %(user_id)s, "
+    "%(agent_id)s, %(session_id)s, %(memory_id)s, %(action)s, %(actor)s, %(before)s, "
+    "%(after)s, %(reason)s, %(request_id)s, %(details)s)"
+)
+
+
+def _event_params(
+    memory: Memory,
+    action: str,
+    actor: str,
+    *,
+    before: Memory | None = None,
+    after: Memory | None = None,
+    reason: str | None = None,
+    request_id: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "tenant_id": memory.tenant_id,
+        "user_id": memory.user_id,
+        "agent_id": memory.agent_id,
+        "session_id": memory.session_id,
+        "memory_id": memory.id,
+        "action": action,
+        "actor": actor,
+        "before": snapshot(before) if before is not None else None,
+        "after": snapshot(after) if after is not None else None,
+        "reason": reason,
+        "request_id": request_id,
+        "details": Jsonb({}),
+    }
+
+
+def _check_k(k: int) -> None:
+    if not 1 <= k <= MAX_K:
+        raise InvalidInputError(f"k must be in [1, {MAX_K}]", k=k)
+
+
+def _scoped_memory(memory: Memory, scope: Scope) -> Memory:
+    """The memory with the scope's narrowing ids filled in; refuses contradicting ids."""
+    if memory.tenant_id != scope.tenant_id:
+        raise TenantScopeError(
+            "memory.tenant_id differs from the scope's tenant",
+            memory_id=memory.id,
+            field="tenant_id",
+        )
+    fill: dict[str, Any] = {}
+    for field in ("user_id", "agent_id", "session_id"):
+        want, have = getattr(scope, field), getattr(memory, field)
+        if want is None:
+            continue
+        if have is None:
+            fill[field] = want
+        elif have != want:
+            raise TenantScopeError(
+                f"memory.{field} differs from the scope's {field}", memory_id=memory.id, field=field
+            )
+    return memory.model_copy(update=fill) if fill else memory
+
+
+class PostgresStore(PgReader):
+    """Memories, events and traces in PostgreSQL + pgvector, isolated by row-level security.
+
+    Args:
+        settings: engine settings (database_url or data_dir, db_app_role, db_pool_max,
+            exact_search_max_rows, hnsw_ef_search_max, trace_retention, list_max_limit).
+        conninfo: owner login URL; default ``resolve_database_url(settings)``.
+
+    Raises:
+        StoreUnavailableError: the server cannot be started or reached.
+        StoreError: a migration failed.
+    """
+
+    name = "postgres"
+
+    def __init__(self, settings: Settings, *, conninfo: str | None = None) -> None:
+        self.settings = settings
+        self._conninfo = conninfo or resolve_database_url(settings)
+        self._role = settings.db_app_role
+        self._embedding: tuple[str, int] | None = None
+        apply_migrations(self._conninfo, self._role)
+        self._pool: ConnectionPool = ConnectionPool(
+            self._conninfo,
+            min_size=1,
+            max_size=settings.db_pool_max,
+            kwargs={"prepare_threshold": None, "autocommit": True},
+            configure=self._configure,
+            check=ConnectionPool.check_connection,
+            name="memory_engine",
+            open=False,
+        )
+        try:
+            self._pool.open(wait=True, timeout=15.0)
+        except PoolTimeout as exc:
+            self._pool.close()
+            raise StoreUnavailableError(f"cannot open a connection pool: {exc}") from exc
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> PostgresStore:
+        """Same as ``PostgresStore(settings)``."""
+        return cls(settings)
+
+    # ------------------------------------------------------------------ embedding config
+
+    def embedding_info(self) -> tuple[str, int] | None:
+        """The recorded (model, dim), or None when no embedding was recorded yet."""
+        with self._tx(None) as cur:
+            row = cur.execute("SELECT model, dim FROM embedding_config").fetchone()
+        self._embedding = (str(row[0]), int(row[1])) if row else None
+        return self._embedding
+
+    def ensure_embedding(self, model: str, dim: int) -> None:
+        """Record (first call) or check the embedding model name and dimension.
+
+        The first call fixes the ``embedding`` column to ``vector(dim)`` and builds the HNSW
+        index (cosine); nothing is ever dropped or converted.
+
+        Args:
+            model: embedding model name (non-empty).
+            dim: vector dimension, 1..16000 (HNSW index only up to 2000).
+
+        Raises:
+            InvalidInputError: empty model or dimension out of range.
+            EmbeddingMismatchError: the store holds vectors of another model or dimension.
+        """
+        if not model or not 1 <= dim <= 16000:
+            raise InvalidInputError("model must be non-empty and dim in [1, 16000]", dim=dim)
+        recorded = self._embedding or self.embedding_info()
+        if recorded is None:
+            with self._owner_tx() as cur:
+                cur.execute("SELECT pg_advisory_xact_lock(%s)", [MIGRATION_LOCK_KEY])
+                row = cur.execute("SELECT model, dim FROM embedding_config").fetchone()
+                if row is None:
+                    cur.execute(
+                        "INSERT INTO embedding_config (model, dim) VALUES (%s, %s)", [model, dim]
+                    )
+                    cur.execute(
+                        sql.SQL(
+                            "ALTER TABLE memories ALTER COLUMN embedding TYPE vector({dim}) "
+                            "USING embedding::vector({dim})"
+                        ).format(dim=sql.Literal(dim))
+                    )
+                    if dim <= HNSW_MAX_DIM:
+                        cur.execute(
+                            "CREATE INDEX IF NOT EXISTS memories_embedding_hnsw ON memories "
+                            "USING hnsw (embedding vector_cosine_ops)"
+                        )
+                    else:
+                        logger.warning(
+                            "dim %d > %d: no HNSW index, exact search", dim, HNSW_MAX_DIM
+                        )
+                    row = (model, dim)
+            recorded = (str(row[0]), int(row[1]))
+            self._embedding = recorded
+        if recorded != (model, dim):
+            raise EmbeddingMismatchError(
+                f"model or dimension mismatch: the store holds {recorded[0]} ({recorded[1]}-d) "
+                f"vectors, configured {model} ({dim}-d); re-embed required",
+                stored_model=recorded[0],
+                stored_dim=recorded[1],
+                configured_model=model,
+                configured_dim=dim,
+            )
+
+    def _dim(self) -> int | None:
+        recorded = self._embedding or self.embedding_info()
+        return recorded[1] if recorded else None
+
+    # ------------------------------------------------------------------ writes
+
+    def insert(
+        self,
+        items: Sequence[NewMemory],
+        *,
+        scope: Scope,
+        actor: str,
+        reason: str | None = None,
+        request_id: str | None = None,
+    ) -> list[InsertOutcome]:
+        """Insert memories with one ``create`` event each, all in one transaction.
+
+        An ACTIVE item whose non-empty ``content_hash`` equals an ACTIVE memory of the same
+        tenant and user (or an earlier item of the batch) is not inserted: its outcome is
+        ``duplicate`` with ``existing_id`` and no event is written. When no embedding model is
+        recorded yet, the first item's ``embedding_model`` and vector length are recorded.
+
+        Raises:
+            TenantScopeError: an item's tenant/user/agent/session contradicts the scope.
+            InvalidInputError: bad vector, id already used, or no embedding model known.
+            EmbeddingMismatchError: an item names another embedding model.
+        """
+        if not items:
+            return []
+        recorded = self._embedding or self.embedding_info()
+        if recorded is None:
+            first = items[0]
+            if not first.memory.embedding_model:
+                raise InvalidInputError(
+                    "no embedding model recorded: call ensure_embedding(model, dim) first"
+                )
+            self.ensure_embedding(first.memory.embedding_model, len(first.embedding))
+            recorded = self._embedding
+        assert recorded is not None
+        model, dim = recorded
+        rows: list[dict[str, Any]] = []
+        for item in items:
+            mem = _scoped_memory(item.memory, scope)
+            if mem.embedding_model is None:
+                mem = mem.model_copy(update={"embedding_model": model})
+            elif mem.embedding_model != model:
+                raise EmbeddingMismatchError(
+                    f"memory embedded with {mem.embedding_model}, the store holds {model}; "
+                    "re-embed required",
+                    memory_id=mem.id,
+                    stored_model=model,
+                    configured_model=mem.embedding_model,
+                )
+            params = memory_params(mem)
+            for col in ("observed_at", "valid_from", "valid_until", "created_at", "updated_at"):
+                params[col] = ensure_utc(params[col])
+            params["embedding"] = vector_param(item.embedding, dim, "embedding")
+            params["terms"] = [str(t) for t in item.terms]
+            params["doc_len"] = len(item.terms)
+            params["_memory"] = mem
+            rows.append(params)
+
+        outcomes: list[InsertOutcome | None] = [None] * len(rows)
+        with self._tx(scope) as cur:
+            hashes = sorted({r["content_hash"] for r in rows if r["content_hash"]})
+            owners = sorted({r["user_id"] or "" for r in rows})
+            existing: dict[tuple[str, str], uuid.UUID] = {}
+            if hashes:  # served by the unique partial index (tenant, user, content_hash)
+                for mid, owner, chash in cur.execute(
+                    "SELECT id, coalesce(user_id, ''), content_hash FROM memories "
+                    "WHERE tenant_id = %s AND status = 'active' AND content_hash <> '' "
+                    "AND coalesce(user_id, '') = ANY(%s) AND content_hash = ANY(%s)",
+                    [scope.tenant_id, owners, hashes],
+                ):
+                    existing[(str(owner), str(chash))] = mid
+            to_insert: list[int] = []
+            for i, r in enumerate(rows):
+                key: tuple[str, str] = (r["user_id"] or "", r["content_hash"])
+                if r["status"] == _ACTIVE and r["content_hash"]:
+                    if key in existing:
+                        outcomes[i] = InsertOutcome(
+                            memory_id=r["id"], status="duplicate", existing_id=existing[key]
+                        )
+                        continue
+                    existing[key] = r["id"]
+                to_insert.append(i)
+            if to_insert:
+                try:
+                    cur.executemany(
+                        _INSERT_MEMORY,
+                        [{k: v for k, v in rows[i].items() if k != "_memory"} for i in to_insert],
+                        returning=True,
+                    )
+                except psycopg.errors.UniqueViolation as exc:
+                    raise InvalidInputError(f"memory id already exists: {exc}") from exc
+                inserted: list[bool] = []
+                while True:
+                    inserted.append(cur.fetchone() is not None)
+                    if not cur.nextset():
+                        break
+                events = []
+                for i, ok in zip(to_insert, inserted, strict=True):
+                    r = rows[i]
+                    if ok:
+                        outcomes[i] = InsertOutcome(memory_id=r["id"], status="created")
+                        mem = r["_memory"]
+                        events.append(
+                            _event_params(
+                                mem,
+                                "create",
+                                actor,
+                                after=mem,
+                                reason=reason,
+                                request_id=request_id,
+                            )
+                        )
+                    else:  # a concurrent writer inserted the same content first
+                        found = cur.execute(
+                            "SELECT id FROM memories WHERE tenant_id = %s AND status = 'active' "
+                            "AND content_hash <> '' AND coalesce(user_id, '') = %s "
+                            "AND content_hash = %s",
+                            [scope.tenant_id, r["user_id"] or "", r["content_hash"]],
+                        ).fetchone()
+                        outcomes[i] = InsertOutcome(
+                            memory_id=r["id"],
+                            status="duplicate",
+                            existing_id=found[0] if found else None,
+                        )
+                if events:
+                    cur.executemany(_INSERT_EVENT, events)
+        return [o for o in outcomes if o is not None]
+
+    def _locked(self, cur: psycopg.Cursor[Any], memory_id: uuid.UUID, scope: Scope) -> Memory:
+        params: dict[str, Any] = {"id": memory_id}
+        row = cur.execute(
+            sql.SQL("SELECT {} FROM memories WHERE id = %(id)s AND {} FOR UPDATE").format(
+                columns(MEMORY_COLUMNS), scope_filter(scope, params)
+            ),
+            params,
+        ).fetchone()
+        if row is None:
+            raise MemoryNotFoundError(
+                f"memory {memory_id} not found", memory_id=memory_id, tenant_id=scope.tenant_id
+            )
+        return memory_from_row(row)
+
+    def update(
+        self,
+        memory_id: uuid.UUID,
+        *,
+        scope: Scope,
+        expected_version: int,
+        changes: dict[str, Any],
+        embedding: Sequence[float] | None = None,
+        terms: Sequence[str] | None = None,
+        actor: str,
+        reason: str | None = None,
+        action: str = "update",
+        request_id: str | None = None,
+    ) -> Memory:
+        """Apply ``changes``, bump ``version``, write the ``action`` event; one transaction.
+
+        Args:
+            changes: subset of content, content_hash, importance, memory_type, tags, entities,
+                status, superseded_by, valid_from, valid_until, metadata, confidence.
+            embedding: new vector (replaces the stored one) or None.
+            terms: new keyword terms (replace the stored ones) or None.
+            action: update, archive, restore, supersede, delete or merge.
+
+        Raises:
+            InvalidInputError: unknown change key or action, invalid value, or the change would
+                make two active memories with the same content.
+            MemoryNotFoundError: no such memory in the scope.
+            VersionConflictError: ``expected_version`` is not the current version.
+        """
+        unknown = sorted(set(changes) - UPDATABLE_FIELDS)
+        if unknown:
+            raise InvalidInputError(f"cannot change {', '.join(unknown)}", memory_id=memory_id)
+        if action not in UPDATE_ACTIONS:
+            raise InvalidInputError(f"unknown update action {action!r}", action=action)
+        vec = vector_param(embedding, self._dim(), "embedding") if embedding is not None else None
+        with self._tx(scope) as cur:
+            before = self._locked(cur, memory_id, scope)
+            if before.version != expected_version:
+                raise VersionConflictError(
+                    f"memory {memory_id} is at version {before.version}, not {expected_version}",
+                    memory_id=memory_id,
+                    expected=expected_version,
+                    actual=before.version,
+                )
+            try:
+                merged = Memory.model_validate({**before.model_dump(), **changes})
+            except ValidationError as exc:
+                raise InvalidInputError(f"invalid change: {exc}", memory_id=memory_id) from exc
+            params = memory_params(merged)
+            for key in ("valid_from", "valid_until"):
+                params[key] = ensure_utc(params[key])
+            sets: list[sql.Composable] = [
+                sql.SQL("{} = {}").format(sql.Identifier(c), sql.Placeholder(c))
+                for c in sorted(UPDATABLE_FIELDS)
+            ]
+            if vec is not None:
+                params["embedding"] = vec
+                sets.append(sql.SQL("embedding = %(embedding)s"))
+            if terms is not None:
+                params["terms"] = [str(t) for t in terms]
+                params["doc_len"] = len(params["terms"])
+                sets.append(sql.SQL("terms = %(terms)s, doc_len = %(doc_len)s"))
+            params["expected"] = expected_version
+            query = sql.SQL(
+                "UPDATE memories SET {sets}, version = version + 1, updated_at = now() "
+                "WHERE tenant_id = %(tenant_id)s AND id = %(id)s AND version = %(expected)s "
+                "RETURNING {cols}"
+            ).format(sets=sql.SQL(", ").join(sets), cols=columns(MEMORY_COLUMNS))
+            try:
+                row = cur.execute(query, params).fetchone()
+            except psycopg.errors.UniqueViolation as exc:
+                raise InvalidInputError(
+                    "an active memory with the same content already exists", memory_id=memory_id
+                ) from exc
+            if row is None:  # unreachable under FOR UPDATE; kept as a guard
+                raise VersionConflictError(
+                    f"memory {memory_id} changed concurrently",
+                    memory_id=memory_id,
+                    expected=expected_version,
+                )
+            after = memory_from_row(row)
+            cur.execute(
+                _INSERT_EVENT,
+                _event_params(
+                    after,
+                    action,
+                    actor,
+                    before=before,
+                    after=after,
+                    reason=reason,
+                    request_id=request_id,
+                ),
+            )
+        return after
+
+    def purge(
+        self, memory_id: uuid.UUID, *, scope: Scope, actor: str, reason: str | None = None
+    ) -> None:
+        """Delete the row (content, vector, terms) and write a ``purge`` event.
+
+        The event keeps the ``before`` snapshot (without the vector), like every other change.
+
+        Raises:
+            MemoryNotFoundError: no such memory in the scope.
+        """
+        with self._tx(scope) as cur:
+            before = self._locked(cur, memory_id, scope)
+            cur.execute(
+                "DELETE FROM memories WHERE tenant_id = %s AND id = %s",
+                [scope.tenant_id, memory_id],
+            )
+            cur.execute(
+                _INSERT_EVENT, _event_params(before, "purge", actor, before=before, reason=reason)
+            )
+
+    # ------------------------------------------------------------------ search
+
+    def dense_search(
+        self,
+        vector: Sequence[float],
+        *,
+        scope: Scope,
+        k: int,
+        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
+    ) -> list[Candidate]:
+        """Nearest memories by cosine; ``min(k, matching rows)`` candidates, scores ``cosine``.
+
+        See :mod:`memory_engine.stores.pg_search` for the exact/HNSW strategy.
+
+        Raises:
+            InvalidInputError: k outside 1..1000, or a bad query vector.
+        """
+        _check_k(k)
+        vec = vector_param(vector, self._dim(), "query vector")
+        with self._tx(scope) as cur:
+            return dense_search(
+                cur,
+                vec,
+                scope=scope,
+                k=k,
+                statuses=search_statuses(statuses),
+                exact_max_rows=self.settings.exact_search_max_rows,
+                ef_max=self.settings.hnsw_ef_search_max,
+            )
+
+    def keyword_search(
+        self,
+        terms: Sequence[str],
+        *,
+        scope: Scope,
+        k: int,
+        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
+    ) -> list[Candidate]:
+        """BM25 (k1=1.2, b=0.75) over stored terms, in SQL; scores ``bm25`` (>= 0).
+
+        Duplicate query terms count once; empty terms are ignored.
+
+        Raises:
+            InvalidInputError: k outside 1..1000.
+        """
+        _check_k(k)
+        query_terms = list(dict.fromkeys(str(t) for t in terms if t))
+        with self._tx(scope) as cur:
+            return keyword_search(
+                cur, query_terms, scope=scope, k=k, statuses=search_statuses(statuses)
+            )
+
+    # ------------------------------------------------------------------ traces
+
+    def save_trace(self, trace: Trace, *, scope: Scope) -> None:
+        """Store a trace, then drop the scope tenant's oldest traces beyond ``trace_retention``.
+
+        Traces are immutable: saving an id that is already stored keeps the stored one.
+
+        Raises:
+            TenantScopeError: the trace belongs to another tenant than the scope.
+        """
+        if trace.tenant_id != scope.tenant_id or trace.scope.tenant_id != scope.tenant_id:
+            raise TenantScopeError(
+                "trace tenant differs from the scope's tenant", field="tenant_id"
+            )
+        keep = self.settings.trace_retention
+        if keep == 0:
+            return
+        returned = sum(1 for c in trace.candidates if c.dropped is None)
+        with self._tx(scope) as cur:
+            cur.execute(
+                "INSERT INTO traces (id, tenant_id, user_id, agent_id, session_id, created_at, "
+                "query, returned, payload) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                "ON CONFLICT (tenant_id, id) DO NOTHING",
+                [
+                    trace.id,
+                    scope.tenant_id,
+                    trace.scope.user_id,
+                    trace.scope.agent_id,
+                    trace.scope.session_id,
+                    ensure_utc(trace.created_at),
+                    trace.query,
+                    returned,
+                    Jsonb(trace.model_dump(mode="json")),
+                ],
+            )
+            cur.execute(
+                "DELETE FROM traces WHERE tenant_id = %(t)s AND id IN (SELECT id FROM traces "
+                "WHERE tenant_id = %(t)s ORDER BY created_at DESC, id DESC OFFSET %(keep)s)",
+                {"t": scope.tenant_id, "keep": keep},
+            )
+
+    # ------------------------------------------------------------------ admin
+
+    def admin_tenant_counts(self, *, actor: str, reason: str) -> dict[str, int]:
+        """Active + archived memories per tenant, across tenants; audited in ``admin_audit``.
+
+        Runs as the owner role (the one path that reads across tenants) and records actor,
+        time, reason and the number of tenants in the same transaction.
+
+        Raises:
+            InvalidInputError: empty actor or reason.
+        """
+        if not actor.strip() or not reason.strip():
+            raise InvalidInputError("admin reads need an actor and a reason")
+        with self._owner_tx() as cur:
+            rows = cur.execute(
+                "SELECT tenant_id, count(*) FROM memories "
+                "WHERE status IN ('active', 'archived') GROUP BY tenant_id ORDER BY tenant_id"
+            ).fetchall()
+            counts = {str(t): int(n) for t, n in rows}
+            cur.execute(
+                "INSERT INTO admin_audit (actor, action, reason, details) VALUES (%s, %s, %s, %s)",
+                [
+                    actor,
+                    "admin_read",
+                    reason,
+                    Jsonb({"what": "tenant_counts", "tenants": len(counts)}),
+                ],
+            )
+        return counts
