@@ -1,0 +1,176 @@
+"""Search latency on synthetic stores, compared with the exact numpy brute-force floor.
+
+Usage::
+
+    python bench/latency.py [--sizes 10000 100000] [--tenants 1 100] [--queries 200]
+
+For every (size, tenants) pair a fresh database is filled with ``size`` synthetic memories
+spread evenly over ``tenants`` tenants (deterministic hashing embedder, 384-d, so no model
+download and no GPU). Prints one JSON object with, per configuration, p50/p95 (ms) of:
+
+* ``store_hybrid``: store-level dense + keyword legs (k = 50 each) and RRF fusion;
+* ``engine_search``: end-to-end ``MemoryEngine.search`` (embed, both legs, fuse, budget, block;
+  trace not stored);
+* ``numpy_floor``: exact top-10 by dot product over the same tenant's vectors in numpy;
+* ``rows_returned_min``: the fewest dense rows any query got (must equal min(k, rows));
+and the insert rate (rows/s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import SecretStr
+from tqdm import tqdm
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from memory_engine import Memory, MemoryEngine, Scope, Settings, text  # noqa: E402
+from memory_engine.retrieval.fusion import rrf_fuse  # noqa: E402
+from memory_engine.stores.base import NewMemory  # noqa: E402
+from memory_engine.stores.postgres import PostgresStore  # noqa: E402
+
+DIM = 384
+VOCAB = [f"topic{i}" for i in range(3000)]
+
+
+class HashEmbedder:
+    """Deterministic bag-of-words hashing embedder (benchmark only): unit vectors, 384-d."""
+
+    model_name = "bench-hash-384"
+    dim = DIM
+    max_input_chars = 10_000
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        for i, t in enumerate(texts):
+            for w in t.lower().split():
+                h = int.from_bytes(hashlib.blake2b(w.encode(), digest_size=8).digest(), "little")
+                out[i, h % DIM] += 1.0 if (h >> 20) & 1 else -1.0
+        out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
+        return out.tolist()
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))], 3)
+
+
+def make_text(rng: np.random.Generator) -> str:
+    words = rng.choice(VOCAB, size=int(rng.integers(8, 16)))
+    return "note about " + " ".join(words)
+
+
+def run_config(size: int, tenants: int, queries: int, base: Path, rng: np.random.Generator) -> dict[str, Any]:
+    settings = Settings(data_dir=base, trace_retention=0, token_budget=0)
+    db = f"bench_{size}_{tenants}_{uuid.uuid4().hex[:6]}"
+    from memory_engine.stores.pg_embedded import embedded_url, start_embedded_server
+    import psycopg
+    from psycopg.conninfo import make_conninfo
+
+    owner = embedded_url(start_embedded_server(base))
+    with psycopg.connect(owner, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{db}"')
+    settings = settings.model_copy(update={"database_url": SecretStr(make_conninfo(owner, dbname=db))})
+    store = PostgresStore(settings)
+    emb = HashEmbedder()
+    store.ensure_embedding(emb.model_name, emb.dim)
+    tenant_ids = [f"bench-t{i}" for i in range(tenants)]
+    per_tenant = size // tenants
+    vectors: dict[str, list[np.ndarray]] = {t: [] for t in tenant_ids}
+    ids: dict[str, list[uuid.UUID]] = {t: [] for t in tenant_ids}
+    t0 = time.perf_counter()
+    batch = 1000
+    with tqdm(total=size, desc=f"insert {size}/{tenants}", file=sys.stderr) as bar:
+        for t in tenant_ids:
+            scope = Scope.of(t)
+            for start in range(0, per_tenant, batch):
+                n = min(batch, per_tenant - start)
+                texts = [make_text(rng) for _ in range(n)]
+                vecs = emb.embed(texts)
+                items = [
+                    NewMemory(
+                        memory=Memory(tenant_id=t, content=tx, content_hash=text.content_hash(tx),
+                                      embedding_model=emb.model_name),
+                        embedding=tuple(v), terms=tuple(text.tokenize(tx)),
+                    )
+                    for tx, v in zip(texts, vecs, strict=True)
+                ]
+                for item, out in zip(items, store.insert(items, scope=scope, actor="bench"), strict=True):
+                    ids[t].append(out.memory_id)
+                vectors[t].extend(np.asarray(v, dtype=np.float32) for v in vecs)
+                bar.update(n)
+    insert_s = time.perf_counter() - t0
+    mats = {t: np.vstack(v) for t, v in vectors.items()}
+
+    engine = MemoryEngine(settings, store=store, embedder=emb)
+    store_ms: list[float] = []
+    engine_ms: list[float] = []
+    floor_ms: list[float] = []
+    min_rows = 10**9
+    for _ in tqdm(range(queries), desc="queries", file=sys.stderr):
+        t = tenant_ids[int(rng.integers(0, tenants))]
+        scope = Scope.of(t)
+        q = make_text(rng)
+        qv = np.asarray(emb.embed([q])[0], dtype=np.float32)
+        terms = text.query_terms(q)
+        s0 = time.perf_counter()
+        dense = store.dense_search(qv.tolist(), scope=scope, k=50)
+        kw = store.keyword_search(terms, scope=scope, k=50)
+        rrf_fuse({"dense": dense, "keyword": kw})
+        store_ms.append((time.perf_counter() - s0) * 1000)
+        min_rows = min(min_rows, len(dense))
+        s0 = time.perf_counter()
+        engine.search(scope, q, k=10, save_trace=False)
+        engine_ms.append((time.perf_counter() - s0) * 1000)
+        s0 = time.perf_counter()
+        scores = mats[t] @ qv
+        top = np.argpartition(-scores, min(10, len(scores) - 1))[:10]
+        top[np.argsort(-scores[top])]
+        floor_ms.append((time.perf_counter() - s0) * 1000)
+    store.close()
+    return {
+        "size": size,
+        "tenants": tenants,
+        "rows_per_tenant": per_tenant,
+        "insert_rows_per_s": round(size / insert_s, 1),
+        "store_hybrid_ms_p50": pct(store_ms, 50),
+        "store_hybrid_ms_p95": pct(store_ms, 95),
+        "engine_search_ms_p50": pct(engine_ms, 50),
+        "engine_search_ms_p95": pct(engine_ms, 95),
+        "numpy_floor_ms_p50": pct(floor_ms, 50),
+        "numpy_floor_ms_p95": pct(floor_ms, 95),
+        "ratio_store_to_floor_p50": round(statistics.median(store_ms) / max(statistics.median(floor_ms), 1e-6), 1),
+        "dense_rows_returned_min": min_rows,
+        "dense_rows_expected": min(50, per_tenant),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000])
+    ap.add_argument("--tenants", nargs="+", type=int, default=[1, 100])
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--data-dir", type=Path, help="embedded PostgreSQL folder (default: temp dir)")
+    args = ap.parse_args()
+    rng = np.random.default_rng(7)
+    tmp = tempfile.TemporaryDirectory(prefix="latency-bench-") if args.data_dir is None else None
+    base = Path(tmp.name) if tmp else args.data_dir
+    results = [run_config(size, t, args.queries, base, rng) for size in args.sizes for t in args.tenants]
+    print(json.dumps({"configs": results, "k": 10, "candidates_per_leg": 50, "dim": DIM}))
+    if tmp:
+        tmp.cleanup()
+
+
+if __name__ == "__main__":
+    main()
