@@ -71,17 +71,22 @@ def make_text(rng: np.random.Generator) -> str:
     return "note about " + " ".join(words)
 
 
-def run_config(size: int, tenants: int, queries: int, base: Path, rng: np.random.Generator) -> dict[str, Any]:
+def run_config(
+    size: int, tenants: int, queries: int, base: Path, rng: np.random.Generator
+) -> dict[str, Any]:
     settings = Settings(data_dir=base, trace_retention=0, token_budget=0)
     db = f"bench_{size}_{tenants}_{uuid.uuid4().hex[:6]}"
-    from memory_engine.stores.pg_embedded import embedded_url, start_embedded_server
     import psycopg
     from psycopg.conninfo import make_conninfo
+
+    from memory_engine.stores.pg_embedded import embedded_url, start_embedded_server
 
     owner = embedded_url(start_embedded_server(base))
     with psycopg.connect(owner, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{db}"')
-    settings = settings.model_copy(update={"database_url": SecretStr(make_conninfo(owner, dbname=db))})
+    settings = settings.model_copy(
+        update={"database_url": SecretStr(make_conninfo(owner, dbname=db))}
+    )
     store = PostgresStore(settings)
     emb = HashEmbedder()
     store.ensure_embedding(emb.model_name, emb.dim)
@@ -100,13 +105,18 @@ def run_config(size: int, tenants: int, queries: int, base: Path, rng: np.random
                 vecs = emb.embed(texts)
                 items = [
                     NewMemory(
-                        memory=Memory(tenant_id=t, content=tx, content_hash=text.content_hash(tx),
-                                      embedding_model=emb.model_name),
-                        embedding=tuple(v), terms=tuple(text.tokenize(tx)),
+                        memory=Memory(
+                            tenant_id=t,
+                            content=tx,
+                            content_hash=text.content_hash(tx),
+                            embedding_model=emb.model_name,
+                        ),
+                        embedding=tuple(v),
+                        terms=tuple(text.tokenize(tx)),
                     )
                     for tx, v in zip(texts, vecs, strict=True)
                 ]
-                for item, out in zip(items, store.insert(items, scope=scope, actor="bench"), strict=True):
+                for out in store.insert(items, scope=scope, actor="bench"):
                     ids[t].append(out.memory_id)
                 vectors[t].extend(np.asarray(v, dtype=np.float32) for v in vecs)
                 bar.update(n)
@@ -150,14 +160,18 @@ def run_config(size: int, tenants: int, queries: int, base: Path, rng: np.random
         "engine_search_ms_p95": pct(engine_ms, 95),
         "numpy_floor_ms_p50": pct(floor_ms, 50),
         "numpy_floor_ms_p95": pct(floor_ms, 95),
-        "ratio_store_to_floor_p50": round(statistics.median(store_ms) / max(statistics.median(floor_ms), 1e-6), 1),
+        "ratio_store_to_floor_p50": round(
+            statistics.median(store_ms) / max(statistics.median(floor_ms), 1e-6), 1
+        ),
         "dense_rows_returned_min": min_rows,
         "dense_rows_expected": min(50, per_tenant),
     }
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000])
     ap.add_argument("--tenants", nargs="+", type=int, default=[1, 100])
     ap.add_argument("--queries", type=int, default=200)
@@ -166,7 +180,9 @@ def main() -> None:
     rng = np.random.default_rng(7)
     tmp = tempfile.TemporaryDirectory(prefix="latency-bench-") if args.data_dir is None else None
     base = Path(tmp.name) if tmp else args.data_dir
-    results = [run_config(size, t, args.queries, base, rng) for size in args.sizes for t in args.tenants]
+    results = [
+        run_config(size, t, args.queries, base, rng) for size in args.sizes for t in args.tenants
+    ]
     print(json.dumps({"configs": results, "k": 10, "candidates_per_leg": 50, "dim": DIM}))
     if tmp:
         tmp.cleanup()

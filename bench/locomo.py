@@ -61,10 +61,16 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--data", required=True, type=Path, help="path to locomo10.json")
-    ap.add_argument("--conversations", nargs="*", help="sample ids (default: all); 'dev' = dev split")
-    ap.add_argument("--data-dir", type=Path, help="embedded PostgreSQL folder (default: a temp dir)")
+    ap.add_argument(
+        "--conversations", nargs="*", help="sample ids (default: all); 'dev' = dev split"
+    )
+    ap.add_argument(
+        "--data-dir", type=Path, help="embedded PostgreSQL folder (default: a temp dir)"
+    )
     ap.add_argument("--legs", default="dense,keyword", help="comma-separated legs")
     ap.add_argument("--candidates", type=int, default=100, help="candidates per leg")
     args = ap.parse_args()
@@ -97,9 +103,7 @@ def main() -> None:
     anyhit: dict[int, list[float]] = {k: [] for k in KS}
     per_cat: dict[str, dict[int, list[float]]] = defaultdict(lambda: {k: [] for k in KS})
     latencies: list[float] = []
-    questions = [
-        (cid, qa) for cid in wanted for qa in samples[cid]["qa"]
-    ]
+    questions = [(cid, qa) for cid in wanted for qa in samples[cid]["qa"]]
     skipped = 0
     for cid, qa in tqdm(questions, desc="questions", file=sys.stderr):
         valid = {t.turn_id for t in convs[cid] if t.turn_id}
@@ -110,7 +114,11 @@ def main() -> None:
         scope = Scope.of(f"locomo-{cid}")
         t = time.perf_counter()
         res = engine.search(
-            scope, qa["question"], k=max(KS), legs=legs, candidates_per_leg=args.candidates,
+            scope,
+            qa["question"],
+            k=max(KS),
+            legs=legs,
+            candidates_per_leg=args.candidates,
             save_trace=False,
         )
         latencies.append((time.perf_counter() - t) * 1000)
@@ -128,7 +136,8 @@ def main() -> None:
     out: dict[str, Any] = {f"r@{k}": pct(recall[k]) for k in KS}
     out.update({f"recall_any@{k}": pct(anyhit[k]) for k in KS})
     out["per_category"] = {
-        cat: {f"r@{k}": pct(v[k]) for k in KS} | {"n": len(v[KS[0]])} for cat, v in sorted(per_cat.items())
+        cat: {f"r@{k}": pct(v[k]) for k in KS} | {"n": len(v[KS[0]])}
+        for cat, v in sorted(per_cat.items())
     }
     out.update(
         {

@@ -10,7 +10,7 @@ import json
 import logging
 import sys
 from collections.abc import Callable
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -31,7 +31,7 @@ out = Console()
 T = TypeVar("T")
 
 
-class Fmt(str, Enum):
+class Fmt(StrEnum):
     openai = "openai"
     locomo = "locomo"
     text = "text"
@@ -72,23 +72,36 @@ def _progress() -> Progress:
 @app.command()
 def ingest(
     file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True)],
-    tenant: Annotated[str | None, typer.Option(help="Tenant id (required unless --tenant-per-conversation).")] = None,
+    tenant: Annotated[
+        str | None, typer.Option(help="Tenant id (required unless --tenant-per-conversation).")
+    ] = None,
     user: Annotated[str | None, typer.Option(help="User id narrowing the scope.")] = None,
     fmt: Annotated[Fmt, typer.Option("--format", help="Input format.")] = Fmt.openai,
-    conversation: Annotated[str | None, typer.Option(help="LoCoMo sample_id to ingest (e.g. conv-26).")] = None,
-    tenant_per_conversation: Annotated[bool, typer.Option(help="LoCoMo: one tenant per sample_id (tenant = sample_id, prefixed with --tenant if given).")] = False,
+    conversation: Annotated[
+        str | None, typer.Option(help="LoCoMo sample_id to ingest (e.g. conv-26).")
+    ] = None,
+    tenant_per_conversation: Annotated[
+        bool,
+        typer.Option(
+            help="LoCoMo: one tenant per sample_id (tenant = sample_id, prefixed with --tenant if given)."
+        ),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Ingest a conversation file: one episodic memory per turn."""
 
     def work() -> dict[str, Any]:
         if not tenant and not (fmt is Fmt.locomo and tenant_per_conversation):
-            raise InvalidInputError("--tenant is required (or --tenant-per-conversation for LoCoMo)")
+            raise InvalidInputError(
+                "--tenant is required (or --tenant-per-conversation for LoCoMo)"
+            )
         batches: dict[str, list[Turn]]
         if fmt is Fmt.locomo:
             convs = read_locomo(file, conversation)
             if tenant_per_conversation:
-                batches = {(f"{tenant}-{cid}" if tenant else cid): turns for cid, turns in convs.items()}
+                batches = {
+                    (f"{tenant}-{cid}" if tenant else cid): turns for cid, turns in convs.items()
+                }
             else:
                 batches = {str(tenant): [t for turns in convs.values() for t in turns]}
         elif fmt is Fmt.openai:
@@ -103,13 +116,20 @@ def ingest(
                     scope = Scope.of(tid, user_id=user)
                     task = progress.add_task(f"ingest {tid}", total=len(turns))
                     results = engine.ingest(
-                        scope, turns, progress=lambda n, task=task: progress.update(task, completed=n)
+                        scope,
+                        turns,
+                        progress=lambda n, task=task: progress.update(task, completed=n),
                     )
                     progress.update(task, completed=len(turns))
                     created = sum(1 for r in results for o in r.outcomes if o.status == "created")
                     dups = sum(1 for r in results for o in r.outcomes if o.status == "duplicate")
                     errors = [r.error for r in results if r.error]
-                    summary[tid] = {"turns": len(turns), "created": created, "duplicates": dups, "errors": len(errors)}
+                    summary[tid] = {
+                        "turns": len(turns),
+                        "created": created,
+                        "duplicates": dups,
+                        "errors": len(errors),
+                    }
                     for e in errors[:5]:
                         err.print(f"[yellow]skipped:[/yellow] {e['message']}")
         finally:
@@ -121,7 +141,9 @@ def ingest(
         print(json.dumps(summary, ensure_ascii=False))
     else:
         for tid, s in summary.items():
-            out.print(f"{tid}: {s['turns']} turns -> {s['created']} created, {s['duplicates']} duplicates, {s['errors']} errors")
+            out.print(
+                f"{tid}: {s['turns']} turns -> {s['created']} created, {s['duplicates']} duplicates, {s['errors']} errors"
+            )
 
 
 @app.command()
@@ -130,7 +152,9 @@ def search(
     tenant: Annotated[str, typer.Option(help="Tenant id.")],
     user: Annotated[str | None, typer.Option(help="User id narrowing the scope.")] = None,
     k: Annotated[int | None, typer.Option(help="Memories to return.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print memories, block and trace as JSON.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print memories, block and trace as JSON.")
+    ] = False,
 ) -> None:
     """Search memories; prints the memory block (or JSON with memories, block, trace)."""
 
@@ -145,7 +169,8 @@ def search(
     if as_json:
         payload = {
             "memories": [
-                {**c.memory.public_dict(), "scores": c.scores, "ranks": c.ranks} for c in result.memories
+                {**c.memory.public_dict(), "scores": c.scores, "ranks": c.ranks}
+                for c in result.memories
             ],
             "block": result.block,
             "trace": result.trace.model_dump(mode="json"),
@@ -169,7 +194,9 @@ def search(
 
 @app.command()
 def stats(
-    tenant: Annotated[str | None, typer.Option(help="Tenant id; omit for counts per tenant (audited admin path).")] = None,
+    tenant: Annotated[
+        str | None, typer.Option(help="Tenant id; omit for counts per tenant (audited admin path).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Counts per tenant, or by type/status/source for one tenant."""

@@ -196,7 +196,9 @@ class MemoryEngine:
                 session_id=turn.session_id,
                 observed_at=turn.observed_at,
                 memory_type=MemoryType.EPISODIC,
-                metadata={"speaker": turn.speaker, **turn.metadata} if turn.speaker else dict(turn.metadata),
+                metadata={"speaker": turn.speaker, **turn.metadata}
+                if turn.speaker
+                else dict(turn.metadata),
             )
             for turn in conversation
         ]
@@ -275,7 +277,9 @@ class MemoryEngine:
 
     def list_traces(self, scope: Scope, *, limit: int = 50, cursor: str | None = None) -> Page:
         """Stored traces newest first (dicts ``{id, query, created_at, returned}``)."""
-        return self.store.list_traces(scope=_check_scope(scope), limit=self._limit(limit), cursor=cursor)
+        return self.store.list_traces(
+            scope=_check_scope(scope), limit=self._limit(limit), cursor=cursor
+        )
 
     # ------------------------------------------------------------------ inspect
     def _limit(self, limit: int) -> int:
@@ -300,7 +304,9 @@ class MemoryEngine:
             scope=_check_scope(scope), filters=filters, limit=self._limit(limit), cursor=cursor
         )
 
-    def facet_counts(self, scope: Scope, *, filters: MemoryFilter | None = None) -> dict[str, dict[str, int]]:
+    def facet_counts(
+        self, scope: Scope, *, filters: MemoryFilter | None = None
+    ) -> dict[str, dict[str, int]]:
         """Counts per memory_type, status and source under ``filters``."""
         return self.store.facet_counts(scope=_check_scope(scope), filters=filters)
 
@@ -339,7 +345,9 @@ class MemoryEngine:
         cursor = None
         truncated = False
         while True:
-            page = self.list(scope, filters=filters, limit=self.settings.list_max_limit, cursor=cursor)
+            page = self.list(
+                scope, filters=filters, limit=self.settings.list_max_limit, cursor=cursor
+            )
             for m in page.items:
                 if len(rows) >= max_rows:
                     truncated = True
@@ -355,11 +363,18 @@ class MemoryEngine:
         writer = csv.DictWriter(buf, fieldnames=[f for f in fields if f != "embedding"])
         writer.writeheader()
         for r in rows:
-            writer.writerow({k: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v for k, v in r.items()})
+            writer.writerow(
+                {
+                    k: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v
+                    for k, v in r.items()
+                }
+            )
         return buf.getvalue().encode("utf-8"), truncated
 
     # ------------------------------------------------------------------ edit
-    def preview_update(self, scope: Scope, memory_id: uuid.UUID | str, **changes: Any) -> dict[str, Any]:
+    def preview_update(
+        self, scope: Scope, memory_id: uuid.UUID | str, **changes: Any
+    ) -> dict[str, Any]:
         """What ``update`` would change: ``{field: (before, after)}`` plus ``content_diff``.
 
         Unchanged fields are omitted; ``content_diff`` is a unified diff (may be empty).
@@ -375,7 +390,11 @@ class MemoryEngine:
         if "content" in diff:
             content_diff = "\n".join(
                 difflib.unified_diff(
-                    mem.content.splitlines(), diff["content"][1].splitlines(), "before", "after", lineterm=""
+                    mem.content.splitlines(),
+                    diff["content"][1].splitlines(),
+                    "before",
+                    "after",
+                    lineterm="",
                 )
             )
         return {"fields": diff, "content_diff": content_diff, "version": mem.version}
@@ -424,8 +443,14 @@ class MemoryEngine:
         if not reason or not str(reason).strip():
             raise InvalidInputError("a reason is required for every edit")
         changes = self._normalise_changes(
-            {"content": content, "importance": importance, "memory_type": memory_type,
-             "tags": tags, "entities": entities, "confidence": confidence}
+            {
+                "content": content,
+                "importance": importance,
+                "memory_type": memory_type,
+                "tags": tags,
+                "entities": entities,
+                "confidence": confidence,
+            }
         )
         if not changes:
             raise InvalidInputError("nothing to change")
@@ -435,39 +460,105 @@ class MemoryEngine:
             embedding = self.embedder.embed([changes["content"]])[0]
             terms = textmod.tokenize(changes["content"])
         return self.store.update(
-            _as_uuid(memory_id), scope=scope, expected_version=expected_version, changes=changes,
-            embedding=embedding, terms=terms, actor=actor, reason=reason,
+            _as_uuid(memory_id),
+            scope=scope,
+            expected_version=expected_version,
+            changes=changes,
+            embedding=embedding,
+            terms=terms,
+            actor=actor,
+            reason=reason,
         )
 
     def _set_status(
-        self, scope: Scope, memory_id: uuid.UUID | str, status: MemoryStatus, action: EventAction,
-        *, expected_version: int, reason: str | None, actor: str,
+        self,
+        scope: Scope,
+        memory_id: uuid.UUID | str,
+        status: MemoryStatus,
+        action: EventAction,
+        *,
+        expected_version: int,
+        reason: str | None,
+        actor: str,
     ) -> Memory:
         return self.store.update(
-            _as_uuid(memory_id), scope=_check_scope(scope), expected_version=expected_version,
-            changes={"status": status}, actor=actor, reason=reason, action=action.value,
+            _as_uuid(memory_id),
+            scope=_check_scope(scope),
+            expected_version=expected_version,
+            changes={"status": status},
+            actor=actor,
+            reason=reason,
+            action=action.value,
         )
 
-    def archive(self, scope: Scope, memory_id: uuid.UUID | str, *, expected_version: int,
-                reason: str | None = None, actor: str = "api") -> Memory:
+    def archive(
+        self,
+        scope: Scope,
+        memory_id: uuid.UUID | str,
+        *,
+        expected_version: int,
+        reason: str | None = None,
+        actor: str = "api",
+    ) -> Memory:
         """Hide a memory from default search (kept, restorable)."""
-        return self._set_status(scope, memory_id, MemoryStatus.ARCHIVED, EventAction.ARCHIVE,
-                                expected_version=expected_version, reason=reason, actor=actor)
+        return self._set_status(
+            scope,
+            memory_id,
+            MemoryStatus.ARCHIVED,
+            EventAction.ARCHIVE,
+            expected_version=expected_version,
+            reason=reason,
+            actor=actor,
+        )
 
-    def restore(self, scope: Scope, memory_id: uuid.UUID | str, *, expected_version: int,
-                reason: str | None = None, actor: str = "api") -> Memory:
+    def restore(
+        self,
+        scope: Scope,
+        memory_id: uuid.UUID | str,
+        *,
+        expected_version: int,
+        reason: str | None = None,
+        actor: str = "api",
+    ) -> Memory:
         """Make an archived or deleted memory active again."""
-        return self._set_status(scope, memory_id, MemoryStatus.ACTIVE, EventAction.RESTORE,
-                                expected_version=expected_version, reason=reason, actor=actor)
+        return self._set_status(
+            scope,
+            memory_id,
+            MemoryStatus.ACTIVE,
+            EventAction.RESTORE,
+            expected_version=expected_version,
+            reason=reason,
+            actor=actor,
+        )
 
-    def delete(self, scope: Scope, memory_id: uuid.UUID | str, *, expected_version: int,
-               reason: str | None = None, actor: str = "api") -> Memory:
+    def delete(
+        self,
+        scope: Scope,
+        memory_id: uuid.UUID | str,
+        *,
+        expected_version: int,
+        reason: str | None = None,
+        actor: str = "api",
+    ) -> Memory:
         """Soft delete: status ``deleted`` (hidden everywhere by default; purge removes it)."""
-        return self._set_status(scope, memory_id, MemoryStatus.DELETED, EventAction.DELETE,
-                                expected_version=expected_version, reason=reason, actor=actor)
+        return self._set_status(
+            scope,
+            memory_id,
+            MemoryStatus.DELETED,
+            EventAction.DELETE,
+            expected_version=expected_version,
+            reason=reason,
+            actor=actor,
+        )
 
-    def purge(self, scope: Scope, memory_id: uuid.UUID | str, *, reason: str | None = None,
-              actor: str = "api") -> None:
+    def purge(
+        self,
+        scope: Scope,
+        memory_id: uuid.UUID | str,
+        *,
+        reason: str | None = None,
+        actor: str = "api",
+    ) -> None:
         """Hard delete: row, vector and keyword terms removed; a ``purge`` event remains."""
         self.store.purge(_as_uuid(memory_id), scope=_check_scope(scope), actor=actor, reason=reason)
 

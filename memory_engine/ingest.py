@@ -108,9 +108,7 @@ def read_openai(path: Path) -> list[Turn]:
 
 
 def _locomo_sessions(conv: dict[str, Any]) -> Iterator[tuple[int, list[dict[str, Any]], Any]]:
-    nums = sorted(
-        int(m.group(1)) for k in conv if (m := re.fullmatch(r"session_(\d+)", k))
-    )
+    nums = sorted(int(m.group(1)) for k in conv if (m := re.fullmatch(r"session_(\d+)", k)))
     for n in nums:
         yield n, conv[f"session_{n}"], conv.get(f"session_{n}_date_time")
 
@@ -121,7 +119,9 @@ def read_locomo(path: Path, conversation: str | None = None) -> dict[str, list[T
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise IngestFormatError(f"{path}: not JSON ({exc})") from exc
-    if not isinstance(data, list) or not all(isinstance(s, dict) and "conversation" in s for s in data):
+    if not isinstance(data, list) or not all(
+        isinstance(s, dict) and "conversation" in s for s in data
+    ):
         raise IngestFormatError(f"{path}: expected a LoCoMo list of samples with 'conversation'")
     out: dict[str, list[Turn]] = {}
     for sample in data:

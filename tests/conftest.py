@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from tests.support.fixtures import openai_stub  # noqa: F401  (local OpenAI-compatible stub server)
+
 # =====================================================================================
 # Tenants: unique ids per test, so tests sharing one store never see each other's rows.
 # =====================================================================================

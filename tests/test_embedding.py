@@ -23,7 +23,6 @@ from memory_engine.errors import ConfigError, EmbeddingError
 from tests.support.openai_stub import OpenAIStub, stub_vector
 
 # The ``openai_stub`` fixture (tests/conftest.py may import it as well; either way works).
-pytest_plugins = ["tests.support.fixtures"]
 
 
 def _dot(a: list[float], b: list[float]) -> float:

@@ -257,7 +257,7 @@ def test_deep_data_dir_uses_short_socket() -> None:
     base = Path(tempfile.mkdtemp(prefix="memory-engine-test-deep-"))
     deep = base.joinpath(*["a_rather_long_folder_name_segment"] * 4, "memory data")
     assert len(str(deep / ".s.PGSQL.5432")) > 108  # too long for a unix socket
-    settings = Settings(_env_file=None, data_dir=deep)  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, data_dir=deep, database_url=None)  # type: ignore[call-arg]
     try:
         url = resolve_database_url(settings)
         with psycopg.connect(url) as conn:

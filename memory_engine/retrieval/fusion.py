@@ -13,9 +13,7 @@ from collections.abc import Mapping, Sequence
 from memory_engine.models import Candidate
 
 
-def rrf_fuse(
-    legs: Mapping[str, Sequence[Candidate]], *, k: int = 60
-) -> list[Candidate]:
+def rrf_fuse(legs: Mapping[str, Sequence[Candidate]], *, k: int = 60) -> list[Candidate]:
     """Fuse ranked legs with RRF.
 
     Args:

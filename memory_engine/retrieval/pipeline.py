@@ -136,7 +136,9 @@ def run_search(
         reason = None
         if c.scores["rrf"] < options.min_score:
             reason = DROP_MIN_SCORE
-        elif set(c.ranks) <= {"dense", "fused"} and c.scores.get("cosine", 1.0) < options.min_cosine:
+        elif (
+            set(c.ranks) <= {"dense", "fused"} and c.scores.get("cosine", 1.0) < options.min_cosine
+        ):
             reason = DROP_MIN_COSINE
         elif c.memory.content_hash and c.memory.content_hash in seen_hashes:
             reason = DROP_DUPLICATE

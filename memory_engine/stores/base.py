@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from memory_engine.models import (
     Candidate,
-    Event,
     Memory,
     MemoryFilter,
     MemoryStatus,
@@ -208,5 +206,3 @@ class MemoryStore(Protocol):
     def close(self) -> None:
         """Release connections. Safe to call twice."""
         ...
-
-

@@ -37,9 +37,7 @@ def clean_text(text: object, *, max_chars: int, field: str = "text") -> str:
             limit=max_chars,
         )
     cleaned = "".join(
-        ch
-        for ch in text
-        if ch in "\t\n" or unicodedata.category(ch) not in ("Cc", "Cs")
+        ch for ch in text if ch in "\t\n" or unicodedata.category(ch) not in ("Cc", "Cs")
     )
     if not cleaned.strip():
         raise EmptyContentError(f"{field} is empty or whitespace-only", field=field)

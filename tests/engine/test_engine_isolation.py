@@ -19,7 +19,9 @@ def _all_ids(result) -> set[uuid.UUID]:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("legs", MODES)
-def test_falcon_heron_no_leg_leaks(engine: MemoryEngine, tenant_pair: tuple[str, str], legs: tuple[str, ...]) -> None:
+def test_falcon_heron_no_leg_leaks(
+    engine: MemoryEngine, tenant_pair: tuple[str, str], legs: tuple[str, ...]
+) -> None:
     a, b = (Scope.of(t) for t in tenant_pair)
     fa = engine.write(a, "Project codename is Falcon").memory_ids[0]
     hb = engine.write(b, "Project codename is Heron").memory_ids[0]
@@ -32,7 +34,9 @@ def test_falcon_heron_no_leg_leaks(engine: MemoryEngine, tenant_pair: tuple[str,
         engine.get(b, fa)
 
 
-def test_same_user_and_session_strings_never_shared(engine: MemoryEngine, tenant_pair: tuple[str, str]) -> None:
+def test_same_user_and_session_strings_never_shared(
+    engine: MemoryEngine, tenant_pair: tuple[str, str]
+) -> None:
     ta, tb = tenant_pair
     a = Scope.of(ta, user_id="alice", session_id="s1")
     b = Scope.of(tb, user_id="alice", session_id="s1")
@@ -43,17 +47,26 @@ def test_same_user_and_session_strings_never_shared(engine: MemoryEngine, tenant
 
 
 def test_user_agent_narrowing(engine: MemoryEngine, tenant: str) -> None:
-    engine.write(Scope.of(tenant, user_id="u1", agent_id="planner"), "The user's dog is called Biscuit")
-    for scope in (Scope.of(tenant, user_id="u1"), Scope.of(tenant, user_id="u1", agent_id="planner")):
+    engine.write(
+        Scope.of(tenant, user_id="u1", agent_id="planner"), "The user's dog is called Biscuit"
+    )
+    for scope in (
+        Scope.of(tenant, user_id="u1"),
+        Scope.of(tenant, user_id="u1", agent_id="planner"),
+    ):
         assert [c.memory.content for c in engine.search(scope, "dog name").memories] == [
             "The user's dog is called Biscuit"
         ]
-    assert engine.search(Scope.of(tenant, user_id="u1", agent_id="coder"), "dog name").memories == []
+    assert (
+        engine.search(Scope.of(tenant, user_id="u1", agent_id="coder"), "dog name").memories == []
+    )
     assert engine.search(Scope.of(tenant, user_id="u2"), "dog name").memories == []
 
 
 @pytest.mark.parametrize("legs", MODES)
-def test_purge_then_search_returns_the_other(engine: MemoryEngine, tenant: str, legs: tuple[str, ...]) -> None:
+def test_purge_then_search_returns_the_other(
+    engine: MemoryEngine, tenant: str, legs: tuple[str, ...]
+) -> None:
     s = Scope.of(tenant)
     first = engine.write(s, "JWT tokens expire after 15 minutes").memory_ids[0]
     second = engine.write(s, "JWT signing key rotates every month").memory_ids[0]
@@ -82,7 +95,9 @@ def test_archive_restore_cycle(engine: MemoryEngine, tenant: str) -> None:
 
 def test_purge_everything_shows_zero(engine: MemoryEngine, tenant: str) -> None:
     s = Scope.of(tenant)
-    ids = [i for t in ("alpha fact", "beta fact", "gamma fact") for i in engine.write(s, t).memory_ids]
+    ids = [
+        i for t in ("alpha fact", "beta fact", "gamma fact") for i in engine.write(s, t).memory_ids
+    ]
     for i in ids:
         engine.purge(s, i, reason="cleanup")
     for legs in MODES:

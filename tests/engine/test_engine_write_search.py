@@ -34,7 +34,9 @@ def test_chinese_keyword_and_vector(engine: MemoryEngine, tenant: str) -> None:
         ("프로젝트 메모리", ["메모리"]),
     ],
 )
-def test_cjk_keyword_queries_hit(engine: MemoryEngine, tenant: str, doc: str, queries: list[str]) -> None:
+def test_cjk_keyword_queries_hit(
+    engine: MemoryEngine, tenant: str, doc: str, queries: list[str]
+) -> None:
     s = Scope.of(tenant)
     engine.write(s, doc)
     engine.write(s, "unrelated english sentence about weather")
@@ -59,10 +61,17 @@ def test_long_chat_keeps_last_fact(engine: MemoryEngine, tenant: str) -> None:
 
 @pytest.mark.parametrize(
     ("text", "error"),
-    [("", EmptyContentError), ("  \n ", EmptyContentError), ("\x00", EmptyContentError),
-     ("x" * 5_000_000, ContentTooLargeError), (42, InvalidInputError)],
+    [
+        ("", EmptyContentError),
+        ("  \n ", EmptyContentError),
+        ("\x00", EmptyContentError),
+        ("x" * 5_000_000, ContentTooLargeError),
+        (42, InvalidInputError),
+    ],
 )
-def test_bad_inputs_are_typed_and_nothing_written(engine: MemoryEngine, tenant: str, text: object, error: type) -> None:
+def test_bad_inputs_are_typed_and_nothing_written(
+    engine: MemoryEngine, tenant: str, text: object, error: type
+) -> None:
     s = Scope.of(tenant)
     with pytest.raises(error):
         engine.write(s, text)  # type: ignore[arg-type]
@@ -122,9 +131,16 @@ def test_update_reembeds_and_checks_version(engine: MemoryEngine, tenant: str) -
     with pytest.raises(InvalidInputError):
         engine.update(s, mid, expected_version=1, content="x", reason=" ")
     preview = engine.preview_update(s, mid, content="The user's favourite colour is green")
-    assert "content" in preview["fields"] and "+The user's favourite colour is green" in preview["content_diff"]
+    assert (
+        "content" in preview["fields"]
+        and "+The user's favourite colour is green" in preview["content_diff"]
+    )
     updated = engine.update(
-        s, mid, expected_version=1, content="The user's favourite colour is green", importance=0.9,
+        s,
+        mid,
+        expected_version=1,
+        content="The user's favourite colour is green",
+        importance=0.9,
         reason="user corrected it",
     )
     assert updated.version == 2 and updated.importance == 0.9

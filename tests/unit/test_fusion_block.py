@@ -24,8 +24,14 @@ def test_rrf_matches_formula_and_orders_by_sum() -> None:
     a, b, c = _mem("a"), _mem("b"), _mem("c")
     fused = rrf_fuse(
         {
-            "dense": [Candidate(memory=a, scores={"cosine": 0.9}), Candidate(memory=b, scores={"cosine": 0.8})],
-            "keyword": [Candidate(memory=b, scores={"bm25": 3.0}), Candidate(memory=c, scores={"bm25": 1.0})],
+            "dense": [
+                Candidate(memory=a, scores={"cosine": 0.9}),
+                Candidate(memory=b, scores={"cosine": 0.8}),
+            ],
+            "keyword": [
+                Candidate(memory=b, scores={"bm25": 3.0}),
+                Candidate(memory=c, scores={"bm25": 1.0}),
+            ],
         },
         k=60,
     )
@@ -66,8 +72,14 @@ def test_block_empty_and_chinese() -> None:
 
 @pytest.mark.parametrize(
     ("text", "error"),
-    [("", EmptyContentError), ("   \n\t ", EmptyContentError), ("\x00\x00", EmptyContentError),
-     ("x" * 101, ContentTooLargeError), (123, InvalidInputError), (None, InvalidInputError)],
+    [
+        ("", EmptyContentError),
+        ("   \n\t ", EmptyContentError),
+        ("\x00\x00", EmptyContentError),
+        ("x" * 101, ContentTooLargeError),
+        (123, InvalidInputError),
+        (None, InvalidInputError),
+    ],
 )
 def test_guard_rejects(text: object, error: type[Exception]) -> None:
     with pytest.raises(error):

@@ -14,13 +14,23 @@ from memory_engine.ingest import parse_time, read_locomo, read_openai, read_text
 
 def test_openai_json_list_skips_system_and_tools(tmp_path: Path) -> None:
     p = tmp_path / "chat.json"
-    p.write_text(json.dumps([
-        {"role": "system", "content": "You are helpful"},
-        {"role": "user", "content": "我对花生过敏", "timestamp": "2024-03-01T08:00:00+08:00"},
-        {"role": "assistant", "content": [{"type": "text", "text": "Noted."}]},
-        {"role": "assistant", "content": None, "tool_calls": [{"id": "x"}]},
-        {"role": "tool", "content": "{\"result\": 1}"},
-    ], ensure_ascii=False), encoding="utf-8")
+    p.write_text(
+        json.dumps(
+            [
+                {"role": "system", "content": "You are helpful"},
+                {
+                    "role": "user",
+                    "content": "我对花生过敏",
+                    "timestamp": "2024-03-01T08:00:00+08:00",
+                },
+                {"role": "assistant", "content": [{"type": "text", "text": "Noted."}]},
+                {"role": "assistant", "content": None, "tool_calls": [{"id": "x"}]},
+                {"role": "tool", "content": '{"result": 1}'},
+            ],
+            ensure_ascii=False,
+        ),
+        encoding="utf-8",
+    )
     turns = read_openai(p)
     assert [t.speaker for t in turns] == ["user", "assistant"]
     assert turns[0].content() == 'user said, "我对花生过敏"'
@@ -49,12 +59,18 @@ def test_locomo_small_sample(tmp_path: Path) -> None:
     sample = {
         "sample_id": "conv-x",
         "conversation": {
-            "speaker_a": "Ann", "speaker_b": "Bob",
+            "speaker_a": "Ann",
+            "speaker_b": "Bob",
             "session_2_date_time": "1:14 pm on 25 May, 2023",
             "session_2": [{"speaker": "Bob", "dia_id": "D2:1", "text": "Later"}],
             "session_1_date_time": "1:56 pm on 8 May, 2023",
             "session_1": [
-                {"speaker": "Ann", "dia_id": "D1:1", "text": "Look!", "blip_caption": "a photo of a dog"},
+                {
+                    "speaker": "Ann",
+                    "dia_id": "D1:1",
+                    "text": "Look!",
+                    "blip_caption": "a photo of a dog",
+                },
             ],
         },
         "qa": [],

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from memory_engine.config import Settings
 from memory_engine.errors import ConfigError
@@ -14,7 +15,9 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_every_setting_is_in_readme_table() -> None:
-    documented = set(re.findall(r"^\| `(MEMORY_[A-Z0-9_]+)` \|", README.read_text(encoding="utf-8"), re.M))
+    documented = set(
+        re.findall(r"^\| `(MEMORY_[A-Z0-9_]+)` \|", README.read_text(encoding="utf-8"), re.M)
+    )
     expected = {f"MEMORY_{name.upper()}" for name in Settings.model_fields}
     assert expected - documented == set(), "settings missing from README"
     assert documented - expected == set(), "README documents settings that do not exist"
@@ -24,7 +27,7 @@ def test_settings_are_frozen_and_read_env(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("MEMORY_SEARCH_K", "7")
     s = Settings()
     assert s.search_k == 7
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         s.search_k = 3  # type: ignore[misc]
 
 
