@@ -23,6 +23,8 @@ browser:
 	@bash scripts/ensure-chromium.sh
 
 test: setup browser
+	$(VENV)/bin/ruff check memory_engine tests bench app.py pages
+	$(VENV)/bin/mypy memory_engine
 	$(PY) -m pytest -q
 
 lint: setup

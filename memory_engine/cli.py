@@ -6,6 +6,7 @@ with ``--json``) and exit with status 2; never a traceback for an expected failu
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import sys
@@ -57,6 +58,10 @@ def _run(fn: Callable[[], T], as_json: bool = False) -> T:
         else:
             err.print(f"[red]error:[/red] {exc.message}")
         raise typer.Exit(2) from exc
+
+
+def _advance(progress: Progress, task: Any, done: int) -> None:
+    progress.update(task, completed=done)
 
 
 def _progress() -> Progress:
@@ -118,7 +123,7 @@ def ingest(
                     results = engine.ingest(
                         scope,
                         turns,
-                        progress=lambda n, task=task: progress.update(task, completed=n),
+                        progress=functools.partial(_advance, progress, task),
                     )
                     progress.update(task, completed=len(turns))
                     created = sum(1 for r in results for o in r.outcomes if o.status == "created")

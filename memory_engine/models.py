@@ -110,7 +110,7 @@ class Scope(_Frozen):
             raise
         except Exception as exc:  # pydantic wraps validator errors
             cause = exc.__cause__ if isinstance(exc.__cause__, TenantScopeError) else None
-            errs = getattr(exc, "errors", lambda: [])()
+            errs: list[dict[str, Any]] = getattr(exc, "errors", lambda: [])()
             for err in errs:
                 ctx_err = err.get("ctx", {}).get("error")
                 if isinstance(ctx_err, TenantScopeError):

@@ -15,6 +15,7 @@ Rules every implementation keeps (checked by ``tests/conformance``):
 
 from __future__ import annotations
 
+import builtins
 import uuid
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
@@ -164,7 +165,7 @@ class MemoryStore(Protocol):
         scope: Scope,
         k: int,
         statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
-    ) -> list[Candidate]:
+    ) -> builtins.list[Candidate]:
         """Nearest memories by cosine; returns min(k, matching rows), scores ``cosine``."""
         ...
 
@@ -175,7 +176,7 @@ class MemoryStore(Protocol):
         scope: Scope,
         k: int,
         statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
-    ) -> list[Candidate]:
+    ) -> builtins.list[Candidate]:
         """BM25 (k1=1.2, b=0.75) over stored terms, computed by the store; scores ``bm25``."""
         ...
 

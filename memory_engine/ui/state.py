@@ -182,7 +182,7 @@ class CursorStack:
 @st.cache_resource(show_spinner=False)
 def get_engine() -> MemoryEngine:
     """The one engine of this server process (settings from ``MEMORY_*`` env / ``.env``)."""
-    return MemoryEngine(Settings())  # type: ignore[call-arg]  # values come from MEMORY_* env
+    return MemoryEngine(Settings())  # values come from MEMORY_* env
 
 
 @st.cache_data(ttl=TENANT_COUNTS_TTL_S, show_spinner=False)
