@@ -114,3 +114,22 @@ def test_exact_duplicate_is_reported(engine: MemoryEngine, tenant: str) -> None:
     assert again.outcomes[0].status == "duplicate"
     assert again.outcomes[0].existing_id == first.outcomes[0].memory_id
     assert engine.list(s).total == 1
+
+
+def test_twenty_concurrent_writes_survive_restart(pg_settings_factory, tenant: str) -> None:  # type: ignore[no-untyped-def]
+    """FAILURES.md section 10: 20 concurrent writes -> 20 memories, readable after restart."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    settings = pg_settings_factory()
+    s = Scope.of(tenant)
+    with MemoryEngine(settings) as eng:
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            results = list(
+                pool.map(lambda i: eng.write(s, f"concurrent fact number {i}"), range(20))
+            )
+        assert all(r.outcomes[0].status == "created" for r in results)
+    with MemoryEngine(settings) as eng:  # a new engine = a new pool on the same database
+        page = eng.list(s, limit=50)
+        assert page.total == 20
+        assert {m.content for m in page.items} == {f"concurrent fact number {i}" for i in range(20)}
+        assert all(len(eng.history(s, m.id).items) == 1 for m in page.items)
