@@ -95,7 +95,8 @@ def main() -> None:
     for cid in wanted:
         scope = Scope.of(f"locomo-{cid}")
         if engine.store.count(scope=scope) == 0:
-            engine.ingest(scope, convs[cid])
+            with tqdm(total=len(convs[cid]), desc=f"ingest {cid}", file=sys.stderr) as bar:
+                engine.ingest(scope, convs[cid], progress=lambda n, bar=bar: bar.update(n - bar.n))
         n_turns += len(convs[cid])
     ingest_s = time.perf_counter() - t0
 
