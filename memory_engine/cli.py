@@ -194,7 +194,7 @@ def search(
             f"{c.scores['rrf']:.4f}",
         )
     out.print(table)
-    out.print(result.block, markup=False, highlight=False)
+    print(result.block)  # the exact block, never re-wrapped by the terminal renderer
 
 
 @app.command()

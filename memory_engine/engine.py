@@ -16,10 +16,12 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from pydantic import ValidationError
+
 from memory_engine import text as textmod
 from memory_engine.config import Settings
 from memory_engine.embedding.base import Embedder
-from memory_engine.errors import InvalidInputError, MemoryEngineError
+from memory_engine.errors import InvalidInputError, error_from_dict
 from memory_engine.ingest import Turn
 from memory_engine.models import (
     EventAction,
@@ -39,6 +41,9 @@ from memory_engine.write.guard import clean_text
 from memory_engine.write.raw import Extractor, WriteRequest, WriteResult, raw_extractor, write_batch
 
 log = logging.getLogger(__name__)
+
+#: Longest accepted search query, in characters.
+MAX_QUERY_CHARS = 4000
 
 EDITABLE_FIELDS = ("content", "importance", "memory_type", "tags", "entities", "confidence")
 
@@ -152,7 +157,7 @@ class MemoryEngine:
         )
         result = self.write_many(scope, [req], actor=actor, reason=reason)[0]
         if result.error:
-            raise MemoryEngineError(result.error["message"], **result.error.get("details", {}))
+            raise error_from_dict(result.error)
         return result
 
     def write_many(
@@ -221,8 +226,10 @@ class MemoryEngine:
             raise InvalidInputError(f"k must be <= {s.search_max_k}", k=base["k"])
         try:
             return SearchOptions(**base)
-        except ValueError as exc:
-            raise InvalidInputError(f"invalid search options: {exc}") from exc
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(p) for p in first.get("loc", ()))
+            raise InvalidInputError(f"invalid {field}: {first.get('msg')}", field=field) from exc
 
     def search(
         self,
@@ -249,7 +256,9 @@ class MemoryEngine:
             EmptyContentError, InvalidInputError, EmbeddingMismatchError, StoreError.
         """
         scope = _check_scope(scope)
-        query = clean_text(query, max_chars=4000, field="query")
+        query = clean_text(
+            query, max_chars=MAX_QUERY_CHARS, field="query", limit_name="maximum query length"
+        )
         opts = options or self.search_options(
             k=k,
             legs=tuple(legs) if legs is not None else None,

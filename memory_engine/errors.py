@@ -78,7 +78,7 @@ class VersionConflictError(MemoryEngineError):
 class EmbeddingMismatchError(MemoryEngineError):
     """Raised when the configured embedder's model name or dimension differs from the store's.
 
-    Fix: configure the recorded model, or run ``memory-engine reembed``.
+    Fix: configure the recorded model and dimension again, or re-embed into a new store.
     """
 
     code = "embedding_mismatch"
@@ -106,3 +106,20 @@ class IngestFormatError(InvalidInputError):
     """Raised when an ingest file does not match its declared format."""
 
     code = "ingest_format_error"
+
+
+def _all_subclasses(cls: type[MemoryEngineError]) -> list[type[MemoryEngineError]]:
+    out = [cls]
+    for sub in cls.__subclasses__():
+        out.extend(_all_subclasses(sub))
+    return out
+
+
+def error_from_dict(data: dict[str, Any]) -> MemoryEngineError:
+    """Rebuild the typed error from its canonical shape (``to_dict`` output).
+
+    Unknown codes give the base ``MemoryEngineError``.
+    """
+    by_code = {c.code: c for c in _all_subclasses(MemoryEngineError)}
+    cls = by_code.get(str(data.get("error")), MemoryEngineError)
+    return cls(str(data.get("message", "")), **dict(data.get("details") or {}))

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from dateutil import parser as dateparser
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memory_engine.errors import IngestFormatError
 
@@ -46,6 +46,28 @@ class Turn(BaseModel):
         return f'{self.speaker} said, "{body}"' if self.speaker else body
 
 
+def _read(path: Path) -> str:
+    """File text as UTF-8. Raises IngestFormatError for unreadable or non-UTF-8 files."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise IngestFormatError(
+            f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from exc
+    except OSError as exc:
+        raise IngestFormatError(f"{path}: cannot read ({exc.strerror})") from exc
+
+
+def _turn(where: str, **fields: Any) -> Turn:
+    """Build a Turn, turning a validation failure into IngestFormatError naming ``where``."""
+    try:
+        return Turn(**fields)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first.get("loc", ()))
+        raise IngestFormatError(f"{where}: field {loc!r}: {first.get('msg')}") from exc
+
+
 def parse_time(value: Any) -> datetime | None:
     """Parse a timestamp (ISO 8601, LoCoMo's "1:56 pm on 8 May, 2023", epoch seconds) to UTC.
 
@@ -53,6 +75,8 @@ def parse_time(value: Any) -> datetime | None:
     """
     if value in (None, ""):
         return None
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise IngestFormatError(f"unreadable timestamp {value!r}")
     try:
         if isinstance(value, (int, float)):
             return datetime.fromtimestamp(float(value), UTC)
@@ -75,7 +99,7 @@ def _message_text(content: Any) -> str:
 
 def read_openai(path: Path) -> list[Turn]:
     """Read OpenAI chat messages (JSON list, ``{"messages": [...]}`` or JSONL)."""
-    raw = path.read_text(encoding="utf-8")
+    raw = _read(path)
     try:
         data: Any = json.loads(raw)
     except json.JSONDecodeError:
@@ -97,8 +121,9 @@ def read_openai(path: Path) -> list[Turn]:
         if not text.strip():
             continue
         turns.append(
-            Turn(
-                speaker=msg.get("name") or msg["role"],
+            _turn(
+                f"{path}: message {i}",
+                speaker=str(msg.get("name") or msg["role"]),
                 text=text,
                 observed_at=parse_time(msg.get("timestamp") or msg.get("created_at")),
                 turn_id=str(msg.get("id", i)),
@@ -116,7 +141,7 @@ def _locomo_sessions(conv: dict[str, Any]) -> Iterator[tuple[int, list[dict[str,
 def read_locomo(path: Path, conversation: str | None = None) -> dict[str, list[Turn]]:
     """Read LoCoMo samples: ``sample_id`` -> turns (one per utterance), in session order."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(_read(path))
     except json.JSONDecodeError as exc:
         raise IngestFormatError(f"{path}: not JSON ({exc})") from exc
     if not isinstance(data, list) or not all(
@@ -129,14 +154,22 @@ def read_locomo(path: Path, conversation: str | None = None) -> dict[str, list[T
         if conversation and sid != conversation:
             continue
         turns = []
-        for n, session, when in _locomo_sessions(sample["conversation"]):
+        conv = sample["conversation"]
+        if not isinstance(conv, dict):
+            raise IngestFormatError(f"{path}: {sid}: 'conversation' must be an object")
+        for n, session, when in _locomo_sessions(conv):
             observed = parse_time(when)
-            for utt in session:
+            if not isinstance(session, list):
+                raise IngestFormatError(f"{path}: {sid}: session_{n} must be a list")
+            for j, utt in enumerate(session):
+                if not isinstance(utt, dict):
+                    raise IngestFormatError(f"{path}: {sid}: session_{n}[{j}] must be an object")
                 meta = {"session": n}
                 if utt.get("blip_caption"):
                     meta["image_caption"] = utt["blip_caption"]
                 turns.append(
-                    Turn(
+                    _turn(
+                        f"{path}: {sid}: session_{n}[{j}]",
                         speaker=utt.get("speaker"),
                         text=utt.get("text", ""),
                         observed_at=observed,
@@ -155,5 +188,5 @@ def read_locomo(path: Path, conversation: str | None = None) -> dict[str, list[T
 
 def read_text(path: Path) -> list[Turn]:
     """Plain text: one turn per paragraph (blank-line separated)."""
-    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", path.read_text(encoding="utf-8"))]
+    paragraphs = [p.strip() for p in re.split(r"\n\s*\n", _read(path))]
     return [Turn(text=p, turn_id=f"p{i}") for i, p in enumerate(paragraphs) if p]

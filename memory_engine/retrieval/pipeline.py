@@ -91,21 +91,23 @@ def run_search(
     legs: dict[str, list[Candidate]] = {}
     t_all = time.perf_counter()
 
+    t0 = time.perf_counter()
     terms = textmod.query_terms(query)
+    timings["terms"] = (time.perf_counter() - t0) * 1000
+    # Each leg recalls at least k candidates, so a large k is never silently capped.
+    depth = max(options.candidates_per_leg, options.k)
     if "dense" in options.legs and embedder is not None:
         t0 = time.perf_counter()
         vector = embedder.embed([query])[0]
         timings["embed_query"] = (time.perf_counter() - t0) * 1000
         t0 = time.perf_counter()
-        legs["dense"] = store.dense_search(
-            vector, scope=scope, k=options.candidates_per_leg, statuses=options.statuses
-        )
+        legs["dense"] = store.dense_search(vector, scope=scope, k=depth, statuses=options.statuses)
         timings["dense"] = (time.perf_counter() - t0) * 1000
     if "keyword" in options.legs:
         t0 = time.perf_counter()
         if terms:
             legs["keyword"] = store.keyword_search(
-                terms, scope=scope, k=options.candidates_per_leg, statuses=options.statuses
+                terms, scope=scope, k=depth, statuses=options.statuses
             )
         else:
             legs["keyword"] = []

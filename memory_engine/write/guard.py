@@ -13,13 +13,16 @@ from memory_engine.errors import ContentTooLargeError, EmptyContentError, Invali
 MEMORY_TOOL_PREFIXES = ("memory_write", "memory_search", "memory_update", "memory_delete")
 
 
-def clean_text(text: object, *, max_chars: int, field: str = "text") -> str:
+def clean_text(
+    text: object, *, max_chars: int, field: str = "text", limit_name: str = "MEMORY_MAX_INPUT_CHARS"
+) -> str:
     """Return ``text`` with NUL and other C0 control characters (except tab/newline) removed.
 
     Args:
         text: caller input; must be ``str``.
         max_chars: largest accepted length in characters (before cleaning).
         field: name used in error messages.
+        limit_name: where the limit comes from, named in the error message.
 
     Raises:
         InvalidInputError: not a string.
@@ -30,8 +33,7 @@ def clean_text(text: object, *, max_chars: int, field: str = "text") -> str:
         raise InvalidInputError(f"{field} must be a string, got {type(text).__name__}", field=field)
     if len(text) > max_chars:
         raise ContentTooLargeError(
-            f"{field} has {len(text):,} characters; the limit is {max_chars:,} "
-            "(MEMORY_MAX_INPUT_CHARS)",
+            f"{field} has {len(text):,} characters; the limit is {max_chars:,} ({limit_name})",
             field=field,
             length=len(text),
             limit=max_chars,

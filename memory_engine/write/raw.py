@@ -6,6 +6,7 @@ one guarded input into facts; raw mode's extractor returns the chunks as episodi
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -101,6 +102,22 @@ def raw_extractor(settings: Settings) -> Extractor:
     return extract
 
 
+def check_metadata(metadata: dict[str, Any], *, max_bytes: int = 16_384) -> None:
+    """Refuse metadata that is not a JSON object of at most ``max_bytes`` (UTF-8).
+
+    Raises:
+        InvalidInputError: not JSON-serialisable, or too large.
+    """
+    try:
+        encoded = json.dumps(metadata, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInputError(f"metadata must be JSON-serialisable: {exc}") from exc
+    if len(encoded.encode("utf-8")) > max_bytes:
+        raise InvalidInputError(
+            f"metadata is larger than {max_bytes} bytes", size=len(encoded.encode("utf-8"))
+        )
+
+
 def write_batch(
     requests: Sequence[WriteRequest],
     *,
@@ -129,6 +146,7 @@ def write_batch(
             if not isinstance(req, WriteRequest):
                 raise InvalidInputError(f"item {i} is not a WriteRequest", index=i)
             cleaned = clean_text(req.text, max_chars=settings.max_input_chars)
+            check_metadata(req.metadata)
             for mem in extractor(scope, req, cleaned):
                 pending.append((i, mem.model_copy(update={"embedding_model": embedder.model_name})))
             results[i] = WriteResult(index=i)
@@ -148,18 +166,31 @@ def write_batch(
     if current:
         groups.append(current)
     done_items: set[int] = set()
+    failed: dict[int, dict[str, Any]] = {}
     for batch in groups:
-        vectors = embedder.embed([m.content for _, m in batch])
-        items = [
-            NewMemory(memory=m, embedding=tuple(v), terms=tuple(textmod.tokenize(m.content)))
-            for (_, m), v in zip(batch, vectors, strict=True)
-        ]
-        stored = store.insert(items, scope=scope, actor=actor, reason=reason)
+        try:
+            vectors = embedder.embed([m.content for _, m in batch])
+            items = [
+                NewMemory(memory=m, embedding=tuple(v), terms=tuple(textmod.tokenize(m.content)))
+                for (_, m), v in zip(batch, vectors, strict=True)
+            ]
+            stored = store.insert(items, scope=scope, actor=actor, reason=reason)
+        except MemoryEngineError as exc:
+            # This group's transaction did not commit: its requests get the typed error and
+            # no memory of theirs exists; other groups are unaffected.
+            for idx, _ in batch:
+                failed[idx] = exc.to_dict()
+                outcomes[idx] = []
+            if progress:
+                progress(len(done_items) + len(failed))
+            continue
         for (idx, _), outcome in zip(batch, stored, strict=True):
             outcomes[idx].append(outcome)
             done_items.add(idx)
         if progress:
-            progress(len(done_items))
+            progress(len(done_items) + len(failed))
+    for idx, error in failed.items():
+        results[idx] = WriteResult(index=idx, error=error)
     return [
         results[i].model_copy(update={"outcomes": outcomes[i]}) if results[i].ok else results[i]
         for i in sorted(results)

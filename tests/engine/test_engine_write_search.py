@@ -152,3 +152,48 @@ def test_update_reembeds_and_checks_version(engine: MemoryEngine, tenant: str) -
     history = engine.history(s, mid).items
     assert [e.action.value for e in history] == ["create", "update"]
     assert history[1].reason == "user corrected it"
+
+
+def test_batch_bad_metadata_is_typed_and_others_stored(engine: MemoryEngine, tenant: str) -> None:
+    s = Scope.of(tenant)
+    reqs = [WriteRequest(text=f"batch fact {i}") for i in range(40)]
+    reqs[35] = WriteRequest(text="bad metadata item", metadata={"x": {1, 2}})
+    results = engine.write_many(s, reqs)
+    assert results[35].error and results[35].error["error"] == "invalid_input"
+    assert sum(r.ok for r in results) == 39
+    assert engine.list(s).total == 39
+
+
+def test_failed_embedding_group_leaves_nothing_half_written(
+    pg_settings_factory,
+    openai_stub,
+    tenant: str,  # type: ignore[no-untyped-def]
+) -> None:
+    settings = pg_settings_factory(
+        embedder="openai_compat",
+        embedding_base_url=openai_stub.base_url,
+        embedding_model="stub-8",
+        embedding_dim=8,
+        embedding_batch_size=8,
+    )
+    s = Scope.of(tenant)
+    with MemoryEngine(settings) as eng:
+        eng.write(s, "warm up")  # records the model
+        openai_stub.fail_always(status=500)
+        with pytest.raises(Exception) as info:
+            eng.write(s, "this one cannot be embedded")
+        assert type(info.value).__name__ == "EmbeddingError"
+        openai_stub.reset()
+        openai_stub.fail_next(4, status=500)  # the embedder's retries all fail for group 1
+        results = eng.write_many(s, [WriteRequest(text=f"grouped fact {i}") for i in range(20)])
+        failed = [r.index for r in results if not r.ok]
+        assert failed == list(range(8))
+        assert all(r.error and r.error["error"] == "embedding_error" for r in results[:8])
+        assert eng.list(s).total == 1 + 12
+
+
+def test_large_k_is_not_capped_by_leg_depth(engine: MemoryEngine, tenant: str) -> None:
+    s = Scope.of(tenant)
+    engine.write_many(s, [WriteRequest(text=f"orange note number {i}") for i in range(70)])
+    res = engine.search(s, "orange note", k=65, candidates_per_leg=10, token_budget=0)
+    assert len(res.memories) == 65

@@ -97,3 +97,35 @@ def test_parse_time_variants() -> None:
     assert parse_time("2023-05-24").tzinfo is not None
     with pytest.raises(IngestFormatError):
         parse_time("not a date")
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        [
+            {
+                "sample_id": "c",
+                "conversation": {"session_1": [{"speaker": "A", "dia_id": "D1:1", "text": 123}]},
+            }
+        ],
+        [{"sample_id": "c", "conversation": {"session_1": ["just a string"]}}],
+        [{"sample_id": "c", "conversation": [1, 2]}],
+        [{"sample_id": "c", "conversation": {"session_1": {"not": "a list"}}}],
+    ],
+)
+def test_locomo_malformed_is_typed(tmp_path: Path, payload: object) -> None:
+    p = tmp_path / "bad.json"
+    p.write_text(json.dumps(payload))
+    with pytest.raises(IngestFormatError):
+        read_locomo(p)
+
+
+def test_non_utf8_and_bool_timestamp_are_typed(tmp_path: Path) -> None:
+    p = tmp_path / "latin1.txt"
+    p.write_bytes("café".encode("latin-1"))
+    with pytest.raises(IngestFormatError, match="UTF-8"):
+        read_text(p)
+    q = tmp_path / "chat.json"
+    q.write_text(json.dumps([{"role": "user", "content": "hi", "timestamp": True}]))
+    with pytest.raises(IngestFormatError):
+        read_openai(q)
