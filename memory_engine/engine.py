@@ -568,7 +568,11 @@ class MemoryEngine:
         reason: str | None = None,
         actor: str = "api",
     ) -> None:
-        """Hard delete: row, vector and keyword terms removed; a ``purge`` event remains."""
+        """Hard delete: row, vector and keyword terms removed; a ``purge`` event remains.
+
+        Not yet an erasure: earlier audit events' snapshots and stored search traces still hold
+        the content (redacting them is part of verified deletion, a separate lifecycle job).
+        """
         self.store.purge(_as_uuid(memory_id), scope=_check_scope(scope), actor=actor, reason=reason)
 
 
