@@ -24,7 +24,8 @@ class Settings(BaseSettings):
 
     # --- store ---
     store: Literal["postgres", "qdrant"] = Field(
-        "postgres", description="Store backend: postgres (qdrant is planned, not in this release)."
+        "postgres",
+        description="Store backend: postgres (default) or qdrant (server URL or local folder).",
     )
     data_dir: Path = Field(
         Path(".memory"), description="Folder of the embedded PostgreSQL (pgserver) data."
@@ -49,6 +50,25 @@ class Settings(BaseSettings):
     )
     trace_retention: int = Field(
         1000, ge=0, description="Search traces kept per tenant (oldest removed first)."
+    )
+    qdrant_url: str | None = Field(
+        None, description="Qdrant server or cluster URL (store=qdrant); unset = local mode."
+    )
+    qdrant_api_key: SecretStr | None = Field(None, description="API key of the Qdrant server.")
+    qdrant_path: str | None = Field(
+        None,
+        description="Qdrant local-mode folder (store=qdrant, no URL); ':memory:' = in memory; "
+        "unset = data_dir/qdrant.",
+    )
+    qdrant_collection_prefix: str = Field(
+        "memory",
+        pattern=r"^[A-Za-z0-9_-]{1,48}$",
+        description="Prefix of the Qdrant collection names (<prefix>_memories, _events, ...).",
+    )
+    qdrant_local_warn_points: int = Field(
+        20_000,
+        ge=0,
+        description="Log a warning when a local-mode collection holds more points than this.",
     )
 
     # --- embedding ---
@@ -108,6 +128,8 @@ class Settings(BaseSettings):
                 "embedder=openai_compat needs MEMORY_EMBEDDING_BASE_URL, "
                 "MEMORY_EMBEDDING_MODEL and MEMORY_EMBEDDING_DIM"
             )
+        if self.qdrant_url and self.qdrant_path:
+            raise ConfigError("set MEMORY_QDRANT_URL or MEMORY_QDRANT_PATH, not both")
         if self.search_k > self.search_max_k:
             raise ConfigError("search_k must not exceed search_max_k")
         return self

@@ -138,3 +138,78 @@ def pg_store_factory(pg_settings_factory: Callable[..., Any]) -> Iterator[Callab
     yield make
     for store in made:
         store.close()
+
+
+# =====================================================================================
+# Qdrant store (memory_engine.stores.qdrant): local mode in memory (":memory:") or in a
+# pytest tmp folder, and a server only when MEMORY_TEST_QDRANT_URL is set (skipped
+# otherwise; every store on it gets its own collection prefix, dropped at the end).
+# =====================================================================================
+
+#: The Qdrant flavours the conformance suite runs on.
+QDRANT_KINDS = ("qdrant_memory", "qdrant_path", "qdrant_server")
+
+
+@pytest.fixture(scope="session")
+def qdrant_settings_factory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """Factory: ``qdrant_settings_factory(kind, **overrides)`` -> Settings of a NEW empty
+    Qdrant store of ``kind`` (``qdrant_memory``, ``qdrant_path`` or ``qdrant_server``)."""
+    import os
+
+    from memory_engine.config import Settings
+
+    server_prefixes: list[str] = []
+    url = os.environ.get("MEMORY_TEST_QDRANT_URL")
+
+    def make(kind: str, **overrides: Any) -> Settings:
+        values: dict[str, Any] = {"store": "qdrant", "qdrant_url": None, "qdrant_path": None}
+        if kind == "qdrant_memory":
+            values["qdrant_path"] = ":memory:"
+        elif kind == "qdrant_path":
+            values["qdrant_path"] = str(tmp_path_factory.mktemp("qdrant"))
+        elif kind == "qdrant_server":
+            if not url:
+                pytest.skip("MEMORY_TEST_QDRANT_URL is not set")
+            prefix = f"t{uuid.uuid4().hex[:12]}"
+            server_prefixes.append(prefix)
+            values.update(qdrant_url=url, qdrant_collection_prefix=prefix)
+        else:  # pragma: no cover
+            raise ValueError(kind)
+        values.update(overrides)
+        return Settings(_env_file=None, **values)  # type: ignore[call-arg]
+
+    yield make
+    if url and server_prefixes:  # pragma: no cover - needs a server
+        from qdrant_client import QdrantClient
+
+        client = QdrantClient(url=url, api_key=os.environ.get("MEMORY_TEST_QDRANT_API_KEY"))
+        for c in client.get_collections().collections:
+            if any(c.name.startswith(f"{p}_") for p in server_prefixes):
+                client.delete_collection(c.name)
+        client.close()
+
+
+def open_qdrant_store(settings: Any, client: Any = None) -> Any:
+    """A QdrantStore on ``settings``; a ``":memory:"`` store runs on ``client`` when given
+    (so a test can reopen the same in-memory data)."""
+    from memory_engine.stores.qdrant import QdrantStore
+
+    return QdrantStore(settings, client=client)
+
+
+@pytest.fixture(scope="session")
+def qdrant_shared_store(qdrant_settings_factory: Callable[..., Any]) -> Iterator[Any]:
+    """Factory: ``qdrant_shared_store(kind)`` -> the session-wide QdrantStore of that kind,
+    embedding fixed to (PG_TEST_MODEL, PG_TEST_DIM). Isolate tests with unique tenants."""
+    stores: dict[str, Any] = {}
+
+    def get(kind: str) -> Any:
+        if kind not in stores:
+            store = open_qdrant_store(qdrant_settings_factory(kind))
+            store.ensure_embedding(PG_TEST_MODEL, PG_TEST_DIM)
+            stores[kind] = store
+        return stores[kind]
+
+    yield get
+    for store in stores.values():
+        store.close()

@@ -18,4 +18,8 @@ def build_store(settings: Settings) -> MemoryStore:
         from memory_engine.stores.postgres import PostgresStore
 
         return PostgresStore(settings)
+    if settings.store == "qdrant":
+        from memory_engine.stores.qdrant import QdrantStore
+
+        return QdrantStore(settings)
     raise ConfigError(f"store {settings.store!r} is not available in this build")

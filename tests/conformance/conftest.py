@@ -7,6 +7,7 @@ store on fresh, empty storage with settings overrides, and how to reopen it). Te
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -14,9 +15,17 @@ import numpy as np
 import pytest
 
 from memory_engine.stores.base import MemoryStore
-from tests.conftest import PG_TEST_DIM, PG_TEST_MODEL
+from tests.conftest import PG_TEST_DIM, PG_TEST_MODEL, QDRANT_KINDS, open_qdrant_store
 
-STORES = ["postgres"]
+_SERVER = pytest.mark.skipif(
+    not os.environ.get("MEMORY_TEST_QDRANT_URL"), reason="MEMORY_TEST_QDRANT_URL is not set"
+)
+STORES = [
+    "postgres",
+    "qdrant_memory",  # qdrant-client local mode, in memory
+    "qdrant_path",  # local mode in a tmp folder
+    pytest.param("qdrant_server", marks=_SERVER),  # a real server (MEMORY_TEST_QDRANT_URL)
+]
 
 #: Model and dimension the shared ``store`` is fixed to.
 MODEL = PG_TEST_MODEL
@@ -31,6 +40,7 @@ class _StoreFactory:
         self._request = request
         self._open: list[MemoryStore] = []
         self._settings: dict[int, Any] = {}
+        self._clients: dict[int, Any] = {}  # ":memory:" stores: the client a reopen reuses
 
     def new(self, **settings_overrides: Any) -> MemoryStore:
         """A store on new, empty storage (no embedding recorded yet)."""
@@ -40,6 +50,17 @@ class _StoreFactory:
 
             settings = make_settings(**settings_overrides)
             store: MemoryStore = PostgresStore(settings)
+        elif self.backend in QDRANT_KINDS:
+            settings = self._request.getfixturevalue("qdrant_settings_factory")(
+                self.backend, **settings_overrides
+            )
+            client = None
+            if self.backend == "qdrant_memory":
+                from qdrant_client import QdrantClient
+
+                client = QdrantClient(location=":memory:")
+            store = open_qdrant_store(settings, client)
+            self._clients[id(store)] = client
         else:  # pragma: no cover - new backends plug in here
             raise NotImplementedError(self.backend)
         self._settings[id(store)] = settings
@@ -54,6 +75,10 @@ class _StoreFactory:
             from memory_engine.stores.postgres import PostgresStore
 
             again: MemoryStore = PostgresStore(settings)
+        elif self.backend in QDRANT_KINDS:
+            client = self._clients[id(store)]
+            again = open_qdrant_store(settings, client)
+            self._clients[id(again)] = client
         else:  # pragma: no cover
             raise NotImplementedError(self.backend)
         self._settings[id(again)] = settings
@@ -63,6 +88,8 @@ class _StoreFactory:
     def close_all(self) -> None:
         for store in self._open:
             store.close()
+        for client in {id(c): c for c in self._clients.values() if c is not None}.values():
+            client.close()
 
 
 @pytest.fixture(params=STORES)
@@ -79,6 +106,9 @@ def store(request: pytest.FixtureRequest) -> MemoryStore:
     if request.param == "postgres":
         shared: MemoryStore = request.getfixturevalue("pg_store")
         return shared
+    if request.param in QDRANT_KINDS:
+        qdrant: MemoryStore = request.getfixturevalue("qdrant_shared_store")(request.param)
+        return qdrant
     raise NotImplementedError(request.param)  # pragma: no cover
 
 
