@@ -57,8 +57,7 @@ class Settings(BaseSettings):
     qdrant_api_key: SecretStr | None = Field(None, description="API key of the Qdrant server.")
     qdrant_path: str | None = Field(
         None,
-        description="Qdrant local-mode folder (store=qdrant, no URL); ':memory:' = in memory; "
-        "unset = data_dir/qdrant.",
+        description="Qdrant local-mode folder (store=qdrant, no URL); ':memory:' = in memory.",
     )
     qdrant_collection_prefix: str = Field(
         "memory",
@@ -130,6 +129,11 @@ class Settings(BaseSettings):
             )
         if self.qdrant_url and self.qdrant_path:
             raise ConfigError("set MEMORY_QDRANT_URL or MEMORY_QDRANT_PATH, not both")
+        if self.store == "qdrant" and not (self.qdrant_url or self.qdrant_path):
+            raise ConfigError(
+                "store=qdrant needs MEMORY_QDRANT_URL (a server) or MEMORY_QDRANT_PATH "
+                "(a local-mode folder, or :memory:)"
+            )
         if self.search_k > self.search_max_k:
             raise ConfigError("search_k must not exceed search_max_k")
         return self

@@ -453,8 +453,9 @@ def test_unreachable_server_is_a_typed_error() -> None:
         )
 
 
-def test_default_folder_is_under_data_dir(tmp_path: Path) -> None:
-    settings = Settings(_env_file=None, store="qdrant", data_dir=tmp_path)  # type: ignore[call-arg]
-    with QdrantStore(settings) as store:
-        assert store.location == str(tmp_path / "qdrant")
-    assert (tmp_path / "qdrant" / ".lock").exists()
+def test_qdrant_needs_a_url_or_a_path(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="MEMORY_QDRANT_PATH"):
+        Settings(_env_file=None, store="qdrant", qdrant_url=None, qdrant_path=None)  # type: ignore[call-arg]
+    with QdrantStore(_settings(str(tmp_path / "q"))) as store:
+        assert store.location == str(tmp_path / "q")
+    assert (tmp_path / "q" / ".lock").exists()

@@ -1,7 +1,7 @@
 """Qdrant implementation of :class:`memory_engine.stores.base.MemoryStore`.
 
 Backends: a Qdrant server or cluster (``qdrant_url``, ``qdrant_api_key``) or qdrant-client's
-local mode (``qdrant_path``; ``":memory:"`` = in memory; default ``data_dir/qdrant``). Local
+local mode (``qdrant_path``; ``":memory:"`` = in memory). Local
 mode is exact, pure Python and single-process (a second process on the same folder gets
 StoreUnavailableError); it is meant for tests and small demos and logs a warning when a
 collection holds more than ``qdrant_local_warn_points`` points.
@@ -89,7 +89,7 @@ class QdrantStore(QdrantOps):
     """Memories, events and traces in Qdrant, isolated by a tenant filter in every query.
 
     Args:
-        settings: engine settings (qdrant_url/qdrant_api_key or qdrant_path or data_dir,
+        settings: engine settings (qdrant_url/qdrant_api_key or qdrant_path,
             qdrant_collection_prefix, qdrant_local_warn_points, trace_retention,
             list_max_limit, rrf_k).
         client: an open client to use instead of opening one from ``settings`` (the caller

@@ -13,7 +13,6 @@ import logging
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -58,13 +57,6 @@ def qdrant_errors() -> Iterator[None]:
         raise StoreError(f"Qdrant error: {exc}") from exc
 
 
-def local_location(settings: Settings) -> str:
-    """Folder (or ``":memory:"``) of local mode: ``qdrant_path`` or ``data_dir/qdrant``."""
-    if settings.qdrant_path:
-        return settings.qdrant_path
-    return str(Path(settings.data_dir) / "qdrant")
-
-
 def open_client(settings: Settings) -> tuple[QdrantClient, bool, str]:
     """Open the client of ``settings``: a server when ``qdrant_url`` is set, else local mode.
 
@@ -89,7 +81,9 @@ def open_client(settings: Settings) -> tuple[QdrantClient, bool, str]:
                 f"cannot reach Qdrant at {url}: {exc.message}", url=url
             ) from exc
         return client, False, url
-    location = local_location(settings)
+    location = settings.qdrant_path
+    if not location:  # Settings refuses store=qdrant without a URL or a path
+        raise StoreUnavailableError("no Qdrant URL or local path configured")
     try:
         if location == ":memory:":
             client = QdrantClient(location=":memory:")
