@@ -43,7 +43,7 @@ def _on_lang_changed() -> None:
 
 
 def sidebar(lang: str, tenant: str | None) -> None:
-    """Language switch, tenant selector (known tenants + typed id) and the store's name."""
+    """Language switch, tenant selector (the largest tenants + a typed id) and the store."""
     st.session_state[W_LANG] = lang
     st.sidebar.radio(
         t("sidebar.language", lang),
@@ -64,7 +64,7 @@ def sidebar(lang: str, tenant: str | None) -> None:
     except Exception as exc:  # noqa: BLE001 - e.g. a bad MEMORY_* variable: show, don't crash
         st.sidebar.warning(error_message(exc, lang))
 
-    options = state.tenant_options(counts, tenant)
+    options = state.tenant_options(counts, tenant, limit=state.MAX_TENANT_OPTIONS)
 
     def label(value: str) -> str:
         if value in counts:
@@ -87,9 +87,16 @@ def sidebar(lang: str, tenant: str | None) -> None:
         on_change=_on_tenant_typed,
         help=t("sidebar.tenant_input_help", lang),
     )
+    if len(counts) > state.MAX_TENANT_OPTIONS:
+        st.sidebar.caption(
+            t("sidebar.tenants_cut", lang, shown=state.MAX_TENANT_OPTIONS, total=len(counts))
+        )
     bad = st.session_state.get(TENANT_ERROR)
     if bad:
         st.sidebar.error(t("sidebar.tenant_invalid", lang, tenant=bad))
+    bad_url = st.session_state.get(state.SS_TENANT_URL_ERROR)
+    if bad_url and tenant is None:
+        st.sidebar.error(t("sidebar.tenant_url_invalid", lang, tenant=bad_url[:80]))
 
     if engine is not None:
         try:

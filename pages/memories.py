@@ -21,12 +21,20 @@ EXPORT_MAX_ROWS = 50_000
 W_TYPES, W_STATUSES, W_SOURCES = "mi_f_types", "mi_f_statuses", "mi_f_sources"
 W_TEXT, W_DATES, W_SIZE, W_MEMORY = "mi_f_text", "mi_f_dates", "mi_f_size", "mi_w_memory"
 FLASH = "mi_flash"
+#: Bumped when a memory is picked outside the table, so the table re-renders with that row.
+TABLE_GENERATION = "mi_table_generation"
 
+state.ensure_router()  # a shared link on a fresh server: route through app.py
 lang = state.current_lang()
 tenant = state.current_tenant()
 engine = state.get_engine()
 
 st.title(t("memories.title", lang))
+url_id, bad_id = state.url_id(state.QP_MEMORY)
+if bad_id is not None:
+    st.warning(
+        t("common.invalid_id", lang, param=t("common.param_memory", lang), value=bad_id[:80])
+    )
 if tenant is None:
     st.info(t("common.no_tenant", lang))
     st.stop()
@@ -74,18 +82,21 @@ with st.expander(t("memories.filters", lang), expanded=True):
         [v.value for v in MemoryType],
         format_func=facet_label("memory_type"),
         key=W_TYPES,
+        placeholder=t("memories.filter_any", lang),
     )
     row1[1].multiselect(
         t("memories.filter_status", lang),
         [v.value for v in MemoryStatus],
         format_func=facet_label("status"),
         key=W_STATUSES,
+        placeholder=t("memories.filter_any", lang),
     )
     row1[2].multiselect(
         t("memories.filter_source", lang),
         [v.value for v in MemorySource],
         format_func=facet_label("source"),
         key=W_SOURCES,
+        placeholder=t("memories.filter_any", lang),
     )
     row2 = st.columns([2, 2, 1])
     row2[0].text_input(t("memories.filter_text", lang), key=W_TEXT)
@@ -105,19 +116,34 @@ if not page.items:
 else:
     st.caption(t("memories.rows", lang, first=first, last=last, total=total))
     page_frame = tables.memories_frame(page.items, lang)
+    page_ids = [str(m.id) for m in page.items]
+    # One key per page (filters, cursor, rows shown): a selection never carries over to
+    # another page; the memory of the URL starts checked when it is on this page.
+    table_key = state.table_key(
+        "mi_table",
+        signature,
+        stack.cursor,
+        ",".join(page_ids),
+        st.session_state.get(TABLE_GENERATION, 0),
+    )
+    url_row = page_ids.index(str(url_id)) if str(url_id) in page_ids else None
 
     def on_row_selected() -> None:
-        rows = st.session_state["mi_table"].selection.rows
-        if rows and rows[0] < len(page_frame):
-            state.set_param(state.QP_MEMORY, str(page_frame[t("col.id", lang)].iloc[rows[0]]))
+        rows = st.session_state[table_key].selection.rows
+        if rows and rows[0] < len(page_ids):
+            state.set_param(state.QP_MEMORY, page_ids[rows[0]])
+        elif not rows:  # the checked row was clicked again: close the detail
+            state.set_param(state.QP_MEMORY, None)
 
     st.dataframe(
         page_frame,
         hide_index=True,
-        key="mi_table",
+        key=table_key,
         on_select=on_row_selected,
         selection_mode="single-row",
+        selection_default={"selection": {"rows": [url_row]}} if url_row is not None else None,
         column_config={t("col.id", lang): st.column_config.TextColumn(width="small")},
+        placeholder="",
     )
 
 
@@ -161,7 +187,6 @@ if total > EXPORT_MAX_ROWS:
 # ---- which memory to inspect (?memory=<id>; may come from another page's link)
 st.divider()
 by_id: dict[str, Memory] = {str(m.id): m for m in page.items}
-url_id = state.parse_uuid(state.get_param(state.QP_MEMORY))
 selected: Memory | None = None
 if url_id is not None:
     selected = by_id.get(str(url_id))
@@ -181,6 +206,7 @@ def memory_label(mid: str) -> str:
 
 def on_memory_selected() -> None:
     state.set_param(state.QP_MEMORY, st.session_state.get(W_MEMORY))
+    st.session_state[TABLE_GENERATION] = st.session_state.get(TABLE_GENERATION, 0) + 1
 
 
 st.session_state[W_MEMORY] = str(selected.id) if selected else None
@@ -210,9 +236,13 @@ with left:
 with right:
     st.markdown(f"**{t('memories.history', lang)}**")
     if history.items:
-        st.dataframe(tables.events_frame(history.items, lang), hide_index=True, key="mi_history")
-        if history.truncated or history.next_cursor:
-            st.caption(t("common.truncated", lang, shown=len(history.items), total="?"))
+        st.dataframe(
+            tables.events_frame(history.items, lang),
+            hide_index=True,
+            key="mi_history",
+            placeholder="",
+        )
+        st.caption(tables.list_caption(history, lang))
     else:
         st.caption(t("memories.history_empty", lang))
 

@@ -13,6 +13,7 @@ from memory_engine.ui.i18n import t
 MAX_TENANT_BARS = 50
 STATS_DAYS = 90
 
+state.ensure_router()  # a shared link on a fresh server: route through app.py
 lang = state.current_lang()
 tenant = state.current_tenant()
 engine = state.get_engine()

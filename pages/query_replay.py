@@ -12,17 +12,21 @@ import streamlit as st
 from memory_engine.models import Scope, Trace
 from memory_engine.ui import state, tables
 from memory_engine.ui.errors import guard
-from memory_engine.ui.i18n import t
+from memory_engine.ui.i18n import t, warning_text
 
 MAX_CANDIDATE_ROWS = 500
 PAST_TRACES = 20
 W_TRACE = "mi_w_trace"
 
+state.ensure_router()  # a shared link on a fresh server: route through app.py
 lang = state.current_lang()
 tenant = state.current_tenant()
 engine = state.get_engine()
 
 st.title(t("replay.title", lang))
+url_trace, bad_id = state.url_id(state.QP_TRACE)
+if bad_id is not None:
+    st.warning(t("common.invalid_id", lang, param=t("common.param_trace", lang), value=bad_id[:80]))
 if tenant is None:
     st.info(t("common.no_tenant", lang))
     st.stop()
@@ -82,13 +86,11 @@ if submitted:
         if not g.failed:
             trace = result.trace
             state.set_param(state.QP_TRACE, str(trace.id))
-if trace is None:
-    trace_id = state.parse_uuid(state.get_param(state.QP_TRACE))
-    if trace_id is not None:
-        with guard(lang, stop=False) as g:
-            trace = engine.get_trace(scope, trace_id)
-        if g.failed:
-            state.set_param(state.QP_TRACE, None)
+if trace is None and url_trace is not None:
+    with guard(lang, stop=False) as g:
+        trace = engine.get_trace(scope, url_trace)
+    if g.failed:
+        state.set_param(state.QP_TRACE, None)
 
 # ---- the trace
 if trace is None:
@@ -106,7 +108,7 @@ else:
         )
     )
     for warning in trace.warnings:
-        st.warning(warning)
+        st.warning(warning_text(warning, lang))
     candidates = tables.candidates_frame(trace, lang)
     returned = int(candidates[t("col.final_rank", lang)].notna().sum())
     st.markdown(f"**{t('replay.candidates', lang)}**")
@@ -131,6 +133,7 @@ else:
             t("col.bm25", lang): st.column_config.NumberColumn(format="%.3f"),
             t("col.rrf", lang): st.column_config.NumberColumn(format="%.5f"),
         },
+        placeholder="",  # a missing score or rank is an empty cell, not "None"
     )
     if cut:
         st.caption(t("common.truncated", lang, shown=MAX_CANDIDATE_ROWS, total=len(candidates)))
@@ -154,7 +157,7 @@ else:
             margin={"l": 10, "r": 10, "t": 10, "b": 10}, yaxis={"autorange": "reversed"}
         )
         st.plotly_chart(fig, key="mi_timings_chart")
-        st.dataframe(timings, hide_index=True, key="mi_timings")
+        st.dataframe(timings, hide_index=True, key="mi_timings", placeholder="")
     with st.expander(t("replay.config", lang)):
         st.code(json.dumps(trace.config, indent=1, ensure_ascii=False), language="json")
 
@@ -167,9 +170,9 @@ if not past.items:
     st.caption(t("replay.no_past", lang))
     st.stop()
 frame = tables.traces_frame(past.items, lang)
-st.dataframe(frame, hide_index=True, key="mi_traces")
+st.dataframe(frame, hide_index=True, key="mi_traces", placeholder="")
 if past.next_cursor or past.truncated:
-    st.caption(t("common.truncated", lang, shown=len(past.items), total=past.total or "?"))
+    st.caption(tables.list_caption(past, lang))
 labels = {
     str(item["id"]): f"{tables.fmt_time(item.get('created_at'))} · {item.get('query', '')}"
     for item in past.items

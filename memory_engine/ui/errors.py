@@ -43,7 +43,7 @@ def error_message(exc: BaseException, lang: str) -> str:
         elif isinstance(exc, VersionConflictError):
             key = "error.version_conflict"
         elif isinstance(exc, MemoryNotFoundError):
-            key = "error.not_found"
+            return _not_found_message(exc, lang)
         elif isinstance(exc, ConfigError):
             key = "error.config"
         elif isinstance(exc, InvalidInputError):
@@ -56,6 +56,17 @@ def error_message(exc: BaseException, lang: str) -> str:
         where = ".".join(str(p) for p in details[0]["loc"])
         return t("error.config", lang, message=f"{where}: {details[0]['msg']}".strip(": "))
     return t("error.unexpected", lang, kind=type(exc).__name__, message=str(exc)[:300])
+
+
+def _not_found_message(exc: MemoryNotFoundError, lang: str) -> str:
+    """One sentence naming what was not found (the engine's own text would repeat it)."""
+    for detail, key in (
+        ("trace_id", "error.trace_not_found"),
+        ("memory_id", "error.memory_not_found"),
+    ):
+        if exc.details.get(detail) is not None:
+            return t(key, lang, id=str(exc.details[detail])[:80])
+    return t("error.not_found", lang, message=exc.message.rstrip("."))
 
 
 def show_error(exc: BaseException, lang: str) -> None:

@@ -32,6 +32,16 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "en": "Invalid tenant id {tenant!r}: use letters, digits and _ . : - (1-64 characters).",
         "zh": "租户 ID {tenant!r} 无效：只能使用字母、数字及 _ . : -（1-64 个字符）。",
     },
+    "sidebar.tenant_url_invalid": {
+        "en": "The link's tenant {tenant!r} is not a valid tenant id, so it was ignored. "
+        "A tenant id has 1-64 characters: letters, digits and _ . : -",
+        "zh": "链接中的租户 {tenant!r} 不是有效的租户 ID，已忽略。"
+        "租户 ID 为 1-64 个字符：字母、数字及 _ . : -",
+    },
+    "sidebar.tenants_cut": {
+        "en": "Showing the {shown} largest of {total} tenants. Type any other tenant id below.",
+        "zh": "仅列出最大的 {shown} 个租户（共 {total} 个）。其他租户请在下方输入 ID。",
+    },
     "sidebar.tenants_unavailable": {
         "en": "Tenant list unavailable: {message}",
         "zh": "无法获取租户列表：{message}",
@@ -61,6 +71,22 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "en": "Showing the first {shown} of {total} rows.",
         "zh": "仅显示前 {shown} 行（共 {total} 行）。",
     },
+    "common.truncated_unknown": {
+        "en": "Showing the first {shown} rows; there are more.",
+        "zh": "仅显示前 {shown} 行；还有更多。",
+    },
+    "common.all_rows": {
+        "en": "Complete list ({total} in all).",
+        "zh": "完整列表（共 {total} 条）。",
+    },
+    "common.invalid_id": {
+        "en": "The link's {param} id {value!r} is not a valid id (expected a UUID like "
+        "123e4567-e89b-12d3-a456-426614174000), so it was removed from the URL.",
+        "zh": "链接中的{param} ID {value!r} 不是有效的 ID（应为 UUID，例如 "
+        "123e4567-e89b-12d3-a456-426614174000），已从网址中移除。",
+    },
+    "common.param_memory": {"en": "memory", "zh": "记忆"},
+    "common.param_trace": {"en": "search trace", "zh": "搜索追踪"},
     "common.current_tenant": {"en": "Tenant: **{tenant}**", "zh": "租户：**{tenant}**"},
     "common.utc": {"en": "UTC", "zh": "UTC"},
     # ---- errors
@@ -73,8 +99,16 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "zh": "其他人已修改了这条记忆；请重新加载后再修改。（{message}）",
     },
     "error.not_found": {
-        "en": "Not found in this tenant: {message}",
-        "zh": "在此租户中未找到：{message}",
+        "en": "Not found in this tenant ({message}).",
+        "zh": "在此租户中未找到（{message}）。",
+    },
+    "error.memory_not_found": {
+        "en": "Memory {id} was not found in this tenant.",
+        "zh": "在此租户中找不到记忆 {id}。",
+    },
+    "error.trace_not_found": {
+        "en": "Search trace {id} was not found in this tenant.",
+        "zh": "在此租户中找不到搜索追踪 {id}。",
     },
     "error.invalid_input": {"en": "Invalid input: {message}", "zh": "输入无效：{message}"},
     "error.config": {"en": "Configuration problem: {message}", "zh": "配置问题：{message}"},
@@ -117,6 +151,7 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "memories.filter_source": {"en": "Source", "zh": "来源"},
     "memories.filter_text": {"en": "Content contains", "zh": "内容包含"},
     "memories.filter_dates": {"en": "Created between (UTC)", "zh": "创建时间范围（UTC）"},
+    "memories.filter_any": {"en": "Any (no filter)", "zh": "不限"},
     "memories.facet_option": {"en": "{value} ({count})", "zh": "{value}（{count}）"},
     "memories.page_size": {"en": "Rows per page", "zh": "每页行数"},
     "memories.rows": {
@@ -234,6 +269,15 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     },
     "replay.timings": {"en": "Timings per stage (ms)", "zh": "各阶段耗时（毫秒）"},
     "replay.warnings": {"en": "Warnings", "zh": "警告"},
+    "replay.engine_warning": {
+        "en": "Search engine warning: {message}",
+        "zh": "检索引擎警告（英文原文）：{message}",
+    },
+    "warning.no_keyword_terms": {
+        "en": "Search engine warning: the query has no keyword terms, so the keyword leg "
+        "was skipped.",
+        "zh": "检索引擎警告：查询中没有可用的关键词，已跳过关键词检索。",
+    },
     "replay.config": {"en": "Configuration of this search", "zh": "本次搜索的配置"},
     "replay.past": {"en": "Past searches", "zh": "历史搜索"},
     "replay.no_past": {
@@ -249,6 +293,13 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     },
     "replay.stage": {"en": "stage", "zh": "阶段"},
     "replay.ms": {"en": "ms", "zh": "毫秒"},
+    "stage.terms": {"en": "terms", "zh": "提取查询词"},
+    "stage.embed_query": {"en": "embed_query", "zh": "查询向量化"},
+    "stage.dense": {"en": "dense", "zh": "向量检索"},
+    "stage.keyword": {"en": "keyword", "zh": "关键词检索"},
+    "stage.fuse": {"en": "fuse", "zh": "融合"},
+    "stage.select": {"en": "select", "zh": "筛选与截断"},
+    "stage.total": {"en": "total", "zh": "总计"},
     "col.cosine": {"en": "cosine ↑", "zh": "余弦 ↑"},
     "col.bm25": {"en": "bm25 ↑", "zh": "bm25 ↑"},
     "col.rrf": {"en": "rrf (fused) ↑", "zh": "rrf（融合）↑"},
@@ -278,6 +329,25 @@ def t(key: str, lang: str, **fields: object) -> str:
     entry = STRINGS[key]
     text = entry.get(lang) or entry[DEFAULT_LANG]
     return text.format(**fields) if fields else text
+
+
+#: Engine warnings the dashboard translates (exact engine text -> string key); any other
+#: warning is shown in English with the ``replay.engine_warning`` label.
+KNOWN_WARNINGS: Final = {
+    "query has no keyword terms; keyword leg skipped": "warning.no_keyword_terms",
+}
+
+
+def warning_text(warning: str, lang: str) -> str:
+    """A pipeline warning of a trace for display: translated when known, else labelled."""
+    key = KNOWN_WARNINGS.get(warning.strip())
+    return t(key, lang) if key else t("replay.engine_warning", lang, message=warning)
+
+
+def stage_label(stage: str, lang: str) -> str:
+    """Human label of a pipeline stage of ``Trace.timings_ms`` (unknown stages as they are)."""
+    key = f"stage.{stage}"
+    return t(key, lang) if key in STRINGS else stage
 
 
 def drop_label(reason: str | None, lang: str) -> str:

@@ -5,8 +5,11 @@ URL schema (``st.query_params``; a test checks it):
 * ``tenant``: the selected tenant id (``[A-Za-z0-9_.:-]{1,64}``); required by every page,
   there is no "all tenants" value.
 * ``lang``: ``en`` (default) or ``zh``.
-* ``memory``: id of the memory shown on the Memories page.
-* ``trace``: id of the search trace shown on the Query Replay page.
+* ``memory``: id (UUID) of the memory shown on the Memories page.
+* ``trace``: id (UUID) of the search trace shown on the Query Replay page.
+
+An invalid value is never guessed at: it is removed from the URL and the page says why
+(``tenant``: in the sidebar, see :func:`sync_url`; ``memory``/``trace``: :func:`url_id`).
 
 Page switches in Streamlit drop the query string, so ``app.py`` also keeps tenant and language
 in ``st.session_state`` and writes them back to the URL at the start of every run
@@ -15,6 +18,7 @@ in ``st.session_state`` and writes them back to the URL at the start of every ru
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
@@ -41,6 +45,10 @@ GLOBAL_PARAMS: Final = (QP_TENANT, QP_LANG)
 SS_PREFIX: Final = "mi_"  # session-state keys owned by the dashboard
 DASHBOARD_ACTOR: Final = "dashboard"
 TENANT_COUNTS_TTL_S: Final = 30
+#: The tenant selector lists at most this many tenants (the largest); others are typed.
+MAX_TENANT_OPTIONS: Final = 200
+#: Session-state key of an invalid ``?tenant=`` value dropped from the URL (shown in the sidebar).
+SS_TENANT_URL_ERROR: Final = f"{SS_PREFIX}tenant_url_error"
 
 
 # --------------------------------------------------------------------------- pure helpers
@@ -71,10 +79,14 @@ def parse_uuid(value: Any) -> uuid.UUID | None:
         return None
 
 
-def tenant_options(counts: Mapping[str, int], current: str | None) -> list[str]:
-    """Tenant ids for the selector: known tenants sorted, plus ``current`` when typed."""
-    options = sorted(counts)
-    if current and current not in counts:
+def tenant_options(
+    counts: Mapping[str, int], current: str | None, limit: int = MAX_TENANT_OPTIONS
+) -> list[str]:
+    """Tenant ids for the selector: the ``limit`` largest tenants (ties by id), sorted by id,
+    plus ``current`` when it is not among them (typed, or a smaller tenant)."""
+    largest = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[: max(limit, 0)]
+    options = sorted(name for name, _ in largest)
+    if current and current not in options:
         options.append(current)
     return options
 
@@ -122,6 +134,18 @@ def parse_tags(text: str) -> list[str]:
     """Comma-separated tags (also the Chinese comma) -> unique, stripped, non-empty tags."""
     parts = text.replace("，", ",").split(",")
     return list(dict.fromkeys(p.strip() for p in parts if p.strip()))
+
+
+def table_key(prefix: str, *parts: object) -> str:
+    """A widget key that changes whenever any of ``parts`` changes (``prefix`` + short hash).
+
+    The Memories table is keyed by its page (filters, cursor, the ids shown, and a counter
+    bumped when the memory is picked elsewhere): Streamlit keeps a keyed table's row selection
+    across reruns even when its rows change, so a fixed key would show page 1's selection on
+    page 2. A new key starts the table with a fresh selection.
+    """
+    digest = hashlib.sha1("\x1f".join(str(p) for p in parts).encode("utf-8")).hexdigest()
+    return f"{prefix}_{digest[:16]}"
 
 
 class StateStore(Protocol):
@@ -179,6 +203,23 @@ class CursorStack:
 
 
 # --------------------------------------------------------------------------- streamlit glue
+def ensure_router() -> None:
+    """Make sure this run goes through ``app.py`` (call first thing in every page script).
+
+    A ``pages/`` folder next to ``app.py`` makes Streamlit start in its legacy multipage mode,
+    which lasts until ``st.navigation`` (in ``app.py``) has run once in the server process. If
+    the first request of a fresh server is a page URL (a shared link such as
+    ``/memories?tenant=t&memory=<id>``), Streamlit would run that page file alone: no sidebar,
+    no tenant selector, no URL sync, and the legacy file-name navigation. Here such a run
+    switches the mode off and reruns, which then routes through ``app.py`` to the same page.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 @st.cache_resource(show_spinner=False)
 def get_engine() -> MemoryEngine:
     """The one engine of this server process (settings from ``MEMORY_*`` env / ``.env``)."""
@@ -200,6 +241,22 @@ def _qp_get(name: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def url_id(name: str) -> tuple[uuid.UUID | None, str | None]:
+    """The UUID in URL parameter ``name`` (``memory`` or ``trace``) as ``(id, None)``.
+
+    An invalid value is removed from the URL and returned as ``(None, value)`` so that the
+    page can say why nothing is shown; no parameter gives ``(None, None)``.
+    """
+    raw = _qp_get(name)
+    if raw is None or not raw.strip():
+        return None, None
+    parsed = parse_uuid(raw.strip())
+    if parsed is None:
+        del st.query_params[name]
+        return None, raw
+    return parsed, None
+
+
 def current_tenant() -> str | None:
     """The tenant of this run (from the URL), or None when none is selected."""
     return parse_tenant(_qp_get(QP_TENANT))
@@ -215,14 +272,22 @@ def sync_url() -> None:
 
     A value in the URL wins (shared links, reloads, ``st.switch_page(query_params=...)``); a
     global param missing from the URL (dropped by a page switch) is restored from session state.
+    An invalid ``?tenant=`` is dropped and kept in ``SS_TENANT_URL_ERROR`` for the sidebar to
+    explain (until a tenant is selected).
     """
     parsers = {QP_TENANT: parse_tenant, QP_LANG: lambda v: v if v in LANGS else None}
     for name in GLOBAL_PARAMS:
         ss_key = f"{SS_PREFIX}{name}"
-        parsed = parsers[name](_qp_get(name))
+        raw = _qp_get(name)
+        parsed = parsers[name](raw)
         if parsed:
             st.session_state[ss_key] = parsed
-        elif st.session_state.get(ss_key):
+            if name == QP_TENANT:
+                st.session_state.pop(SS_TENANT_URL_ERROR, None)
+            continue
+        if name == QP_TENANT and raw is not None and raw.strip():
+            st.session_state[SS_TENANT_URL_ERROR] = raw
+        if st.session_state.get(ss_key):
             st.query_params[name] = st.session_state[ss_key]
         elif name in st.query_params:  # invalid value: drop it rather than guess
             del st.query_params[name]
@@ -239,6 +304,7 @@ def set_tenant(tenant: str | None) -> None:
     if tenant:
         st.query_params[QP_TENANT] = tenant
         st.session_state[ss_key] = tenant
+        st.session_state.pop(SS_TENANT_URL_ERROR, None)
     else:
         st.session_state.pop(ss_key, None)
         if QP_TENANT in st.query_params:

@@ -1,14 +1,17 @@
 """Engine records -> pandas DataFrames for display.
 
-Conventions: times are text in UTC with the zone label (``2024-05-08 13:56:00 UTC``); missing
-scores are NaN and missing ranks are <NA> (nullable ``Int64``); column labels come from
-:mod:`memory_engine.ui.i18n`, so every frame takes ``lang``. Every frame that may grow is cut
-with :func:`bounded`, which says whether it cut anything.
+Conventions: every date-time is text in UTC with the zone label, in one format everywhere
+(``2024-05-08 13:56 UTC``, :func:`fmt_time`; also inside history and diff cells); missing
+scores are NaN and missing ranks are <NA> (nullable ``Int64``), so those columns stay numeric
+and sortable, and the pages show them as empty cells (``st.dataframe(placeholder="")``);
+column labels come from :mod:`memory_engine.ui.i18n`, so every frame takes ``lang``. Every
+frame that may grow is cut with :func:`bounded`, which says whether it cut anything.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -16,18 +19,25 @@ from typing import Any
 
 import pandas as pd
 
-from memory_engine.models import Event, Memory, Trace, TraceCandidate
+from memory_engine.models import Event, Memory, Page, Trace, TraceCandidate
 from memory_engine.retrieval.pipeline import delta_rank
-from memory_engine.ui.i18n import drop_label, t
+from memory_engine.ui.i18n import drop_label, stage_label, t
 
 #: Longest text shown in a table cell (the detail view shows the full text).
 CELL_CHARS = 200
 #: Fields of an event snapshot that change on every edit and say nothing by themselves.
 NOISY_FIELDS = frozenset({"updated_at", "version", "content_hash", "embedding", "last_accessed_at"})
+#: The one display format of a date-time (always UTC, always labelled).
+TIME_FORMAT = "%Y-%m-%d %H:%M UTC"
+#: Text that is an ISO-8601 date-time (e.g. a time inside an event snapshot).
+ISO_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
+#: Stages of ``Trace.timings_ms`` in pipeline order (stages not listed follow, as stored).
+STAGE_ORDER = ("terms", "embed_query", "dense", "keyword", "fuse", "select", "total")
 
 
 def fmt_time(value: datetime | str | None) -> str:
-    """``YYYY-MM-DD HH:MM:SS UTC`` (naive datetimes are taken as UTC); ``""`` for None."""
+    """``YYYY-MM-DD HH:MM UTC`` (naive datetimes are taken as UTC); ``""`` for None; text that
+    is not an ISO date-time is returned as it is."""
     if value is None or value == "":
         return ""
     if isinstance(value, str):
@@ -38,7 +48,7 @@ def fmt_time(value: datetime | str | None) -> str:
         value = parsed
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
-    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return value.astimezone(UTC).strftime(TIME_FORMAT)
 
 
 def short_id(value: uuid.UUID | str) -> str:
@@ -55,7 +65,9 @@ def clip(text: str | None, limit: int = CELL_CHARS) -> str:
 def _value_text(value: Any, limit: int = 80) -> str:
     if value is None:
         return "∅"
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, datetime) or (isinstance(value, str) and ISO_DATETIME.match(value)):
+        value = fmt_time(value)
+    elif isinstance(value, (list, tuple)):
         value = ", ".join(str(v) for v in value)
     elif isinstance(value, dict):
         value = json.dumps(value, ensure_ascii=False, sort_keys=True)
@@ -69,6 +81,18 @@ def bounded(frame: pd.DataFrame, max_rows: int) -> tuple[pd.DataFrame, bool]:
     if len(frame) <= max_rows:
         return frame, False
     return frame.head(max_rows), True
+
+
+def list_caption(page: Page, lang: str) -> str:
+    """Caption of a bounded list: the count when the list is complete (no next page, not
+    truncated; ``page.total`` may be None then), else "first N of total" (or "first N; there
+    are more" when the total is unknown)."""
+    shown = len(page.items)
+    if not page.truncated and page.next_cursor is None:
+        return t("common.all_rows", lang, total=page.total if page.total is not None else shown)
+    if page.total is not None and page.total > shown:
+        return t("common.truncated", lang, shown=shown, total=page.total)
+    return t("common.truncated_unknown", lang, shown=shown)
 
 
 def counts_frame(counts: Mapping[str, int], lang: str, *, label: str = "col.value") -> pd.DataFrame:
@@ -266,12 +290,21 @@ def candidates_frame(trace: Trace, lang: str) -> pd.DataFrame:
     return frame
 
 
+def ordered_stages(timings: Mapping[str, float]) -> list[str]:
+    """Stage names of ``timings`` in pipeline order (``STAGE_ORDER``), unknown stages after in
+    their stored order (a trace re-read from JSONB has its keys in JSONB order)."""
+    known = [s for s in STAGE_ORDER if s in timings]
+    return known + [s for s in timings if s not in STAGE_ORDER]
+
+
 def timings_frame(trace: Trace, lang: str) -> pd.DataFrame:
-    """Per-stage timings of a trace as rows ``(stage, ms)``, in pipeline order."""
+    """Per-stage timings of a trace as rows ``(stage, ms)``, in pipeline order, stage names
+    translated."""
+    stages = ordered_stages(trace.timings_ms)
     return pd.DataFrame(
         {
-            t("replay.stage", lang): list(trace.timings_ms),
-            t("replay.ms", lang): [float(v) for v in trace.timings_ms.values()],
+            t("replay.stage", lang): [stage_label(s, lang) for s in stages],
+            t("replay.ms", lang): [float(trace.timings_ms[s]) for s in stages],
         }
     )
 

@@ -33,6 +33,8 @@ def _navigation_app_mode(monkeypatch: pytest.MonkeyPatch) -> None:
     (``PagesManager.uses_pages_directory = False``). AppTest resets the flag before *every*
     run, so from the second run on it would execute ``pages/x.py`` alone, without ``app.py``
     (no sidebar, no URL sync). Here the flag stays off, as in a server after its first run.
+    (A live server whose first request is a page URL has the same problem; the pages call
+    ``state.ensure_router()`` for it, checked by a browser test.)
     """
     from streamlit.runtime.pages_manager import PagesManager
 

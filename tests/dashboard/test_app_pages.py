@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -12,8 +13,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from memory_engine import MemoryEngine, MemoryStatus, Scope
-from memory_engine.ui import state
-from memory_engine.ui.i18n import t
+from memory_engine.ui import state, tables
+from memory_engine.ui.i18n import stage_label, t
 from tests.dashboard.conftest import APP, new_tenant
 
 MEMORIES = "pages/memories.py"
@@ -80,6 +81,38 @@ def first_id(at: AppTest) -> str:
     return str(table(at, "mi_table")["id"].iloc[0])
 
 
+def memories_table(at: AppTest) -> Any:
+    """The Memories table element (its key is ``mi_table_<hash of the page>``)."""
+    found = [d for d in at.dataframe if d.key and d.key.startswith("mi_table_")]
+    assert len(found) == 1, [d.key for d in at.dataframe]
+    return found[0]
+
+
+def checked_rows(at: AppTest, element: Any) -> list[int]:
+    """Rows the table shows checked (its selection state, default included)."""
+    return list(at.session_state[element.key]["selection"]["rows"])
+
+
+def click_rows(at: AppTest, element: Any, rows: list[int]) -> AppTest:
+    """Rerun as after a click on a selectable ``st.dataframe`` (AppTest has no API for it): the
+    browser sends the table's new selection as the widget's value, which runs ``on_select``."""
+    widgets = at._tree.get_widget_states()
+    widget = widgets.widgets.add()
+    widget.id = element.proto.id
+    widget.string_value = json.dumps({"selection": {"rows": rows, "columns": [], "cells": []}})
+    at._run(widgets)
+    assert_clean(at)
+    return at
+
+
+def shown_memory_id(at: AppTest) -> str | None:
+    """Id of the memory whose detail is shown (None when no detail)."""
+    if not has_table(at, "mi_fields"):
+        return None
+    fields = table(at, "mi_fields")
+    return str(dict(zip(fields["field"], fields["value"], strict=True))["id"])
+
+
 # ----------------------------------------------------------------------------- empty states
 @pytest.mark.parametrize("page", [None, MEMORIES, REPLAY])
 def test_no_tenant_shows_empty_state_on_every_page(
@@ -100,10 +133,68 @@ def test_tenant_without_memories_says_how_to_ingest(dash_engine: MemoryEngine) -
         assert f"memory-engine ingest FILE --tenant {tenant} --format locomo" in hint
 
 
-def test_invalid_tenant_in_url_is_dropped_not_widened(dash_engine: MemoryEngine) -> None:
+def test_invalid_tenant_in_url_is_dropped_not_widened(
+    dash_engine: MemoryEngine, make_tenant: Callable[..., str]
+) -> None:
+    tenant = make_tenant()
     at = run_app(tenant="not a tenant!")
     assert "tenant" not in at.query_params
     assert t("common.no_tenant", "en") in texts(at.info)
+    # the sidebar says why, with the id format rule
+    why = t("sidebar.tenant_url_invalid", "en", tenant="not a tenant!")
+    assert texts(at.sidebar.error) == [why]
+    assert "1-64 characters: letters, digits and _ . : -" in why
+    at.switch_page(MEMORIES).run()
+    assert why in texts(at.sidebar.error)  # still explained on the next page
+    at.sidebar.selectbox(key="mi_w_tenant").set_value(tenant).run()
+    assert_clean(at)
+    assert at.query_params["tenant"] == tenant and not texts(at.sidebar.error)
+
+
+def test_tenant_selector_lists_only_the_largest_tenants(
+    dash_engine: MemoryEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    counts = {f"bulk-{i:03d}": i + 1 for i in range(250)}  # bulk-249 is the largest
+    monkeypatch.setattr(state, "cached_tenant_counts", lambda reason: counts)
+    at = run_app(page=MEMORIES)
+    options = at.sidebar.selectbox(key="mi_w_tenant").options
+    assert len(options) == state.MAX_TENANT_OPTIONS == 200
+    assert "bulk-249 (250)" in options and "bulk-050 (51)" in options
+    assert not any(o.startswith("bulk-049") for o in options)
+    note = t("sidebar.tenants_cut", "en", shown=200, total=250)
+    assert note == "Showing the 200 largest of 250 tenants. Type any other tenant id below."
+    assert note in texts(at.sidebar.caption)
+    # a smaller tenant is reachable by typing its id, and is then listed too
+    at.sidebar.text_input(key="mi_w_tenant_text").input("bulk-001").run()
+    assert_clean(at)
+    assert at.query_params["tenant"] == "bulk-001"
+    selector = at.sidebar.selectbox(key="mi_w_tenant")
+    assert len(selector.options) == 201 and selector.value == "bulk-001"
+    assert "bulk-001 (2)" in selector.options
+    small = {"a": 1, "b": 2}
+    monkeypatch.setattr(state, "cached_tenant_counts", lambda reason: small)
+    few = run_app()
+    assert len(few.sidebar.selectbox(key="mi_w_tenant").options) == 2
+    assert not any("largest" in c for c in texts(few.sidebar.caption))
+
+
+def test_invalid_memory_or_trace_id_in_url_is_explained_and_dropped(
+    make_tenant: Callable[..., str],
+) -> None:
+    tenant = make_tenant()
+    at = run_app(page=MEMORIES, tenant=tenant, memory="42")
+    assert texts(at.warning) == [t("common.invalid_id", "en", param="memory", value="42")]
+    assert texts(at.warning)[0].startswith("The link's memory id '42' is not a valid id")
+    assert "memory" not in at.query_params and at.query_params["tenant"] == tenant
+    assert not has_table(at, "mi_fields") and len(table(at, "mi_table")) == 4
+    replay = run_app(page=REPLAY, tenant=tenant, trace="not-a-trace", lang="zh")
+    assert texts(replay.warning) == [
+        t("common.invalid_id", "zh", param=t("common.param_trace", "zh"), value="not-a-trace")
+    ]
+    assert "trace" not in replay.query_params
+    # without a tenant the id is still explained and dropped
+    none = run_app(page=MEMORIES, memory="x")
+    assert len(none.warning) == 1 and "memory" not in none.query_params
 
 
 def test_store_unreachable_is_a_message_not_a_traceback(
@@ -214,6 +305,55 @@ def test_memories_pagination_with_cursor_stack(make_tenant: Callable[..., str]) 
     assert list(table(at, "mi_table")["id"]) == page1
 
 
+def test_memories_row_selection_belongs_to_its_page(make_tenant: Callable[..., str]) -> None:
+    """Review finding: a selection on page 1 stayed checked on page 2 (same table key)."""
+    tenant = make_tenant(extra=26)  # 30 rows: pages of 25 + 5
+    at = run_app(page=MEMORIES, tenant=tenant)
+    page1 = list(table(at, "mi_table")["id"])
+    first = memories_table(at)
+    assert checked_rows(at, first) == []
+    click_rows(at, first, [1])
+    assert at.query_params["memory"] == page1[1] and shown_memory_id(at) == page1[1]
+    assert memories_table(at).key == first.key  # a click keeps the table (and its scroll)
+    assert checked_rows(at, first) == [1]
+
+    at.button(key="mi_next").click().run()
+    assert_clean(at)
+    page2 = list(table(at, "mi_table")["id"])
+    second = memories_table(at)
+    assert checked_rows(at, second) == []  # nothing checked on page 2
+    assert second.key != first.key
+    assert shown_memory_id(at) == page1[1]  # the detail still shows the memory chosen before
+    click_rows(at, second, [1])  # a click on page 2 opens that memory
+    assert at.query_params["memory"] == page2[1] and shown_memory_id(at) == page2[1]
+    assert checked_rows(at, memories_table(at)) == [1]
+
+    at.button(key="mi_prev").click().run()
+    assert_clean(at)
+    assert checked_rows(at, memories_table(at)) == []  # page 2's memory is not on page 1
+    # choosing a memory in the selector checks its row; clicking it again closes the detail
+    at.selectbox(key="mi_w_memory").set_value(page1[3]).run()
+    assert_clean(at)
+    assert shown_memory_id(at) == page1[3]
+    assert checked_rows(at, memories_table(at)) == [3]
+    click_rows(at, memories_table(at), [])
+    assert "memory" not in at.query_params and shown_memory_id(at) is None
+    # a shared link opens the page with the memory's row checked
+    shared = run_app(page=MEMORIES, tenant=tenant, memory=page1[2])
+    assert checked_rows(shared, memories_table(shared)) == [2]
+    assert shown_memory_id(shared) == page1[2]
+
+
+def test_memories_chinese_filters_have_chinese_placeholders(
+    make_tenant: Callable[..., str],
+) -> None:
+    at = run_app(page=MEMORIES, tenant=make_tenant(), lang="zh")
+    for key in ("mi_f_types", "mi_f_statuses", "mi_f_sources"):
+        assert at.multiselect(key=key).proto.placeholder == "不限"
+    en = run_app(page=MEMORIES, tenant=make_tenant())
+    assert en.multiselect(key="mi_f_types").proto.placeholder == "Any (no filter)"
+
+
 def test_memories_filters_and_facet_counts(make_tenant: Callable[..., str]) -> None:
     tenant = make_tenant(extra=2)
     at = run_app(page=MEMORIES, tenant=tenant)
@@ -260,12 +400,19 @@ def test_memory_detail_shows_fields_and_history(
     assert values["id"] == mid and values["tenant_id"] == tenant and values["version"] == "1"
     history = table(at, "mi_history")
     assert list(history["action"]) == ["create"] and list(history["actor"]) == ["test"]
+    assert t("common.all_rows", "en", total=1) in texts(at.caption)  # complete: no "?"
+    assert not any("?" in c for c in texts(at.caption))
+    # every time cell of the detail has the one format
+    times = [v for v in table(at, "mi_fields")["value"] if str(v).endswith(" UTC")]
+    assert times and all(len(v) == len("2024-05-01 09:00 UTC") for v in times), times
+    assert all(len(v) == len("2024-05-01 09:00 UTC") for v in history["time (UTC)"])
     # a shared link (?memory=) opens the same memory directly
     again = run_app(page=MEMORIES, tenant=tenant, memory=mid)
     assert again.selectbox(key="mi_w_memory").value == mid
     # another tenant's id is "not found", never shown
     stranger = run_app(page=MEMORIES, tenant=make_tenant(), memory=mid)
-    assert any(e.startswith("Not found") for e in texts(stranger.error))
+    assert texts(stranger.error) == [f"Memory {mid} was not found in this tenant."]
+    assert "memory" not in stranger.query_params
     assert not has_table(stranger, "mi_fields")
 
 
@@ -375,14 +522,14 @@ def test_export_buttons_present(make_tenant: Callable[..., str]) -> None:
 
 
 # ----------------------------------------------------------------------------- query replay
-def submit_search(at: AppTest, query: str, **fields: Any) -> AppTest:
+def submit_search(at: AppTest, query: str, lang: str = "en", **fields: Any) -> AppTest:
     at.text_input(key="mi_q_query").input(query)
     for key, value in fields.items():
         if key in ("dense", "keyword"):
             at.checkbox(key=f"mi_q_{key}").set_value(value)
         else:
             at.number_input(key=f"mi_q_{key}").set_value(value)
-    button(at, "Run search").click().run()
+    button(at, t("replay.run", lang)).click().run()
     assert_clean(at)
     return at
 
@@ -458,4 +605,44 @@ def test_query_replay_legs_threshold_and_reopen(
         "Ann prefers green tea in the morning"
     ]
     stranger = run_app(page=REPLAY, tenant=make_tenant(), trace=first_trace)
-    assert any(e.startswith("Not found") for e in texts(stranger.error))
+    assert texts(stranger.error) == [f"Search trace {first_trace} was not found in this tenant."]
+    assert "trace" not in stranger.query_params
+
+
+def test_reopened_trace_in_chinese_pipeline_order_labels_and_empty_cells(
+    make_tenant: Callable[..., str], dash_engine: MemoryEngine
+) -> None:
+    """Review findings: JSONB stage order, English stage names and warnings in 中文, "None"
+    cells for missing scores."""
+    tenant = make_tenant()
+    at = run_app(page=REPLAY, tenant=tenant)
+    submit_search(at, "??? green tea", dense=True, keyword=True)
+    trace_id = at.query_params["trace"]
+    stored = dash_engine.get_trace(Scope.of(tenant), uuid.UUID(trace_id))
+    expected = [s for s in tables.STAGE_ORDER if s in stored.timings_ms]
+    assert expected == ["terms", "embed_query", "dense", "keyword", "fuse", "select", "total"]
+    # (the stored payload is JSONB, whose key order is not the pipeline's)
+    reopened = run_app(page=REPLAY, tenant=tenant, trace=trace_id)
+    assert list(table(reopened, "mi_timings")["stage"]) == expected
+
+    zh = run_app(page=REPLAY, tenant=tenant, trace=trace_id, lang="zh")
+    timings = [d.value for d in zh.dataframe if "阶段" in d.value.columns]
+    assert len(timings) == 1
+    assert list(timings[0]["阶段"]) == [stage_label(s, "zh") for s in expected]
+    assert list(timings[0]["阶段"])[:3] == ["提取查询词", "查询向量化", "向量检索"]
+
+    # a keyword-only search for a query without keyword terms: a warning, no candidates
+    submit_search(zh, "???", lang="zh", dense=False, keyword=True)
+    assert texts(zh.warning) == [t("warning.no_keyword_terms", "zh")]
+
+    # missing scores and ranks: numeric columns, shown as empty cells
+    en = run_app(page=REPLAY, tenant=tenant)
+    submit_search(en, "green tea", dense=False, keyword=True)
+    candidates = [d for d in en.dataframe if "drop reason" in d.value.columns]
+    assert len(candidates) == 1
+    element = candidates[0]
+    assert element.proto.HasField("placeholder") and element.proto.placeholder == ""
+    frame = element.value
+    assert frame["cosine ↑"].isna().all() and pd.api.types.is_float_dtype(frame["cosine ↑"])
+    assert pd.api.types.is_integer_dtype(frame["dense rank"]) and frame["dense rank"].isna().all()
+    assert not (frame.astype(str) == "None").any().any()

@@ -17,6 +17,7 @@ import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -157,3 +158,53 @@ def test_edit_memory_in_browser_persists(
     assert saved.version == 2
     last = dash_engine.history(scope, target.id).items[-1]
     assert (last.action.value, last.actor, last.reason) == ("update", "dashboard", "browser edit")
+
+
+def _click_table_row(page: Any, table: Any, row: int) -> None:
+    """Click the selection checkbox of ``row`` (0-based) of an ``st.dataframe`` (a canvas grid:
+    35 px header, 35 px rows, checkboxes in the first 36 px)."""
+    box = table.bounding_box()
+    assert box is not None
+    page.mouse.click(box["x"] + 18, box["y"] + 35 + 35 * row + 17)
+
+
+def test_shared_link_on_fresh_server_and_row_selection_per_page(
+    dashboard_server: str,
+    make_tenant: Callable[..., str],
+    dash_engine: MemoryEngine,
+    tmp_path: Path,
+) -> None:
+    """A page URL as the first request of a fresh server still runs app.py (sidebar, tenant);
+    a row chosen on page 1 does not stay checked on page 2, and a click there opens that row."""
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=60_000)
+    tenant = make_tenant(extra=26)  # 30 rows: pages of 25 + 5
+    scope = Scope.of(tenant)
+    page1 = dash_engine.list(scope, limit=25)
+    page2 = dash_engine.list(scope, limit=25, cursor=page1.next_cursor)
+    ids1, ids2 = [str(m.id) for m in page1.items], [str(m.id) for m in page2.items]
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1100})
+            page.set_default_timeout(60_000)
+            page.goto(f"{dashboard_server}/memories?tenant={tenant}")  # first request
+            sidebar = page.get_by_test_id("stSidebar")
+            expect(sidebar.get_by_text("Language")).to_be_visible()
+            expect(sidebar.get_by_role("link", name="Query Replay")).to_be_visible()
+            expect(page.get_by_text("Rows 1–25 of 30")).to_be_visible()
+
+            _click_table_row(page, page.get_by_test_id("stDataFrame").first, 1)
+            expect(page).to_have_url(re.compile(f"memory={ids1[1]}"))
+            page.get_by_role("button", name="Next →").click()
+            expect(page.get_by_text("Rows 26–30 of 30")).to_be_visible()
+            time.sleep(1)  # let the grid draw its rows
+            # row 1 of page 2 is not checked: one click checks it and opens that memory
+            _click_table_row(page, page.get_by_test_id("stDataFrame").first, 1)
+            expect(page).to_have_url(re.compile(f"memory={ids2[1]}"))
+            expect(page.get_by_text(f"Memory {ids2[1][:8]}")).to_be_visible()
+            page.screenshot(path=str(tmp_path / "page2_selection.png"), full_page=True)
+        finally:
+            browser.close()

@@ -132,6 +132,56 @@ def test_tenant_options_sorted_and_include_typed_tenant() -> None:
     assert state.tenant_options({}, None) == []
 
 
+def test_tenant_options_are_bounded_to_the_largest_tenants() -> None:
+    counts = {"small": 1, "big": 50, "mid": 7, "tie-b": 7, "tie-a": 7}
+    # the 3 largest (ties by id), listed by id; the current tenant is kept when cut off
+    assert state.tenant_options(counts, None, limit=3) == ["big", "mid", "tie-a"]
+    assert state.tenant_options(counts, "small", limit=3) == ["big", "mid", "tie-a", "small"]
+    assert state.tenant_options(counts, "typed", limit=3)[-1] == "typed"
+    many = {f"t{i:04d}": i for i in range(1000)}
+    options = state.tenant_options(many, None)
+    assert len(options) == state.MAX_TENANT_OPTIONS == 200
+    assert min(options) == "t0800" and max(options) == "t0999"
+
+
+def test_table_key_changes_with_every_part() -> None:
+    key = state.table_key("mi_table", "sig", None, "a,b", 0)
+    assert key.startswith("mi_table_") and key == state.table_key("mi_table", "sig", None, "a,b", 0)
+    others = {
+        state.table_key("mi_table", "sig2", None, "a,b", 0),  # filters
+        state.table_key("mi_table", "sig", "cursor-2", "a,b", 0),  # page
+        state.table_key("mi_table", "sig", None, "a,c", 0),  # rows shown
+        state.table_key("mi_table", "sig", None, "a,b", 1),  # picked elsewhere
+    }
+    assert key not in others and len(others) == 4
+
+
+def test_url_id_drops_an_invalid_id_from_the_url() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    def script() -> None:
+        import streamlit as st
+
+        from memory_engine.ui import state
+
+        st.write(repr(state.url_id("memory")))
+        st.write(repr(state.url_id("trace")))
+
+    good = uuid.uuid4()
+    at = AppTest.from_function(script)
+    at.query_params["memory"] = "not-a-uuid"
+    at.query_params["trace"] = str(good)
+    at.run()
+    assert not at.exception
+    assert [m.value for m in at.markdown] == [
+        repr((None, "not-a-uuid")),
+        repr((good, None)),
+    ]
+    assert "memory" not in at.query_params and at.query_params["trace"] == str(good)
+    empty = AppTest.from_function(script).run()
+    assert [m.value for m in empty.markdown] == [repr((None, None))] * 2
+
+
 def test_build_filter_dates_are_inclusive_utc_days() -> None:
     f = state.build_filter(
         types=["semantic"],
@@ -200,7 +250,7 @@ def test_cursor_stack_push_pop_bounds_and_reset() -> None:
             VersionConflictError("version 3 is not current (4)", memory_id="x"),
             "Someone else changed",
         ),
-        (MemoryNotFoundError("no memory 'abc'"), "Not found"),
+        (MemoryNotFoundError("no such row"), "Not found"),
         (InvalidInputError("a reason is required for every edit"), "Invalid input"),
         (ConfigError("bad setting"), "Configuration"),
         (MemoryEngineError("plain"), "plain"),
@@ -212,6 +262,20 @@ def test_error_message_is_one_readable_line(exc: Exception, needle: str) -> None
     assert exc.message in msg
     assert "Traceback" not in msg and "\n" not in msg
     assert error_message(exc, "zh") != msg
+
+
+def test_not_found_is_one_clean_sentence() -> None:
+    mid, tid = uuid.uuid4(), uuid.uuid4()
+    memory = MemoryNotFoundError(f"memory {mid} not found", memory_id=mid, tenant_id="t1")
+    trace = MemoryNotFoundError(f"trace {tid} not found", trace_id=tid)
+    assert error_message(memory, "en") == f"Memory {mid} was not found in this tenant."
+    assert error_message(trace, "en") == f"Search trace {tid} was not found in this tenant."
+    assert error_message(memory, "zh") == f"在此租户中找不到记忆 {mid}。"
+    for msg in (error_message(memory, "en"), error_message(trace, "en")):
+        assert msg.lower().count("not found") == 1
+    assert error_message(MemoryNotFoundError("no such row"), "en") == (
+        "Not found in this tenant (no such row)."
+    )
 
 
 def test_error_message_for_settings_validation_and_unexpected_errors() -> None:
@@ -258,11 +322,37 @@ def _memory(**kw: object) -> Memory:
 
 def test_fmt_time_is_utc_with_label() -> None:
     assert tables.fmt_time(None) == ""
-    assert tables.fmt_time(datetime(2024, 5, 1, 12, 0, 5)) == "2024-05-01 12:00:05 UTC"
+    assert tables.fmt_time(datetime(2024, 5, 1, 12, 0, 5)) == "2024-05-01 12:00 UTC"
     plus9 = timezone(timedelta(hours=9))
-    assert tables.fmt_time(datetime(2024, 5, 1, 9, 0, tzinfo=plus9)) == "2024-05-01 00:00:00 UTC"
-    assert tables.fmt_time("2024-05-01T12:00:00+00:00") == "2024-05-01 12:00:00 UTC"
+    assert tables.fmt_time(datetime(2024, 5, 1, 9, 7, tzinfo=plus9)) == "2024-05-01 00:07 UTC"
+    assert tables.fmt_time("2024-05-01T12:00:00+00:00") == "2024-05-01 12:00 UTC"
+    assert tables.fmt_time("2024-05-01T12:00:00Z") == "2024-05-01 12:00 UTC"
     assert tables.fmt_time("garbage") == "garbage"
+
+
+TIME_CELL = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$")
+
+
+def test_every_time_column_and_cell_has_one_format() -> None:
+    """Times in tables, detail fields, history snapshots and diffs: YYYY-MM-DD HH:MM UTC."""
+    m = _memory(observed_at=datetime(2023, 5, 8, 13, 56, 30, tzinfo=UTC))
+    frame = tables.memories_frame([m], "en")
+    assert TIME_CELL.match(frame["created (UTC)"][0]) and TIME_CELL.match(
+        frame["observed (UTC)"][0]
+    )
+    fields = tables.memory_fields_frame(m, "en")
+    times = dict(zip(fields["field"], fields["value"], strict=True))
+    for name in ("created_at", "updated_at", "observed_at"):
+        assert TIME_CELL.match(times[name]), (name, times[name])
+    before = {"observed_at": "2023-05-08T13:56:30+00:00", "content": "x"}
+    after = {"observed_at": "2023-05-09T08:00:00Z", "content": "x"}
+    assert tables.change_summary(before, after) == (
+        "observed_at: 2023-05-08 13:56 UTC → 2023-05-09 08:00 UTC"
+    )
+    preview = {"fields": {"observed_at": (datetime(2023, 5, 8, 13, 56, tzinfo=UTC), None)}}
+    assert tables.preview_frame(preview, "en")["before"][0] == "2023-05-08 13:56 UTC"
+    trace = _trace()
+    assert TIME_CELL.match(tables.candidates_frame(trace, "en")["time (UTC)"][0])
 
 
 def test_memories_frame_has_stable_id_and_clipped_content() -> None:
@@ -273,7 +363,7 @@ def test_memories_frame_has_stable_id_and_clipped_content() -> None:
     assert len(frame["content"][0]) == tables.CELL_CHARS and frame["content"][0].endswith("…")
     assert list(frame["type"]) == ["episodic", "semantic"]
     assert frame["tags"][0] == "a, b"
-    assert frame["created (UTC)"][0] == "2024-05-01 12:00:00 UTC"
+    assert frame["created (UTC)"][0] == "2024-05-01 12:00 UTC"
     assert "创建时间（UTC）" in tables.memories_frame([m1], "zh").columns
     assert list(tables.memories_frame([], "en").columns) == list(frame.columns)
 
@@ -376,7 +466,16 @@ def _trace() -> Trace:
         legs={"dense": [returned[0], dropped[0], leg_only], "keyword": [returned[1], returned[0]]},
         candidates=[*returned, *dropped],
         block="## Recalled memories",
-        timings_ms={"embed_query": 9.5, "dense": 2.0, "keyword": 1.0, "total": 14.0},
+        # the key order of a trace re-read from JSONB (shorter keys first), not pipeline order
+        timings_ms={
+            "fuse": 0.5,
+            "dense": 2.0,
+            "total": 14.0,
+            "rerank": 0.7,
+            "select": 0.25,
+            "keyword": 1.0,
+            "embed_query": 9.5,
+        },
     )
 
 
@@ -409,8 +508,11 @@ def test_candidates_frame_has_every_candidate_score_rank_and_reason() -> None:
     assert list(frame["drop reason"]) == ["", "", "below top k", "not fused"]
     assert frame["Δrank"][0] == 0 and frame["Δrank"][1] == -1 and pd.isna(frame["Δrank"][2])
     assert pd.isna(frame["cosine ↑"][1]) and frame["bm25 ↑"][1] == 3.0
-    assert frame["time (UTC)"][0] == "2023-05-08 13:56:00 UTC"
+    assert frame["time (UTC)"][0] == "2023-05-08 13:56 UTC"
     assert str(frame["dense rank"].dtype) == "Int64"
+    for column in ("cosine ↑", "bm25 ↑", "rrf (fused) ↑"):
+        assert str(frame[column].dtype) == "float64"  # NaN when missing, never the text "None"
+    assert not (frame.astype(str) == "None").any().any()
     zh = tables.candidates_frame(trace, "zh")
     assert "丢弃原因" in zh.columns and zh["丢弃原因"][2] == "未进入前 k"
 
@@ -418,8 +520,29 @@ def test_candidates_frame_has_every_candidate_score_rank_and_reason() -> None:
 def test_timings_traces_and_bounded() -> None:
     trace = _trace()
     timings = tables.timings_frame(trace, "en")
-    assert list(timings["stage"]) == ["embed_query", "dense", "keyword", "total"]
-    assert timings["ms"].tolist() == [9.5, 2.0, 1.0, 14.0]
+    # pipeline order; a stage the dashboard does not know ("rerank") follows the known ones
+    assert list(timings["stage"]) == [
+        "embed_query",
+        "dense",
+        "keyword",
+        "fuse",
+        "select",
+        "total",
+        "rerank",
+    ]
+    assert timings["ms"].tolist() == [9.5, 2.0, 1.0, 0.5, 0.25, 14.0, 0.7]
+    zh = tables.timings_frame(trace, "zh")
+    assert list(zh.columns) == ["阶段", "毫秒"]
+    assert list(zh["阶段"]) == [
+        "查询向量化",
+        "向量检索",
+        "关键词检索",
+        "融合",
+        "筛选与截断",
+        "总计",
+        "rerank",
+    ]
+    assert tables.ordered_stages({"total": 1.0, "terms": 0.1}) == ["terms", "total"]
     tid = uuid.uuid4()
     traces = tables.traces_frame(
         [
@@ -433,13 +556,58 @@ def test_timings_traces_and_bounded() -> None:
         "en",
     )
     assert traces.to_dict("records") == [
-        {"id": str(tid), "time (UTC)": "2024-01-01 00:00:00 UTC", "query": "tea", "returned": 2}
+        {"id": str(tid), "time (UTC)": "2024-01-01 00:00 UTC", "query": "tea", "returned": 2}
     ]
     frame = pd.DataFrame({"a": range(10)})
     head, cut = tables.bounded(frame, 3)
     assert len(head) == 3 and cut
     same, cut = tables.bounded(frame, 10)
     assert len(same) == 10 and not cut
+
+
+def test_every_pipeline_stage_has_a_label_and_a_place() -> None:
+    assert set(tables.STAGE_ORDER) == {
+        k.split(".", 1)[1] for k in STRINGS if k.startswith("stage.")
+    }
+    for stage in tables.STAGE_ORDER:
+        assert i18n.stage_label(stage, "en") == stage
+        assert i18n.stage_label(stage, "zh") != stage
+    assert i18n.stage_label("rerank", "zh") == "rerank"
+
+
+def test_warnings_are_translated_or_labelled() -> None:
+    known = "query has no keyword terms; keyword leg skipped"
+    assert known in i18n.KNOWN_WARNINGS
+    assert i18n.warning_text(known, "zh") == t("warning.no_keyword_terms", "zh")
+    assert all(ord(c) < 128 for c in i18n.warning_text(known, "en"))
+    assert "关键词" in i18n.warning_text(known, "zh")
+    other = i18n.warning_text("embedding model drift", "zh")
+    assert other == "检索引擎警告（英文原文）：embedding model drift"
+    assert i18n.warning_text("x", "en") == "Search engine warning: x"
+
+
+def test_list_caption_counts_a_complete_list() -> None:
+    from memory_engine.models import Page
+
+    items = [1, 2, 3]
+    assert tables.list_caption(Page(items=items), "en") == "Complete list (3 in all)."
+    assert tables.list_caption(Page(items=items, total=3), "en") == "Complete list (3 in all)."
+    assert tables.list_caption(Page(items=items, total=9, truncated=True), "en") == (
+        "Showing the first 3 of 9 rows."
+    )
+    assert tables.list_caption(Page(items=items, next_cursor="c"), "en") == (
+        "Showing the first 3 rows; there are more."
+    )
+    assert "?" not in tables.list_caption(Page(items=items, truncated=True), "zh")
+
+
+def test_streamlit_config_binds_localhost_without_file_watcher() -> None:
+    import tomllib
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text("utf-8"))
+    assert config["server"]["address"] == "localhost"
+    assert config["server"]["fileWatcherType"] == "none"
+    assert config["server"]["headless"] is True
 
 
 def test_counts_and_writes_frames() -> None:
