@@ -72,6 +72,12 @@ def main() -> None:
         "--data-dir", type=Path, help="embedded PostgreSQL folder (default: a temp dir)"
     )
     ap.add_argument("--legs", default="dense,keyword", help="comma-separated legs")
+    ap.add_argument(
+        "--store",
+        choices=["postgres", "qdrant"],
+        default="postgres",
+        help="store backend (qdrant: local mode in a folder under the data dir)",
+    )
     ap.add_argument("--candidates", type=int, default=100, help="candidates per leg")
     args = ap.parse_args()
 
@@ -87,6 +93,14 @@ def main() -> None:
         tmp = tempfile.TemporaryDirectory(prefix="locomo-bench-")
         data_dir = Path(tmp.name)
     settings = Settings(data_dir=data_dir, trace_retention=0, token_budget=0)
+    if args.store == "qdrant":
+        settings = Settings(
+            store="qdrant",
+            qdrant_path=str(data_dir.parent / f"{data_dir.name}-qdrant"),
+            trace_retention=0,
+            token_budget=0,
+            qdrant_local_warn_points=10**9,
+        )
     engine = MemoryEngine(settings)
     legs = tuple(args.legs.split(","))
 
@@ -148,6 +162,7 @@ def main() -> None:
             "turns": n_turns,
             "legs": list(legs),
             "embedder": engine.settings.embedder,
+            "store": args.store,
             "ingest_s": round(ingest_s, 1),
             "search_ms_p50": round(percentile(latencies, 50), 2),
             "search_ms_p95": round(percentile(latencies, 95), 2),
