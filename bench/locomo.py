@@ -76,7 +76,7 @@ def main() -> None:
         "--store",
         choices=["postgres", "qdrant"],
         default="postgres",
-        help="store backend (qdrant: local mode in a folder under the data dir)",
+        help="store backend (qdrant: local mode in DATA_DIR/qdrant)",
     )
     ap.add_argument("--candidates", type=int, default=100, help="candidates per leg")
     args = ap.parse_args()
