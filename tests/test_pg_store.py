@@ -26,7 +26,12 @@ from memory_engine.stores.pg_embedded import (
     start_embedded_server,
     stop_embedded_server,
 )
-from memory_engine.stores.pg_migrate import applied_versions, apply_migrations
+from memory_engine.stores.pg_keyword import explain_keyword
+from memory_engine.stores.pg_migrate import (
+    applied_versions,
+    apply_migrations,
+    available_migrations,
+)
 from memory_engine.stores.pg_sql import explain_dense, hnsw_ef_search
 from memory_engine.stores.postgres import PostgresStore
 from tests.conftest import PG_TEST_DIM, new_tenant_id
@@ -214,6 +219,29 @@ def test_dedupe_lookup_uses_the_unique_index(pg_store: PostgresStore) -> None:
     assert "memories_active_content_hash" in plan
 
 
+def test_keyword_candidates_come_from_an_index_under_rls(pg_store: PostgresStore) -> None:
+    """Under row-level security PostgreSQL turns only LEAKPROOF operators into index
+    conditions. The array operators of a GIN index on memories.terms are not leakproof, so the
+    app role never used that index (migration 0002 dropped it); text equality is, so the btree
+    of keyword_postings serves candidate generation and the BM25 contributions."""
+    scope = Scope.of(new_tenant_id())
+    with pg_store._tx(scope) as cur:  # the app role, tenant set
+        assert cur.execute("SELECT current_user").fetchone() == (pg_store.settings.db_app_role,)
+        leakproof = dict(
+            cur.execute(
+                "SELECT proname, proleakproof FROM pg_proc "
+                "WHERE proname IN ('arrayoverlap', 'arraycontains', 'texteq')"
+            ).fetchall()
+        )
+        cur.execute("SET LOCAL enable_seqscan = off")
+        plan = explain_keyword(cur, scope, ["peanut", "allergy"], ["active"])
+        gin = cur.execute("SELECT to_regclass('memories_terms_gin')").fetchone()
+    assert leakproof == {"arrayoverlap": False, "arraycontains": False, "texteq": True}
+    assert "Index Only Scan using keyword_postings_pkey on keyword_postings" in plan
+    assert "Seq Scan on keyword_postings" not in plan
+    assert gin == (None,)
+
+
 def test_ef_search_formula() -> None:
     assert hnsw_ef_search(10, 10_000, 1_000, 1000) == 200
     assert hnsw_ef_search(10, 100_000, 1_000, 1000) == 1000
@@ -241,8 +269,10 @@ def test_migrations_are_recorded_idempotent_and_race_free(
     for t in threads:
         t.join()
     assert errors == []
-    assert sorted(results) == [[], [], [], [1]]
-    assert applied_versions(url) == [1]
+    versions = [m.version for m in available_migrations()]
+    assert versions[:2] == [1, 2]
+    assert sorted(results) == [[], [], [], versions]
+    assert applied_versions(url) == versions
     assert apply_migrations(url, "memory_app") == []
 
 

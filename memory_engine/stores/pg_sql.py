@@ -3,9 +3,9 @@
 Identifiers are composed with :mod:`psycopg.sql`; values are always bound as named parameters
 (``%(name)s``) in a ``params`` dict that the caller passes with the query.
 
-The two retrieval legs, dense (pgvector cosine) and keyword (BM25 in SQL), live here too; both
-run inside a transaction whose ``app.tenant_id`` is already set (row-level
-security) and additionally filter by the scope explicitly.
+The dense retrieval leg (pgvector cosine) lives here too (the keyword leg is in
+:mod:`memory_engine.stores.pg_keyword`); it runs inside a transaction whose ``app.tenant_id`` is
+already set (row-level security) and additionally filters by the scope explicitly.
 
 Dense search and pgvector 0.6.2: an HNSW scan yields at most ``hnsw.ef_search`` rows and the
 tenant/status filter is applied *after* the scan, so a tenant holding 1% of the rows gets
@@ -355,10 +355,6 @@ def hnsw_ef_search(k: int, total_rows: float, matching_rows: int, ef_max: int) -
 
 logger = logging.getLogger("memory_engine.stores.postgres")
 
-#: BM25 parameters (Robertson & Zaragoza 2009, "The Probabilistic Relevance Framework").
-BM25_K1 = 1.2
-BM25_B = 0.75
-
 
 def _match_filter(scope: Scope, statuses: list[str], params: dict[str, Any]) -> sql.Composed:
     params["statuses"] = statuses
@@ -377,7 +373,7 @@ def _candidates(rows: Sequence[Sequence[Any]], score: str, rank: str) -> list[Ca
     ]
 
 
-def _table_rows(cur: Cursor[Any]) -> float:
+def table_rows(cur: Cursor[Any]) -> float:
     """Estimated rows of the whole ``memories`` table (all tenants), from planner statistics.
 
     RLS hides other tenants' rows from ``count(*)``; ``pg_class.reltuples`` and
@@ -492,7 +488,7 @@ def dense_search(
         logger.debug("dense search: exact scan over %d rows (k=%d)", matching, k)
         rows = _exact(cur, where, params)
     else:
-        total = _table_rows(cur)
+        total = table_rows(cur)
         ef = hnsw_ef_search(k, total, matching, ef_max)
         logger.debug(
             "dense search: hnsw ef_search=%d (matching=%d, table~%.0f, k=%d)",
@@ -514,77 +510,3 @@ def dense_search(
             )
             rows = _exact(cur, where, params)
     return _candidates(rows, "cosine", "dense")
-
-
-def keyword_search(
-    cur: Cursor[Any],
-    terms: list[str],
-    *,
-    scope: Scope,
-    k: int,
-    statuses: list[str],
-) -> list[Candidate]:
-    """BM25 over stored terms, computed in SQL.
-
-    ``score(d) = sum_t idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl))`` with
-    ``k1 = 1.2``, ``b = 0.75``, ``idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5))`` (Lucene's
-    non-negative variant), where N, avgdl and df are taken over the rows matching scope and
-    status, ``tf = cardinality(array_positions(terms, t))`` and ``|d| = doc_len``. Candidates
-    come from the GIN index (``terms && query_terms``). Nothing but the top ``k`` leaves SQL.
-
-    Args:
-        cur: cursor in a tenant-scoped transaction.
-        terms: distinct, non-empty query terms.
-        scope: tenant and narrowing ids.
-        k: wanted results (>= 1).
-        statuses: allowed statuses.
-
-    Returns:
-        Candidates ordered by ``bm25`` (>= 0, higher is better) descending, ranks ``keyword``.
-    """
-    if not terms:
-        return []
-    # Every CTE is MATERIALIZED: inlined, the per-term df subqueries were re-run for each
-    # candidate row (minutes instead of ~80 ms at 20k rows of one tenant).
-    params: dict[str, Any] = {"terms": terms, "k": k, "k1": BM25_K1, "b": BM25_B}
-    where = _match_filter(scope, statuses, params)
-    query = sql.SQL(
-        """
-        WITH qt AS MATERIALIZED (
-            SELECT DISTINCT unnest(%(terms)s::text[]) AS term
-        ), corpus AS MATERIALIZED (
-            SELECT count(*)::float8 AS n, coalesce(avg(doc_len), 0)::float8 AS avgdl
-            FROM memories WHERE {where}
-        ), df AS MATERIALIZED (
-            SELECT qt.term,
-                   (SELECT count(*) FROM memories
-                    WHERE {where} AND terms @> ARRAY[qt.term])::float8 AS df
-            FROM qt
-        ), idf AS MATERIALIZED (
-            SELECT df.term, ln(1 + (corpus.n - df.df + 0.5) / (df.df + 0.5)) AS idf
-            FROM df, corpus WHERE df.df > 0
-        ), cand AS MATERIALIZED (
-            SELECT id, terms, doc_len FROM memories
-            WHERE {where} AND terms && %(terms)s::text[]
-        ), scored AS (
-            SELECT cand.id,
-                   sum(idf.idf * tf.tf * (%(k1)s + 1)
-                       / (tf.tf + %(k1)s * (1 - %(b)s + %(b)s * cand.doc_len
-                                            / greatest(corpus.avgdl, 1e-9)))) AS score
-            FROM cand CROSS JOIN corpus CROSS JOIN idf
-            CROSS JOIN LATERAL (
-                SELECT coalesce(cardinality(array_positions(cand.terms, idf.term)), 0)::float8
-                       AS tf
-            ) tf
-            WHERE tf.tf > 0
-            GROUP BY cand.id
-        ), top AS (
-            SELECT id, score FROM scored ORDER BY score DESC, id LIMIT %(k)s
-        )
-        SELECT {cols}, top.score
-        FROM top JOIN memories m ON m.tenant_id = %(scope_tenant)s AND m.id = top.id
-        ORDER BY top.score DESC, m.id
-        """
-    ).format(where=where, cols=columns(MEMORY_COLUMNS, "m"))
-    rows = cur.execute(query, params).fetchall()
-    return _candidates(rows, "bm25", "keyword")

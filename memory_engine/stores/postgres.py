@@ -5,8 +5,13 @@ Isolation: every tenant table has ENABLE + FORCE row-level security with the pol
 and immediately ``SET ROLE`` to the NOLOGIN application role (``Settings.db_app_role``, created
 by the migrations, neither superuser nor BYPASSRLS); every transaction runs
 ``set_config('app.tenant_id', <tenant>, true)`` (SET LOCAL) first. Only migrations,
-``ensure_embedding`` (a schema change) and the audited ``admin_tenant_counts`` use the owner role,
-on short-lived connections of their own.
+``ensure_embedding`` (a schema change), the audited ``admin_tenant_counts`` and the index
+drop/rebuild (plus VACUUM) of ``bulk_insert`` use the owner role, on short-lived connections of
+their own; ``bulk_insert`` writes its rows as the application role.
+
+Writes: every writing transaction first takes the tenant's advisory write lock
+(:func:`pg_keyword.lock_tenant`), so one tenant's writers run one after the other: content-hash
+dedupe cannot race, and the keyword-statistics triggers of migration 0002 never deadlock.
 
 Errors: psycopg errors are mapped at this boundary: connection problems and pool timeouts to
 StoreUnavailableError, anything else to StoreError (``raise ... from``).
@@ -36,7 +41,9 @@ from memory_engine.errors import (
 )
 from memory_engine.models import Candidate, Memory, MemoryStatus, Scope, Trace, ensure_utc
 from memory_engine.stores.base import InsertOutcome, NewMemory
+from memory_engine.stores.pg_bulk import PgBulkWriter
 from memory_engine.stores.pg_embedded import resolve_database_url
+from memory_engine.stores.pg_keyword import keyword_search, lock_tenant
 from memory_engine.stores.pg_migrate import MIGRATION_LOCK_KEY, apply_migrations
 from memory_engine.stores.pg_reads import PgReader
 from memory_engine.stores.pg_sql import (
@@ -44,13 +51,20 @@ from memory_engine.stores.pg_sql import (
     UPDATABLE_FIELDS,
     columns,
     dense_search,
-    keyword_search,
     memory_from_row,
     memory_params,
     scope_filter,
     search_statuses,
-    snapshot,
     vector_param,
+)
+from memory_engine.stores.pg_writes import (
+    copy_events,
+    copy_memories,
+    dedupe,
+    event_values,
+    existing_active,
+    insert_event,
+    prepare_row,
 )
 
 logger = logging.getLogger(__name__)
@@ -62,76 +76,13 @@ HNSW_MAX_DIM = 2000
 UPDATE_ACTIONS = frozenset({"update", "archive", "restore", "supersede", "delete", "merge"})
 _ACTIVE = MemoryStatus.ACTIVE.value
 
-_INSERT_MEMORY = sql.SQL(
-    "INSERT INTO memories ({cols}, embedding, terms, doc_len) VALUES ({vals}, %(embedding)s, "
-    "%(terms)s, %(doc_len)s) ON CONFLICT (tenant_id, (coalesce(user_id, '')), content_hash) "
-    "WHERE status = 'active' AND content_hash <> '' DO NOTHING RETURNING id"
-).format(
-    cols=columns(MEMORY_COLUMNS),
-    vals=sql.SQL(", ").join(sql.Placeholder(c) for c in MEMORY_COLUMNS),
-)
-_INSERT_EVENT = (
-    "INSERT INTO events (tenant_id, user_id, agent_id, session_id, memory_id, action, actor, "
-    "before, after, reason, request_id, details) VALUES (%(tenant_id)s, %(user_id)s, "
-    "%(agent_id)s, %(session_id)s, %(memory_id)s, %(action)s, %(actor)s, %(before)s, "
-    "%(after)s, %(reason)s, %(request_id)s, %(details)s)"
-)
-
-
-def _event_params(
-    memory: Memory,
-    action: str,
-    actor: str,
-    *,
-    before: Memory | None = None,
-    after: Memory | None = None,
-    reason: str | None = None,
-    request_id: str | None = None,
-) -> dict[str, Any]:
-    return {
-        "tenant_id": memory.tenant_id,
-        "user_id": memory.user_id,
-        "agent_id": memory.agent_id,
-        "session_id": memory.session_id,
-        "memory_id": memory.id,
-        "action": action,
-        "actor": actor,
-        "before": snapshot(before) if before is not None else None,
-        "after": snapshot(after) if after is not None else None,
-        "reason": reason,
-        "request_id": request_id,
-        "details": Jsonb({}),
-    }
-
 
 def _check_k(k: int) -> None:
     if not 1 <= k <= MAX_K:
         raise InvalidInputError(f"k must be in [1, {MAX_K}]", k=k)
 
 
-def _scoped_memory(memory: Memory, scope: Scope) -> Memory:
-    """The memory with the scope's narrowing ids filled in; refuses contradicting ids."""
-    if memory.tenant_id != scope.tenant_id:
-        raise TenantScopeError(
-            "memory.tenant_id differs from the scope's tenant",
-            memory_id=memory.id,
-            field="tenant_id",
-        )
-    fill: dict[str, Any] = {}
-    for field in ("user_id", "agent_id", "session_id"):
-        want, have = getattr(scope, field), getattr(memory, field)
-        if want is None:
-            continue
-        if have is None:
-            fill[field] = want
-        elif have != want:
-            raise TenantScopeError(
-                f"memory.{field} differs from the scope's {field}", memory_id=memory.id, field=field
-            )
-    return memory.model_copy(update=fill) if fill else memory
-
-
-class PostgresStore(PgReader):
+class PostgresStore(PgReader, PgBulkWriter):
     """Memories, events and traces in PostgreSQL + pgvector, isolated by row-level security.
 
     Args:
@@ -257,6 +208,10 @@ class PostgresStore(PgReader):
         ``duplicate`` with ``existing_id`` and no event is written. When no embedding model is
         recorded yet, the first item's ``embedding_model`` and vector length are recorded.
 
+        One INSERT per table (multi-row VALUES, or COPY into a temp table for larger batches),
+        under the tenant's write lock. The HNSW index is updated row by row; for large imports
+        use :meth:`bulk_insert` (which may rebuild the index instead).
+
         Raises:
             TenantScopeError: an item's tenant/user/agent/session contradicts the scope.
             InvalidInputError: bad vector, id already used, or no embedding model known.
@@ -264,9 +219,42 @@ class PostgresStore(PgReader):
         """
         if not items:
             return []
+        model, dim = self._model_dim(items[0])
+        rows = [prepare_row(item, scope, model, dim) for item in items]
+        with self._tx(scope) as cur:
+            lock_tenant(cur, scope.tenant_id)
+            existing = existing_active(
+                cur, scope.tenant_id, (k for r in rows if (k := r.dedupe_key) is not None)
+            )
+            outcomes, keep = dedupe(rows, existing)
+            if keep:
+                copy_memories(cur, (rows[i] for i in keep))
+                copy_events(
+                    cur,
+                    (
+                        event_values(
+                            rows[i].memory,
+                            "create",
+                            actor,
+                            after=rows[i].memory,
+                            reason=reason,
+                            request_id=request_id,
+                        )
+                        for i in keep
+                    ),
+                )
+        for i in keep:
+            outcomes[i] = InsertOutcome(memory_id=rows[i].memory.id, status="created")
+        return [o for o in outcomes if o is not None]
+
+    def _model_dim(self, first: NewMemory) -> tuple[str, int]:
+        """The recorded (model, dim); records the first item's when nothing is recorded yet.
+
+        Raises:
+            InvalidInputError: nothing recorded and the item names no embedding model.
+        """
         recorded = self._embedding or self.embedding_info()
         if recorded is None:
-            first = items[0]
             if not first.memory.embedding_model:
                 raise InvalidInputError(
                     "no embedding model recorded: call ensure_embedding(model, dim) first"
@@ -274,98 +262,7 @@ class PostgresStore(PgReader):
             self.ensure_embedding(first.memory.embedding_model, len(first.embedding))
             recorded = self._embedding
         assert recorded is not None
-        model, dim = recorded
-        rows: list[dict[str, Any]] = []
-        for item in items:
-            mem = _scoped_memory(item.memory, scope)
-            if mem.embedding_model is None:
-                mem = mem.model_copy(update={"embedding_model": model})
-            elif mem.embedding_model != model:
-                raise EmbeddingMismatchError(
-                    f"memory embedded with {mem.embedding_model}, the store holds {model}; "
-                    "re-embed required",
-                    memory_id=mem.id,
-                    stored_model=model,
-                    configured_model=mem.embedding_model,
-                )
-            params = memory_params(mem)
-            for col in ("observed_at", "valid_from", "valid_until", "created_at", "updated_at"):
-                params[col] = ensure_utc(params[col])
-            params["embedding"] = vector_param(item.embedding, dim, "embedding")
-            params["terms"] = [str(t) for t in item.terms]
-            params["doc_len"] = len(item.terms)
-            params["_memory"] = mem
-            rows.append(params)
-
-        outcomes: list[InsertOutcome | None] = [None] * len(rows)
-        with self._tx(scope) as cur:
-            hashes = sorted({r["content_hash"] for r in rows if r["content_hash"]})
-            owners = sorted({r["user_id"] or "" for r in rows})
-            existing: dict[tuple[str, str], uuid.UUID] = {}
-            if hashes:  # served by the unique partial index (tenant, user, content_hash)
-                for mid, owner, chash in cur.execute(
-                    "SELECT id, coalesce(user_id, ''), content_hash FROM memories "
-                    "WHERE tenant_id = %s AND status = 'active' AND content_hash <> '' "
-                    "AND coalesce(user_id, '') = ANY(%s) AND content_hash = ANY(%s)",
-                    [scope.tenant_id, owners, hashes],
-                ):
-                    existing[(str(owner), str(chash))] = mid
-            to_insert: list[int] = []
-            for i, r in enumerate(rows):
-                key: tuple[str, str] = (r["user_id"] or "", r["content_hash"])
-                if r["status"] == _ACTIVE and r["content_hash"]:
-                    if key in existing:
-                        outcomes[i] = InsertOutcome(
-                            memory_id=r["id"], status="duplicate", existing_id=existing[key]
-                        )
-                        continue
-                    existing[key] = r["id"]
-                to_insert.append(i)
-            if to_insert:
-                try:
-                    cur.executemany(
-                        _INSERT_MEMORY,
-                        [{k: v for k, v in rows[i].items() if k != "_memory"} for i in to_insert],
-                        returning=True,
-                    )
-                except psycopg.errors.UniqueViolation as exc:
-                    raise InvalidInputError(f"memory id already exists: {exc}") from exc
-                inserted: list[bool] = []
-                while True:
-                    inserted.append(cur.fetchone() is not None)
-                    if not cur.nextset():
-                        break
-                events = []
-                for i, ok in zip(to_insert, inserted, strict=True):
-                    r = rows[i]
-                    if ok:
-                        outcomes[i] = InsertOutcome(memory_id=r["id"], status="created")
-                        mem = r["_memory"]
-                        events.append(
-                            _event_params(
-                                mem,
-                                "create",
-                                actor,
-                                after=mem,
-                                reason=reason,
-                                request_id=request_id,
-                            )
-                        )
-                    else:  # a concurrent writer inserted the same content first
-                        found = cur.execute(
-                            "SELECT id FROM memories WHERE tenant_id = %s AND status = 'active' "
-                            "AND content_hash <> '' AND coalesce(user_id, '') = %s "
-                            "AND content_hash = %s",
-                            [scope.tenant_id, r["user_id"] or "", r["content_hash"]],
-                        ).fetchone()
-                        outcomes[i] = InsertOutcome(
-                            memory_id=r["id"],
-                            status="duplicate",
-                            existing_id=found[0] if found else None,
-                        )
-                if events:
-                    cur.executemany(_INSERT_EVENT, events)
-        return [o for o in outcomes if o is not None]
+        return recorded
 
     def _locked(self, cur: psycopg.Cursor[Any], memory_id: uuid.UUID, scope: Scope) -> Memory:
         params: dict[str, Any] = {"id": memory_id}
@@ -417,6 +314,7 @@ class PostgresStore(PgReader):
             raise InvalidInputError(f"unknown update action {action!r}", action=action)
         vec = vector_param(embedding, self._dim(), "embedding") if embedding is not None else None
         with self._tx(scope) as cur:
+            lock_tenant(cur, scope.tenant_id)
             before = self._locked(cur, memory_id, scope)
             if before.version != expected_version:
                 raise VersionConflictError(
@@ -462,9 +360,9 @@ class PostgresStore(PgReader):
                     expected=expected_version,
                 )
             after = memory_from_row(row)
-            cur.execute(
-                _INSERT_EVENT,
-                _event_params(
+            insert_event(
+                cur,
+                event_values(
                     after,
                     action,
                     actor,
@@ -487,14 +385,13 @@ class PostgresStore(PgReader):
             MemoryNotFoundError: no such memory in the scope.
         """
         with self._tx(scope) as cur:
+            lock_tenant(cur, scope.tenant_id)
             before = self._locked(cur, memory_id, scope)
             cur.execute(
                 "DELETE FROM memories WHERE tenant_id = %s AND id = %s",
                 [scope.tenant_id, memory_id],
             )
-            cur.execute(
-                _INSERT_EVENT, _event_params(before, "purge", actor, before=before, reason=reason)
-            )
+            insert_event(cur, event_values(before, "purge", actor, before=before, reason=reason))
 
     # ------------------------------------------------------------------ search
 
@@ -536,7 +433,9 @@ class PostgresStore(PgReader):
     ) -> list[Candidate]:
         """BM25 (k1=1.2, b=0.75) over stored terms, in SQL; scores ``bm25`` (>= 0).
 
-        Duplicate query terms count once; empty terms are ignored.
+        Exact top ``k``, rarest terms first, from trigger-kept statistics and postings; see
+        :mod:`memory_engine.stores.pg_keyword`. Duplicate query terms count once; empty terms
+        are ignored.
 
         Raises:
             InvalidInputError: k outside 1..1000.

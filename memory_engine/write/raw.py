@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from memory_engine import text as textmod
@@ -118,6 +119,56 @@ def check_metadata(metadata: dict[str, Any], *, max_bytes: int = 16_384) -> None
         )
 
 
+#: Batches of at least this many memories use the store's bulk path (see ``write_batch``).
+BULK_MIN_MEMORIES = 1000
+
+
+def _write_bulk(
+    groups: list[list[tuple[int, Memory]]],
+    bulk_insert: Callable[..., list[InsertOutcome]],
+    embedder: Embedder,
+    outcomes: dict[int, list[InsertOutcome]],
+    failed: dict[int, dict[str, Any]],
+    progress: Callable[[int], None] | None,
+    *,
+    scope: Scope,
+    actor: str,
+    reason: str | None,
+) -> None:
+    """Embed every group (float32, to bound memory), then one ``bulk_insert`` of the rest."""
+    embedded: list[tuple[list[tuple[int, Memory]], np.ndarray]] = []
+    seen: set[int] = set()
+    for batch in groups:
+        try:
+            vectors = np.asarray(embedder.embed([m.content for _, m in batch]), dtype=np.float32)
+        except MemoryEngineError as exc:
+            for idx, _ in batch:
+                failed[idx] = exc.to_dict()
+        else:
+            embedded.append((batch, vectors))
+        seen.update(idx for idx, _ in batch)
+        if progress:
+            progress(len(seen))
+    items = (
+        NewMemory(memory=m, embedding=tuple(v.tolist()), terms=tuple(textmod.tokenize(m.content)))
+        for batch, vectors in embedded
+        for (_, m), v in zip(batch, vectors, strict=True)
+    )
+    try:
+        stored = bulk_insert(items, scope=scope, actor=actor, reason=reason)
+    except MemoryEngineError as exc:  # one transaction: none of them was stored
+        for batch, _ in embedded:
+            for idx, _ in batch:
+                failed[idx] = exc.to_dict()
+                outcomes[idx] = []
+        return
+    flat = [idx for batch, _ in embedded for idx, _ in batch]
+    for idx, outcome in zip(flat, stored, strict=True):
+        outcomes[idx].append(outcome)
+    if progress:
+        progress(len(seen))
+
+
 def write_batch(
     requests: Sequence[WriteRequest],
     *,
@@ -136,8 +187,14 @@ def write_batch(
     memories are embedded in batches of ``settings.embedding_batch_size`` and committed one
     store transaction per embedding batch (each memory with its ``create`` event).
 
+    Batches of at least ``BULK_MIN_MEMORIES`` memories go to the store's ``bulk_insert`` when
+    it has one (PostgreSQL): every embedding batch is embedded first (a batch whose embedding
+    fails gets the typed error), then all the others are committed in ONE transaction (a store
+    failure gives every one of them the error; nothing is half-written either way).
+
     Args:
-        progress: called with the number of requests finished after each committed batch.
+        progress: called with the number of requests finished after each committed batch; on
+            the bulk path, after each embedded batch, and once more after the commit.
     """
     results: dict[int, WriteResult] = {}
     pending: list[tuple[int, Memory]] = []
@@ -167,6 +224,20 @@ def write_batch(
         groups.append(current)
     done_items: set[int] = set()
     failed: dict[int, dict[str, Any]] = {}
+    bulk = getattr(store, "bulk_insert", None)
+    if callable(bulk) and len(pending) >= BULK_MIN_MEMORIES:
+        _write_bulk(
+            groups,
+            bulk,
+            embedder,
+            outcomes,
+            failed,
+            progress,
+            scope=scope,
+            actor=actor,
+            reason=reason,
+        )
+        groups = []
     for batch in groups:
         try:
             vectors = embedder.embed([m.content for _, m in batch])

@@ -22,6 +22,9 @@ BEGIN
     EXECUTE format('GRANT USAGE ON SCHEMA %I TO %I', current_schema(), app_role);
     EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON memories TO %I', app_role);
     EXECUTE format('GRANT SELECT, INSERT, DELETE ON traces TO %I', app_role);
+    -- BM25 statistics and postings (0002), written by the triggers on memories as the app role.
+    EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON keyword_corpus, keyword_df, '
+                   'keyword_postings TO %I', app_role);
     -- Events are append-only for the application.
     EXECUTE format('GRANT SELECT, INSERT ON events TO %I', app_role);
     EXECUTE format('REVOKE UPDATE, DELETE, TRUNCATE ON events FROM %I', app_role);
