@@ -502,6 +502,7 @@ class PostgresStore(PgReader, PgBulkWriter):
         if not actor.strip() or not reason.strip():
             raise InvalidInputError("admin reads need an actor and a reason")
         with self._owner_tx() as cur:
+            cur.execute("SELECT set_config('memory_engine.admin_read', 'on', true)")
             rows = cur.execute(
                 "SELECT tenant_id, count(*) FROM memories "
                 "WHERE status IN ('active', 'archived') GROUP BY tenant_id ORDER BY tenant_id"

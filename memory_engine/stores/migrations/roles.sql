@@ -13,11 +13,28 @@ BEGIN
         EXECUTE format('CREATE ROLE %I NOLOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE',
                        app_role);
     END IF;
-    -- The owner must be able to SET ROLE to it (superusers always can).
-    IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
-       AND NOT pg_has_role(current_user, app_role, 'MEMBER') THEN
-        EXECUTE format('GRANT %I TO %I', app_role, current_user);
+    -- The owner must be able to SET ROLE to it (superusers always can). PostgreSQL 16 grants
+    -- a role created by a CREATEROLE user back to its creator with ADMIN but without SET, so
+    -- check the SET privilege itself there and grant it explicitly.
+    IF NOT (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
+        IF current_setting('server_version_num')::int >= 160000 THEN
+            IF NOT pg_has_role(current_user, app_role, 'SET') THEN
+                EXECUTE format('GRANT %I TO %I WITH SET TRUE, INHERIT FALSE',
+                               app_role, current_user);
+            END IF;
+        ELSIF NOT pg_has_role(current_user, app_role, 'MEMBER') THEN
+            EXECUTE format('GRANT %I TO %I', app_role, current_user);
+        END IF;
     END IF;
+
+    -- The one audited cross-tenant read (admin_tenant_counts) runs as the owner, which FORCE
+    -- row-level security also binds. This policy lets only the owner read across tenants, and
+    -- only inside a transaction that set memory_engine.admin_read = 'on'. It is TO the owner
+    -- role, so it never applies to the application role.
+    EXECUTE 'DROP POLICY IF EXISTS admin_read ON memories';
+    EXECUTE format('CREATE POLICY admin_read ON memories FOR SELECT TO %I '
+                   'USING (current_setting(''memory_engine.admin_read'', true) = ''on'')',
+                   current_user);
 
     EXECUTE format('GRANT USAGE ON SCHEMA %I TO %I', current_schema(), app_role);
     EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON memories TO %I', app_role);
