@@ -12,7 +12,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import psycopg
@@ -30,30 +29,42 @@ from memory_engine.errors import (
 )
 from memory_engine.models import Memory, MemoryFilter, MemoryStatus, Page, Scope, Trace
 from memory_engine.stores.base import StoreStats
+from memory_engine.stores.common import (
+    WRITE_ACTIONS,
+    check_limit,
+    decode_cursor,
+    encode_cursor,
+    not_found,
+    stats_start,
+    status_values,
+    store_stats,
+    writes_series,
+)
 from memory_engine.stores.pg_sql import (
     EVENT_COLUMNS,
     MEMORY_COLUMNS,
-    WRITE_ACTIONS,
     columns,
-    decode_cursor,
-    encode_cursor,
     event_from_row,
     memory_filter,
     memory_from_row,
     scope_filter,
-    status_values,
 )
 
 
-def check_limit(limit: int, maximum: int) -> int:
-    """``limit`` clamped to ``maximum``.
-
-    Raises:
-        InvalidInputError: limit < 1.
-    """
-    if limit < 1:
-        raise InvalidInputError("limit must be >= 1", limit=limit)
-    return min(limit, maximum)
+def select_memory(
+    cur: psycopg.Cursor[Any], memory_id: uuid.UUID, scope: Scope, *, lock: bool = False
+) -> Memory | None:
+    """The memory ``memory_id`` of the scope (``FOR UPDATE`` when ``lock``), or None."""
+    params: dict[str, Any] = {"id": memory_id}
+    row = cur.execute(
+        sql.SQL("SELECT {} FROM memories WHERE id = %(id)s AND {}{}").format(
+            columns(MEMORY_COLUMNS),
+            scope_filter(scope, params),
+            sql.SQL(" FOR UPDATE" if lock else ""),
+        ),
+        params,
+    ).fetchone()
+    return memory_from_row(row) if row is not None else None
 
 
 class PgReader:
@@ -126,19 +137,11 @@ class PgReader:
         Raises:
             MemoryNotFoundError: no such memory in the scope (also for another tenant's id).
         """
-        params: dict[str, Any] = {"id": memory_id}
         with self._tx(scope) as cur:
-            row = cur.execute(
-                sql.SQL("SELECT {} FROM memories WHERE id = %(id)s AND {}").format(
-                    columns(MEMORY_COLUMNS), scope_filter(scope, params)
-                ),
-                params,
-            ).fetchone()
-        if row is None:
-            raise MemoryNotFoundError(
-                f"memory {memory_id} not found", memory_id=memory_id, tenant_id=scope.tenant_id
-            )
-        return memory_from_row(row)
+            memory = select_memory(cur, memory_id, scope)
+        if memory is None:
+            raise not_found(memory_id, scope)
+        return memory
 
     def list(
         self,
@@ -234,13 +237,10 @@ class PgReader:
         Raises:
             InvalidInputError: ``days`` outside 1..3660.
         """
-        if not 1 <= days <= 3660:
-            raise InvalidInputError("days must be in [1, 3660]", days=days)
+        start = stats_start(days)
         params: dict[str, Any] = {}
         where = memory_filter(scope, None, params)
         facets = self._facets(where, params, scope)
-        today = datetime.now(UTC).date()
-        start = today - timedelta(days=days - 1)
         eparams: dict[str, Any] = {"start": start, "actions": list(WRITE_ACTIONS)}
         with self._tx(scope) as cur:
             rows = cur.execute(
@@ -250,18 +250,8 @@ class PgReader:
                 ).format(scope_filter(scope, eparams)),
                 eparams,
             ).fetchall()
-        per_day = {d: int(n) for d, n in rows}
-        series = [
-            ((start + timedelta(days=i)).isoformat(), per_day.get(start + timedelta(days=i), 0))
-            for i in range(days)
-        ]
-        return StoreStats(
-            total=sum(facets["status"].values()),
-            by_type=facets["memory_type"],
-            by_status=facets["status"],
-            by_source=facets["source"],
-            writes_per_day=series,
-        )
+        per_day = {d.isoformat(): int(n) for d, n in rows}
+        return store_stats(facets, writes_series(start, days, per_day))
 
     def history(self, memory_id: uuid.UUID, *, scope: Scope, limit: int = 200) -> Page:
         """Events of one memory, oldest first (also after a purge).

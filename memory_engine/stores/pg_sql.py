@@ -23,29 +23,24 @@ Either way the result has ``min(k, matching)`` candidates.
 
 from __future__ import annotations
 
-import base64
-import json
 import logging
 import math
-import uuid
 from collections.abc import Iterable, Sequence
-from datetime import datetime
 from typing import Any
 
 import numpy as np
 from psycopg import Cursor, sql
 from psycopg.types.json import Jsonb
 
-from memory_engine.errors import InvalidInputError
 from memory_engine.models import (
     Candidate,
     Event,
     Memory,
     MemoryFilter,
-    MemoryStatus,
     Scope,
     ensure_utc,
 )
+from memory_engine.stores.common import status_values
 
 #: Memory columns read back (the embedding is not loaded; ``Memory.embedding`` stays None).
 MEMORY_COLUMNS: tuple[str, ...] = (
@@ -77,24 +72,6 @@ MEMORY_COLUMNS: tuple[str, ...] = (
     "metadata",
 )
 
-#: Keys ``update(changes=...)`` accepts.
-UPDATABLE_FIELDS: frozenset[str] = frozenset(
-    {
-        "content",
-        "content_hash",
-        "importance",
-        "memory_type",
-        "tags",
-        "entities",
-        "status",
-        "superseded_by",
-        "valid_from",
-        "valid_until",
-        "metadata",
-        "confidence",
-    }
-)
-
 EVENT_COLUMNS: tuple[str, ...] = (
     "id",
     "tenant_id",
@@ -107,18 +84,6 @@ EVENT_COLUMNS: tuple[str, ...] = (
     "reason",
     "request_id",
     "details",
-)
-
-#: Event actions counted as writes in ``stats().writes_per_day``.
-WRITE_ACTIONS: tuple[str, ...] = (
-    "create",
-    "update",
-    "archive",
-    "restore",
-    "supersede",
-    "delete",
-    "purge",
-    "merge",
 )
 
 
@@ -182,57 +147,6 @@ def snapshot(memory: Memory) -> Jsonb:
     return Jsonb(memory.public_dict())
 
 
-def vector_param(values: Sequence[float], dim: int | None, what: str) -> np.ndarray:
-    """Validate an embedding and return it as float32.
-
-    Args:
-        values: the vector.
-        dim: required length, or None to skip the check.
-        what: name used in error messages.
-
-    Raises:
-        InvalidInputError: wrong length, non-finite values, or zero norm (cosine undefined).
-    """
-    arr = np.asarray(values, dtype=np.float32)
-    if arr.ndim != 1 or arr.size == 0:
-        raise InvalidInputError(f"{what} must be a non-empty 1-d vector")
-    if dim is not None and arr.size != dim:
-        raise InvalidInputError(
-            f"{what} has {arr.size} dimensions, the store holds {dim}-dimensional vectors",
-            expected=dim,
-            actual=int(arr.size),
-        )
-    if not np.all(np.isfinite(arr)):
-        raise InvalidInputError(f"{what} contains NaN or infinite values")
-    if float(np.linalg.norm(arr)) == 0.0:
-        raise InvalidInputError(f"{what} has zero norm; cosine similarity is undefined")
-    return arr
-
-
-def status_values(statuses: Iterable[MemoryStatus | str]) -> list[str]:
-    """Validated status strings (order kept, duplicates dropped).
-
-    Raises:
-        InvalidInputError: an unknown status.
-    """
-    try:
-        return list(dict.fromkeys(MemoryStatus(s).value for s in statuses))
-    except ValueError as exc:
-        raise InvalidInputError(f"unknown status: {exc}") from exc
-
-
-def search_statuses(statuses: Iterable[MemoryStatus | str]) -> list[str]:
-    """Statuses of a search: at least one (an empty filter is refused, never "everything").
-
-    Raises:
-        InvalidInputError: empty or unknown status.
-    """
-    values = status_values(statuses)
-    if not values:
-        raise InvalidInputError("a search needs at least one status")
-    return values
-
-
 def scope_filter(scope: Scope, params: dict[str, Any], alias: str | None = None) -> sql.Composed:
     """``tenant_id = ... [AND user_id = ...] [AND agent_id = ...] [AND session_id = ...]``.
 
@@ -290,50 +204,6 @@ def memory_filter(
         params["f_to"] = ensure_utc(f.created_to)
         parts.append(sql.SQL("created_at <= %(f_to)s"))
     return sql.SQL(" AND ").join(parts)
-
-
-def encode_cursor(*values: Any) -> str:
-    """Opaque keyset cursor (URL-safe base64 of JSON) from datetimes, UUIDs and ints."""
-    payload: list[list[Any]] = []
-    for v in values:
-        if isinstance(v, datetime):
-            payload.append(["t", v.isoformat()])
-        elif isinstance(v, uuid.UUID):
-            payload.append(["u", str(v)])
-        elif isinstance(v, int):
-            payload.append(["i", v])
-        else:
-            raise TypeError(f"cannot encode {type(v).__name__} in a cursor")
-    raw = json.dumps(payload, separators=(",", ":")).encode()
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str, kinds: str) -> list[Any]:
-    """Decode a cursor made by :func:`encode_cursor`.
-
-    Args:
-        cursor: the opaque string.
-        kinds: expected kinds in order, e.g. ``"tu"`` (datetime, UUID) or ``"i"`` (int).
-
-    Raises:
-        InvalidInputError: malformed cursor or one made for another listing.
-    """
-    try:
-        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        payload = json.loads(raw)
-        if [p[0] for p in payload] != list(kinds):
-            raise ValueError("cursor kind mismatch")
-        out: list[Any] = []
-        for kind, value in payload:
-            if kind == "t":
-                out.append(ensure_utc(datetime.fromisoformat(value)))
-            elif kind == "u":
-                out.append(uuid.UUID(value))
-            else:
-                out.append(int(value))
-        return out
-    except (ValueError, TypeError, KeyError, IndexError) as exc:
-        raise InvalidInputError("invalid cursor", cursor=cursor) from exc
 
 
 def hnsw_ef_search(k: int, total_rows: float, matching_rows: int, ef_max: int) -> int:

@@ -20,10 +20,11 @@ from psycopg import Cursor, sql
 from psycopg.adapt import PyFormat
 from psycopg.types.json import Jsonb
 
-from memory_engine.errors import EmbeddingMismatchError, InvalidInputError, TenantScopeError
+from memory_engine.errors import InvalidInputError
 from memory_engine.models import Memory, MemoryStatus, Scope, ensure_utc
 from memory_engine.stores.base import InsertOutcome, NewMemory
-from memory_engine.stores.pg_sql import MEMORY_COLUMNS, columns, memory_params, vector_param
+from memory_engine.stores.common import embedded_with, scoped_memory, vector_param
+from memory_engine.stores.pg_sql import MEMORY_COLUMNS, columns, memory_params
 
 _ACTIVE = MemoryStatus.ACTIVE.value
 
@@ -83,32 +84,6 @@ _EVENT_TYPES: tuple[str, ...] = (
 )
 
 
-def scoped_memory(memory: Memory, scope: Scope) -> Memory:
-    """The memory with the scope's narrowing ids filled in; refuses contradicting ids.
-
-    Raises:
-        TenantScopeError: another tenant, or a user/agent/session id differing from the scope's.
-    """
-    if memory.tenant_id != scope.tenant_id:
-        raise TenantScopeError(
-            "memory.tenant_id differs from the scope's tenant",
-            memory_id=memory.id,
-            field="tenant_id",
-        )
-    fill: dict[str, Any] = {}
-    for field in ("user_id", "agent_id", "session_id"):
-        want, have = getattr(scope, field), getattr(memory, field)
-        if want is None:
-            continue
-        if have is None:
-            fill[field] = want
-        elif have != want:
-            raise TenantScopeError(
-                f"memory.{field} differs from the scope's {field}", memory_id=memory.id, field=field
-            )
-    return memory.model_copy(update=fill) if fill else memory
-
-
 @dataclass(frozen=True)
 class PreparedRow:
     """One validated item: the memory as stored and its values in :data:`COPY_COLUMNS` order."""
@@ -133,17 +108,7 @@ def prepare_row(item: NewMemory, scope: Scope, model: str, dim: int) -> Prepared
         EmbeddingMismatchError: the item names another embedding model.
         InvalidInputError: bad vector.
     """
-    mem = scoped_memory(item.memory, scope)
-    if mem.embedding_model is None:
-        mem = mem.model_copy(update={"embedding_model": model})
-    elif mem.embedding_model != model:
-        raise EmbeddingMismatchError(
-            f"memory embedded with {mem.embedding_model}, the store holds {model}; "
-            "re-embed required",
-            memory_id=mem.id,
-            stored_model=model,
-            configured_model=mem.embedding_model,
-        )
+    mem = embedded_with(scoped_memory(item.memory, scope), model)
     params = memory_params(mem)
     for col in ("observed_at", "valid_from", "valid_until", "created_at", "updated_at"):
         params[col] = ensure_utc(params[col])

@@ -28,34 +28,39 @@ import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolTimeout
-from pydantic import ValidationError
 
 from memory_engine.config import Settings
 from memory_engine.errors import (
-    EmbeddingMismatchError,
     InvalidInputError,
-    MemoryNotFoundError,
     StoreUnavailableError,
-    TenantScopeError,
     VersionConflictError,
 )
 from memory_engine.models import Candidate, Memory, MemoryStatus, Scope, Trace, ensure_utc
 from memory_engine.stores.base import InsertOutcome, NewMemory
+from memory_engine.stores.common import (
+    UPDATABLE_FIELDS,
+    check_k,
+    check_same_embedding,
+    check_trace_scope,
+    check_update,
+    check_version,
+    first_embedding,
+    merged_memory,
+    not_found,
+    search_statuses,
+    vector_param,
+)
 from memory_engine.stores.pg_bulk import PgBulkWriter
 from memory_engine.stores.pg_embedded import resolve_database_url
 from memory_engine.stores.pg_keyword import keyword_search, lock_tenant
 from memory_engine.stores.pg_migrate import MIGRATION_LOCK_KEY, apply_migrations
-from memory_engine.stores.pg_reads import PgReader
+from memory_engine.stores.pg_reads import PgReader, select_memory
 from memory_engine.stores.pg_sql import (
     MEMORY_COLUMNS,
-    UPDATABLE_FIELDS,
     columns,
     dense_search,
     memory_from_row,
     memory_params,
-    scope_filter,
-    search_statuses,
-    vector_param,
 )
 from memory_engine.stores.pg_writes import (
     copy_events,
@@ -69,17 +74,9 @@ from memory_engine.stores.pg_writes import (
 
 logger = logging.getLogger(__name__)
 
-#: Largest ``k`` a search accepts (pgvector's ef_search ceiling is 1000 as well).
-MAX_K = 1000
 #: Largest vector dimension pgvector 0.6 can index with HNSW; larger ones are searched exactly.
 HNSW_MAX_DIM = 2000
-UPDATE_ACTIONS = frozenset({"update", "archive", "restore", "supersede", "delete", "merge"})
 _ACTIVE = MemoryStatus.ACTIVE.value
-
-
-def _check_k(k: int) -> None:
-    if not 1 <= k <= MAX_K:
-        raise InvalidInputError(f"k must be in [1, {MAX_K}]", k=k)
 
 
 class PostgresStore(PgReader, PgBulkWriter):
@@ -176,15 +173,7 @@ class PostgresStore(PgReader, PgBulkWriter):
                     row = (model, dim)
             recorded = (str(row[0]), int(row[1]))
             self._embedding = recorded
-        if recorded != (model, dim):
-            raise EmbeddingMismatchError(
-                f"model or dimension mismatch: the store holds {recorded[0]} ({recorded[1]}-d) "
-                f"vectors, configured {model} ({dim}-d); re-embed required",
-                stored_model=recorded[0],
-                stored_dim=recorded[1],
-                configured_model=model,
-                configured_dim=dim,
-            )
+        check_same_embedding(recorded, model, dim)
 
     def _dim(self) -> int | None:
         recorded = self._embedding or self.embedding_info()
@@ -255,28 +244,16 @@ class PostgresStore(PgReader, PgBulkWriter):
         """
         recorded = self._embedding or self.embedding_info()
         if recorded is None:
-            if not first.memory.embedding_model:
-                raise InvalidInputError(
-                    "no embedding model recorded: call ensure_embedding(model, dim) first"
-                )
-            self.ensure_embedding(first.memory.embedding_model, len(first.embedding))
+            self.ensure_embedding(*first_embedding(first))
             recorded = self._embedding
         assert recorded is not None
         return recorded
 
     def _locked(self, cur: psycopg.Cursor[Any], memory_id: uuid.UUID, scope: Scope) -> Memory:
-        params: dict[str, Any] = {"id": memory_id}
-        row = cur.execute(
-            sql.SQL("SELECT {} FROM memories WHERE id = %(id)s AND {} FOR UPDATE").format(
-                columns(MEMORY_COLUMNS), scope_filter(scope, params)
-            ),
-            params,
-        ).fetchone()
-        if row is None:
-            raise MemoryNotFoundError(
-                f"memory {memory_id} not found", memory_id=memory_id, tenant_id=scope.tenant_id
-            )
-        return memory_from_row(row)
+        memory = select_memory(cur, memory_id, scope, lock=True)
+        if memory is None:
+            raise not_found(memory_id, scope)
+        return memory
 
     def update(
         self,
@@ -307,26 +284,13 @@ class PostgresStore(PgReader, PgBulkWriter):
             MemoryNotFoundError: no such memory in the scope.
             VersionConflictError: ``expected_version`` is not the current version.
         """
-        unknown = sorted(set(changes) - UPDATABLE_FIELDS)
-        if unknown:
-            raise InvalidInputError(f"cannot change {', '.join(unknown)}", memory_id=memory_id)
-        if action not in UPDATE_ACTIONS:
-            raise InvalidInputError(f"unknown update action {action!r}", action=action)
+        check_update(memory_id, changes, action)
         vec = vector_param(embedding, self._dim(), "embedding") if embedding is not None else None
         with self._tx(scope) as cur:
             lock_tenant(cur, scope.tenant_id)
             before = self._locked(cur, memory_id, scope)
-            if before.version != expected_version:
-                raise VersionConflictError(
-                    f"memory {memory_id} is at version {before.version}, not {expected_version}",
-                    memory_id=memory_id,
-                    expected=expected_version,
-                    actual=before.version,
-                )
-            try:
-                merged = Memory.model_validate({**before.model_dump(), **changes})
-            except ValidationError as exc:
-                raise InvalidInputError(f"invalid change: {exc}", memory_id=memory_id) from exc
+            check_version(before, expected_version)
+            merged = merged_memory(before, changes)
             params = memory_params(merged)
             for key in ("valid_from", "valid_until"):
                 params[key] = ensure_utc(params[key])
@@ -410,7 +374,7 @@ class PostgresStore(PgReader, PgBulkWriter):
         Raises:
             InvalidInputError: k outside 1..1000, or a bad query vector.
         """
-        _check_k(k)
+        check_k(k)
         vec = vector_param(vector, self._dim(), "query vector")
         with self._tx(scope) as cur:
             return dense_search(
@@ -440,7 +404,7 @@ class PostgresStore(PgReader, PgBulkWriter):
         Raises:
             InvalidInputError: k outside 1..1000.
         """
-        _check_k(k)
+        check_k(k)
         query_terms = list(dict.fromkeys(str(t) for t in terms if t))
         with self._tx(scope) as cur:
             return keyword_search(
@@ -457,10 +421,7 @@ class PostgresStore(PgReader, PgBulkWriter):
         Raises:
             TenantScopeError: the trace belongs to another tenant than the scope.
         """
-        if trace.tenant_id != scope.tenant_id or trace.scope.tenant_id != scope.tenant_id:
-            raise TenantScopeError(
-                "trace tenant differs from the scope's tenant", field="tenant_id"
-            )
+        check_trace_scope(trace, scope)
         keep = self.settings.trace_retention
         if keep == 0:
             return

@@ -42,24 +42,30 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import ValidationError
 from qdrant_client import QdrantClient, models
 
 from memory_engine.config import Settings
 from memory_engine.errors import (
-    EmbeddingMismatchError,
     InvalidInputError,
-    MemoryNotFoundError,
     VersionConflictError,
 )
 from memory_engine.models import Memory, MemoryStatus, Scope, utcnow
 from memory_engine.stores.base import InsertOutcome, NewMemory
-from memory_engine.stores.pg_sql import UPDATABLE_FIELDS, vector_param
+from memory_engine.stores.common import (
+    check_same_embedding,
+    check_update,
+    check_version,
+    embedded_with,
+    first_embedding,
+    merged_memory,
+    not_found,
+    scoped_memory,
+    vector_param,
+)
 from memory_engine.stores.qdrant_codec import (
     DENSE,
     KEYWORD,
     ROLLED_BACK,
-    UPDATE_ACTIONS,
     bm25_doc_vector,
     derived_id,
     event_payload,
@@ -68,7 +74,6 @@ from memory_engine.stores.qdrant_codec import (
     memory_from_payload,
     memory_payload,
     scope_filter,
-    scoped_memory,
     utc_memory,
 )
 from memory_engine.stores.qdrant_io import (
@@ -206,15 +211,7 @@ class QdrantStore(QdrantOps):
                 assert recorded is not None
                 create_memories_collection(client, self._mem, recorded[1], self._local)
                 self._mem_ready = True
-        if recorded != (model, dim):
-            raise EmbeddingMismatchError(
-                f"model or dimension mismatch: the store holds {recorded[0]} ({recorded[1]}-d) "
-                f"vectors, configured {model} ({dim}-d); re-embed required",
-                stored_model=recorded[0],
-                stored_dim=recorded[1],
-                configured_model=model,
-                configured_dim=dim,
-            )
+        check_same_embedding(recorded, model, dim)
 
     def _dim(self) -> int | None:
         recorded = self._embedding or self.embedding_info()
@@ -268,28 +265,13 @@ class QdrantStore(QdrantOps):
             return []
         recorded = self._embedding or self.embedding_info()
         if recorded is None:
-            first = items[0]
-            if not first.memory.embedding_model:
-                raise InvalidInputError(
-                    "no embedding model recorded: call ensure_embedding(model, dim) first"
-                )
-            self.ensure_embedding(first.memory.embedding_model, len(first.embedding))
+            self.ensure_embedding(*first_embedding(items[0]))
             recorded = self._embedding
         assert recorded is not None
         model, dim = recorded
         prepared: list[tuple[Memory, list[float], list[str]]] = []
         for item in items:
-            mem = utc_memory(scoped_memory(item.memory, scope))
-            if mem.embedding_model is None:
-                mem = mem.model_copy(update={"embedding_model": model})
-            elif mem.embedding_model != model:
-                raise EmbeddingMismatchError(
-                    f"memory embedded with {mem.embedding_model}, the store holds {model}; "
-                    "re-embed required",
-                    memory_id=mem.id,
-                    stored_model=model,
-                    configured_model=mem.embedding_model,
-                )
+            mem = embedded_with(utc_memory(scoped_memory(item.memory, scope)), model)
             vec = vector_param(item.embedding, dim, "embedding").tolist()
             prepared.append((mem, vec, [str(t) for t in item.terms if t]))
         ids = [str(m.id) for m, _, _ in prepared]
@@ -392,32 +374,17 @@ class QdrantStore(QdrantOps):
             MemoryNotFoundError: no such memory in the scope.
             VersionConflictError: ``expected_version`` is not the current version.
         """
-        unknown = sorted(set(changes) - UPDATABLE_FIELDS)
-        if unknown:
-            raise InvalidInputError(f"cannot change {', '.join(unknown)}", memory_id=memory_id)
-        if action not in UPDATE_ACTIONS:
-            raise InvalidInputError(f"unknown update action {action!r}", action=action)
+        check_update(memory_id, changes, action)
         vec = None
         if embedding is not None:
             vec = vector_param(embedding, self._dim(), "embedding").tolist()
         with self._writing() as client:
             point = self._fetch(str(memory_id), scope, with_vectors=True)
             if point is None:
-                raise MemoryNotFoundError(
-                    f"memory {memory_id} not found", memory_id=memory_id, tenant_id=scope.tenant_id
-                )
+                raise not_found(memory_id, scope)
             before = memory_from_payload(point.payload)
-            if before.version != expected_version:
-                raise VersionConflictError(
-                    f"memory {memory_id} is at version {before.version}, not {expected_version}",
-                    memory_id=memory_id,
-                    expected=expected_version,
-                    actual=before.version,
-                )
-            try:
-                merged = Memory.model_validate({**before.model_dump(), **changes})
-            except ValidationError as exc:
-                raise InvalidInputError(f"invalid change: {exc}", memory_id=memory_id) from exc
+            check_version(before, expected_version)
+            merged = merged_memory(before, changes)
             after = utc_memory(merged).model_copy(
                 update={"version": before.version + 1, "updated_at": utcnow()}
             )
@@ -509,9 +476,7 @@ class QdrantStore(QdrantOps):
         with self._writing() as client:
             point = self._fetch(str(memory_id), scope)
             if point is None:
-                raise MemoryNotFoundError(
-                    f"memory {memory_id} not found", memory_id=memory_id, tenant_id=scope.tenant_id
-                )
+                raise not_found(memory_id, scope)
             before = memory_from_payload(point.payload)
             (seq,) = self._next_seqs(1)
             event = event_payload(seq, before, "purge", actor, before=before, reason=reason)

@@ -31,7 +31,6 @@ from typing import Any
 
 from qdrant_client import models
 
-from memory_engine.errors import InvalidInputError, TenantScopeError
 from memory_engine.models import (
     Event,
     Memory,
@@ -40,6 +39,7 @@ from memory_engine.models import (
     Scope,
     ensure_utc,
 )
+from memory_engine.stores.common import search_statuses, status_values
 
 #: Names of the vectors of a memory point.
 DENSE = "dense"
@@ -48,12 +48,6 @@ KEYWORD = "keyword"
 #: BM25 parameters (Robertson & Zaragoza 2009), the same as the PostgreSQL store's.
 BM25_K1 = 1.2
 BM25_B = 0.75
-
-#: Largest ``k`` a search accepts (same bound as the PostgreSQL store).
-MAX_K = 1000
-
-#: Actions ``update()`` accepts.
-UPDATE_ACTIONS = frozenset({"update", "archive", "restore", "supersede", "delete", "merge"})
 
 #: Event states: only ``committed`` events are shown by history()/events()/stats().
 PENDING, COMMITTED, ROLLED_BACK = "pending", "committed", "rolled_back"
@@ -132,32 +126,6 @@ def query_vector(terms: Iterable[str]) -> models.SparseVector | None:
 
 
 # ----------------------------------------------------------------------------- payloads
-
-
-def scoped_memory(memory: Memory, scope: Scope) -> Memory:
-    """The memory with the scope's narrowing ids filled in.
-
-    Raises:
-        TenantScopeError: the memory's tenant or a narrowing id contradicts the scope.
-    """
-    if memory.tenant_id != scope.tenant_id:
-        raise TenantScopeError(
-            "memory.tenant_id differs from the scope's tenant",
-            memory_id=memory.id,
-            field="tenant_id",
-        )
-    fill: dict[str, Any] = {}
-    for field in ("user_id", "agent_id", "session_id"):
-        want, have = getattr(scope, field), getattr(memory, field)
-        if want is None:
-            continue
-        if have is None:
-            fill[field] = want
-        elif have != want:
-            raise TenantScopeError(
-                f"memory.{field} differs from the scope's {field}", memory_id=memory.id, field=field
-            )
-    return memory.model_copy(update=fill) if fill else memory
 
 
 def utc_memory(memory: Memory) -> Memory:
@@ -271,28 +239,13 @@ def scope_filter(scope: Scope, *extra: models.Condition) -> models.Filter:
     return models.Filter(must=[*scope_conditions(scope), *extra])
 
 
-def status_values(statuses: Iterable[MemoryStatus | str]) -> list[str]:
-    """Validated status strings (order kept, duplicates dropped).
-
-    Raises:
-        InvalidInputError: an unknown status.
-    """
-    try:
-        return list(dict.fromkeys(MemoryStatus(s).value for s in statuses))
-    except ValueError as exc:
-        raise InvalidInputError(f"unknown status: {exc}") from exc
-
-
 def search_filter(scope: Scope, statuses: Iterable[MemoryStatus | str]) -> models.Filter:
     """Scope + status filter of a search; at least one status (empty is refused).
 
     Raises:
         InvalidInputError: empty or unknown status.
     """
-    values = status_values(statuses)
-    if not values:
-        raise InvalidInputError("a search needs at least one status")
-    return scope_filter(scope, match_any("status", values))
+    return scope_filter(scope, match_any("status", search_statuses(statuses)))
 
 
 def memory_filter(scope: Scope, filters: MemoryFilter | None) -> models.Filter:

@@ -16,9 +16,9 @@ from typing import Any
 
 from qdrant_client import QdrantClient, models
 
-from memory_engine.errors import InvalidInputError, StoreUnavailableError, TenantScopeError
+from memory_engine.errors import InvalidInputError, StoreUnavailableError
 from memory_engine.models import Candidate, MemoryStatus, Scope, Trace
-from memory_engine.stores.pg_sql import vector_param
+from memory_engine.stores.common import check_k, check_trace_scope, vector_param
 from memory_engine.stores.qdrant_codec import (
     COMMITTED,
     DENSE,
@@ -36,7 +36,7 @@ from memory_engine.stores.qdrant_codec import (
     us_range,
 )
 from memory_engine.stores.qdrant_io import qdrant_errors, scroll_all
-from memory_engine.stores.qdrant_reads import QdrantReader, check_k
+from memory_engine.stores.qdrant_reads import QdrantReader
 
 logger = logging.getLogger("memory_engine.stores.qdrant")
 
@@ -236,10 +236,7 @@ class QdrantOps(QdrantReader):
         Raises:
             TenantScopeError: the trace belongs to another tenant than the scope.
         """
-        if trace.tenant_id != scope.tenant_id or trace.scope.tenant_id != scope.tenant_id:
-            raise TenantScopeError(
-                "trace tenant differs from the scope's tenant", field="tenant_id"
-            )
+        check_trace_scope(trace, scope)
         keep = self.settings.trace_retention
         if keep == 0:
             return

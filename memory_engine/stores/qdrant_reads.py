@@ -14,13 +14,13 @@ import threading
 import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, nullcontext
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from qdrant_client import QdrantClient, models
 
 from memory_engine.config import Settings
-from memory_engine.errors import InvalidInputError, MemoryNotFoundError, StoreUnavailableError
+from memory_engine.errors import MemoryNotFoundError, StoreUnavailableError
 from memory_engine.models import (
     Candidate,
     Memory,
@@ -31,13 +31,22 @@ from memory_engine.models import (
     Trace,
 )
 from memory_engine.stores.base import StoreStats
-from memory_engine.stores.pg_reads import check_limit
-from memory_engine.stores.pg_sql import WRITE_ACTIONS, decode_cursor, encode_cursor, vector_param
+from memory_engine.stores.common import (
+    WRITE_ACTIONS,
+    check_k,
+    check_limit,
+    decode_cursor,
+    encode_cursor,
+    not_found,
+    stats_start,
+    store_stats,
+    vector_param,
+    writes_series,
+)
 from memory_engine.stores.qdrant_codec import (
     COMMITTED,
     DENSE,
     KEYWORD,
-    MAX_K,
     event_from_payload,
     match,
     match_any,
@@ -55,12 +64,6 @@ from memory_engine.stores.qdrant_io import newest_first, qdrant_errors
 logger = logging.getLogger("memory_engine.stores.qdrant")
 
 _FACETS = ("memory_type", "status", "source")
-
-
-def check_k(k: int) -> None:
-    """Raises InvalidInputError unless 1 <= k <= MAX_K."""
-    if not 1 <= k <= MAX_K:
-        raise InvalidInputError(f"k must be in [1, {MAX_K}]", k=k)
 
 
 def _id_filter(point_id: str, scope: Scope, *extra: models.Condition) -> models.Filter:
@@ -130,9 +133,7 @@ class QdrantReader:
         """
         point = self._fetch(str(memory_id), scope)
         if point is None:
-            raise MemoryNotFoundError(
-                f"memory {memory_id} not found", memory_id=memory_id, tenant_id=scope.tenant_id
-            )
+            raise not_found(memory_id, scope)
         return memory_from_payload(point.payload)
 
     def list(
@@ -209,11 +210,8 @@ class QdrantReader:
         Raises:
             InvalidInputError: ``days`` outside 1..3660.
         """
-        if not 1 <= days <= 3660:
-            raise InvalidInputError("days must be in [1, 3660]", days=days)
+        start = stats_start(days)
         facets = self.facet_counts(scope=scope)
-        today = datetime.now(UTC).date()
-        start = today - timedelta(days=days - 1)
         start_us = to_us(datetime(start.year, start.month, start.day, tzinfo=UTC))
         flt = scope_filter(
             scope,
@@ -222,15 +220,7 @@ class QdrantReader:
             us_range("at_us", gte=start_us),
         )
         per_day = self._facet(self._events, "day", flt, days + 1)
-        dates = [(start + timedelta(days=i)).isoformat() for i in range(days)]
-        series = [(d, per_day.get(d, 0)) for d in dates]
-        return StoreStats(
-            total=sum(facets["status"].values()),
-            by_type=facets["memory_type"],
-            by_status=facets["status"],
-            by_source=facets["source"],
-            writes_per_day=series,
-        )
+        return store_stats(facets, writes_series(start, days, per_day))
 
     # ------------------------------------------------------------------ events
 

@@ -1,0 +1,332 @@
+"""Backend-neutral logic shared by the PostgreSQL and Qdrant stores.
+
+Validation of arguments and changes, scope filling, embedding checks, keyset cursors and the
+small constants both backends must agree on live here, so that the two stores (which share
+one conformance suite) cannot drift apart. Nothing here touches a database client.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import uuid
+from collections.abc import Iterable, Sequence
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+import numpy as np
+from pydantic import ValidationError
+
+from memory_engine.errors import (
+    EmbeddingMismatchError,
+    InvalidInputError,
+    MemoryNotFoundError,
+    TenantScopeError,
+    VersionConflictError,
+)
+from memory_engine.models import Memory, MemoryStatus, Scope, Trace, ensure_utc
+from memory_engine.stores.base import NewMemory, StoreStats
+
+#: Largest ``k`` a search accepts (pgvector's ef_search ceiling is 1000 as well).
+MAX_K = 1000
+
+#: Actions ``update()`` accepts.
+UPDATE_ACTIONS = frozenset({"update", "archive", "restore", "supersede", "delete", "merge"})
+
+#: Keys ``update(changes=...)`` accepts.
+UPDATABLE_FIELDS: frozenset[str] = frozenset(
+    {
+        "content",
+        "content_hash",
+        "importance",
+        "memory_type",
+        "tags",
+        "entities",
+        "status",
+        "superseded_by",
+        "valid_from",
+        "valid_until",
+        "metadata",
+        "confidence",
+    }
+)
+
+#: Event actions counted as writes in ``stats().writes_per_day``.
+WRITE_ACTIONS: tuple[str, ...] = (
+    "create",
+    "update",
+    "archive",
+    "restore",
+    "supersede",
+    "delete",
+    "purge",
+    "merge",
+)
+
+
+# ----------------------------------------------------------------------------- arguments
+
+
+def check_k(k: int) -> None:
+    """Raises InvalidInputError unless 1 <= k <= MAX_K."""
+    if not 1 <= k <= MAX_K:
+        raise InvalidInputError(f"k must be in [1, {MAX_K}]", k=k)
+
+
+def check_limit(limit: int, maximum: int) -> int:
+    """``limit`` clamped to ``maximum``.
+
+    Raises:
+        InvalidInputError: limit < 1.
+    """
+    if limit < 1:
+        raise InvalidInputError("limit must be >= 1", limit=limit)
+    return min(limit, maximum)
+
+
+def vector_param(values: Sequence[float], dim: int | None, what: str) -> np.ndarray:
+    """Validate an embedding and return it as float32.
+
+    Args:
+        values: the vector.
+        dim: required length, or None to skip the check.
+        what: name used in error messages.
+
+    Raises:
+        InvalidInputError: wrong length, non-finite values, or zero norm (cosine undefined).
+    """
+    arr = np.asarray(values, dtype=np.float32)
+    if arr.ndim != 1 or arr.size == 0:
+        raise InvalidInputError(f"{what} must be a non-empty 1-d vector")
+    if dim is not None and arr.size != dim:
+        raise InvalidInputError(
+            f"{what} has {arr.size} dimensions, the store holds {dim}-dimensional vectors",
+            expected=dim,
+            actual=int(arr.size),
+        )
+    if not np.all(np.isfinite(arr)):
+        raise InvalidInputError(f"{what} contains NaN or infinite values")
+    if float(np.linalg.norm(arr)) == 0.0:
+        raise InvalidInputError(f"{what} has zero norm; cosine similarity is undefined")
+    return arr
+
+
+def status_values(statuses: Iterable[MemoryStatus | str]) -> list[str]:
+    """Validated status strings (order kept, duplicates dropped).
+
+    Raises:
+        InvalidInputError: an unknown status.
+    """
+    try:
+        return list(dict.fromkeys(MemoryStatus(s).value for s in statuses))
+    except ValueError as exc:
+        raise InvalidInputError(f"unknown status: {exc}") from exc
+
+
+def search_statuses(statuses: Iterable[MemoryStatus | str]) -> list[str]:
+    """Statuses of a search: at least one (an empty filter is refused, never "everything").
+
+    Raises:
+        InvalidInputError: empty or unknown status.
+    """
+    values = status_values(statuses)
+    if not values:
+        raise InvalidInputError("a search needs at least one status")
+    return values
+
+
+# ----------------------------------------------------------------------------- scope and model
+
+
+def scoped_memory(memory: Memory, scope: Scope) -> Memory:
+    """The memory with the scope's narrowing ids filled in; refuses contradicting ids.
+
+    Raises:
+        TenantScopeError: another tenant, or a user/agent/session id differing from the scope's.
+    """
+    if memory.tenant_id != scope.tenant_id:
+        raise TenantScopeError(
+            "memory.tenant_id differs from the scope's tenant",
+            memory_id=memory.id,
+            field="tenant_id",
+        )
+    fill: dict[str, Any] = {}
+    for field in ("user_id", "agent_id", "session_id"):
+        want, have = getattr(scope, field), getattr(memory, field)
+        if want is None:
+            continue
+        if have is None:
+            fill[field] = want
+        elif have != want:
+            raise TenantScopeError(
+                f"memory.{field} differs from the scope's {field}", memory_id=memory.id, field=field
+            )
+    return memory.model_copy(update=fill) if fill else memory
+
+
+def check_trace_scope(trace: Trace, scope: Scope) -> None:
+    """Raises TenantScopeError when the trace belongs to another tenant than the scope."""
+    if trace.tenant_id != scope.tenant_id or trace.scope.tenant_id != scope.tenant_id:
+        raise TenantScopeError("trace tenant differs from the scope's tenant", field="tenant_id")
+
+
+def embedded_with(memory: Memory, model: str) -> Memory:
+    """The memory with ``embedding_model`` set to the store's ``model`` when it names none.
+
+    Raises:
+        EmbeddingMismatchError: the memory names another embedding model.
+    """
+    if memory.embedding_model is None:
+        return memory.model_copy(update={"embedding_model": model})
+    if memory.embedding_model != model:
+        raise EmbeddingMismatchError(
+            f"memory embedded with {memory.embedding_model}, the store holds {model}; "
+            "re-embed required",
+            memory_id=memory.id,
+            stored_model=model,
+            configured_model=memory.embedding_model,
+        )
+    return memory
+
+
+def check_same_embedding(recorded: tuple[str, int], model: str, dim: int) -> None:
+    """Raises EmbeddingMismatchError unless the recorded (model, dim) is ``(model, dim)``."""
+    if recorded != (model, dim):
+        raise EmbeddingMismatchError(
+            f"model or dimension mismatch: the store holds {recorded[0]} ({recorded[1]}-d) "
+            f"vectors, configured {model} ({dim}-d); re-embed required",
+            stored_model=recorded[0],
+            stored_dim=recorded[1],
+            configured_model=model,
+            configured_dim=dim,
+        )
+
+
+def first_embedding(first: NewMemory) -> tuple[str, int]:
+    """(model, dim) to record from the first inserted item when the store has none yet.
+
+    Raises:
+        InvalidInputError: the item names no embedding model.
+    """
+    if not first.memory.embedding_model:
+        raise InvalidInputError(
+            "no embedding model recorded: call ensure_embedding(model, dim) first"
+        )
+    return first.memory.embedding_model, len(first.embedding)
+
+
+# ----------------------------------------------------------------------------- updates
+
+
+def check_update(memory_id: uuid.UUID, changes: dict[str, Any], action: str) -> None:
+    """Raises InvalidInputError for an unknown change key or update action."""
+    unknown = sorted(set(changes) - UPDATABLE_FIELDS)
+    if unknown:
+        raise InvalidInputError(f"cannot change {', '.join(unknown)}", memory_id=memory_id)
+    if action not in UPDATE_ACTIONS:
+        raise InvalidInputError(f"unknown update action {action!r}", action=action)
+
+
+def not_found(memory_id: uuid.UUID, scope: Scope) -> MemoryNotFoundError:
+    """The error for a memory id that is not in the scope."""
+    return MemoryNotFoundError(
+        f"memory {memory_id} not found", memory_id=memory_id, tenant_id=scope.tenant_id
+    )
+
+
+def check_version(before: Memory, expected_version: int) -> None:
+    """Raises VersionConflictError unless ``before`` is at ``expected_version``."""
+    if before.version != expected_version:
+        raise VersionConflictError(
+            f"memory {before.id} is at version {before.version}, not {expected_version}",
+            memory_id=before.id,
+            expected=expected_version,
+            actual=before.version,
+        )
+
+
+def merged_memory(before: Memory, changes: dict[str, Any]) -> Memory:
+    """``before`` with ``changes`` applied and validated.
+
+    Raises:
+        InvalidInputError: a change is not a valid value.
+    """
+    try:
+        return Memory.model_validate({**before.model_dump(), **changes})
+    except ValidationError as exc:
+        raise InvalidInputError(f"invalid change: {exc}", memory_id=before.id) from exc
+
+
+# ----------------------------------------------------------------------------- reads
+
+
+def stats_start(days: int) -> date:
+    """First UTC date of a ``days``-long writes-per-day window ending today.
+
+    Raises:
+        InvalidInputError: ``days`` outside 1..3660.
+    """
+    if not 1 <= days <= 3660:
+        raise InvalidInputError("days must be in [1, 3660]", days=days)
+    return datetime.now(UTC).date() - timedelta(days=days - 1)
+
+
+def writes_series(start: date, days: int, per_day: dict[str, int]) -> list[tuple[str, int]]:
+    """(ISO date, writes) for each of the ``days`` dates from ``start``, zero-filled."""
+    dates = [(start + timedelta(days=i)).isoformat() for i in range(days)]
+    return [(d, per_day.get(d, 0)) for d in dates]
+
+
+def store_stats(facets: dict[str, dict[str, int]], series: list[tuple[str, int]]) -> StoreStats:
+    """StoreStats from the status/memory_type/source facets and the writes-per-day series."""
+    return StoreStats(
+        total=sum(facets["status"].values()),
+        by_type=facets["memory_type"],
+        by_status=facets["status"],
+        by_source=facets["source"],
+        writes_per_day=series,
+    )
+
+
+def encode_cursor(*values: Any) -> str:
+    """Opaque keyset cursor (URL-safe base64 of JSON) from datetimes, UUIDs and ints."""
+    payload: list[list[Any]] = []
+    for v in values:
+        if isinstance(v, datetime):
+            payload.append(["t", v.isoformat()])
+        elif isinstance(v, uuid.UUID):
+            payload.append(["u", str(v)])
+        elif isinstance(v, int):
+            payload.append(["i", v])
+        else:
+            raise TypeError(f"cannot encode {type(v).__name__} in a cursor")
+    raw = json.dumps(payload, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str, kinds: str) -> list[Any]:
+    """Decode a cursor made by :func:`encode_cursor`.
+
+    Args:
+        cursor: the opaque string.
+        kinds: expected kinds in order, e.g. ``"tu"`` (datetime, UUID) or ``"i"`` (int).
+
+    Raises:
+        InvalidInputError: malformed cursor or one made for another listing.
+    """
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        payload = json.loads(raw)
+        if [p[0] for p in payload] != list(kinds):
+            raise ValueError("cursor kind mismatch")
+        out: list[Any] = []
+        for kind, value in payload:
+            if kind == "t":
+                out.append(ensure_utc(datetime.fromisoformat(value)))
+            elif kind == "u":
+                out.append(uuid.UUID(value))
+            else:
+                out.append(int(value))
+        return out
+    except (ValueError, TypeError, KeyError, IndexError) as exc:
+        raise InvalidInputError("invalid cursor", cursor=cursor) from exc
