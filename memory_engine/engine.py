@@ -481,15 +481,14 @@ class MemoryEngine:
 
     def _set_status(
         self,
+        status: MemoryStatus,
         scope: Scope,
         memory_id: uuid.UUID | str,
-        status: MemoryStatus,
-        action: EventAction,
-        *,
         expected_version: int,
         reason: str | None,
         actor: str,
     ) -> Memory:
+        """Change the status with its event action (archive, restore or delete)."""
         return self.store.update(
             _as_uuid(memory_id),
             scope=_check_scope(scope),
@@ -497,7 +496,7 @@ class MemoryEngine:
             changes={"status": status},
             actor=actor,
             reason=reason,
-            action=action.value,
+            action=_STATUS_ACTIONS[status].value,
         )
 
     def archive(
@@ -511,13 +510,7 @@ class MemoryEngine:
     ) -> Memory:
         """Hide a memory from default search (kept, restorable)."""
         return self._set_status(
-            scope,
-            memory_id,
-            MemoryStatus.ARCHIVED,
-            EventAction.ARCHIVE,
-            expected_version=expected_version,
-            reason=reason,
-            actor=actor,
+            MemoryStatus.ARCHIVED, scope, memory_id, expected_version, reason, actor
         )
 
     def restore(
@@ -531,13 +524,7 @@ class MemoryEngine:
     ) -> Memory:
         """Make an archived or deleted memory active again."""
         return self._set_status(
-            scope,
-            memory_id,
-            MemoryStatus.ACTIVE,
-            EventAction.RESTORE,
-            expected_version=expected_version,
-            reason=reason,
-            actor=actor,
+            MemoryStatus.ACTIVE, scope, memory_id, expected_version, reason, actor
         )
 
     def delete(
@@ -551,13 +538,7 @@ class MemoryEngine:
     ) -> Memory:
         """Soft delete: status ``deleted`` (hidden everywhere by default; purge removes it)."""
         return self._set_status(
-            scope,
-            memory_id,
-            MemoryStatus.DELETED,
-            EventAction.DELETE,
-            expected_version=expected_version,
-            reason=reason,
-            actor=actor,
+            MemoryStatus.DELETED, scope, memory_id, expected_version, reason, actor
         )
 
     def purge(
@@ -574,6 +555,14 @@ class MemoryEngine:
         the content (redacting them is part of verified deletion, a separate lifecycle job).
         """
         self.store.purge(_as_uuid(memory_id), scope=_check_scope(scope), actor=actor, reason=reason)
+
+
+#: The event action of each status change made by archive(), restore() and delete().
+_STATUS_ACTIONS = {
+    MemoryStatus.ARCHIVED: EventAction.ARCHIVE,
+    MemoryStatus.ACTIVE: EventAction.RESTORE,
+    MemoryStatus.DELETED: EventAction.DELETE,
+}
 
 
 def _as_uuid(value: uuid.UUID | str) -> uuid.UUID:
