@@ -170,6 +170,10 @@ def main() -> None:
     )
     print(json.dumps(out, ensure_ascii=False))
     if tmp:
+        if args.store == "postgres":
+            from memory_engine.stores.pg_embedded import stop_embedded_server
+
+            stop_embedded_server(data_dir)  # stop the server before its folder is removed
         tmp.cleanup()
 
 
