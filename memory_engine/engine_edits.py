@@ -1,0 +1,207 @@
+"""Edit side of ``MemoryEngine``: preview, update, archive, restore, delete, purge.
+
+Every change is one store call that writes the row and its audit event together, with an
+optimistic version check (VersionConflictError on a stale ``expected_version``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from memory_engine import text as textmod
+from memory_engine.engine_base import EngineBase, as_uuid, check_scope
+from memory_engine.errors import InvalidInputError
+from memory_engine.models import EventAction, Memory, MemoryStatus, MemoryType, Scope
+from memory_engine.write.guard import clean_text
+
+#: Fields ``update`` accepts.
+EDITABLE_FIELDS = ("content", "importance", "memory_type", "tags", "entities", "confidence")
+
+#: The event action of each status change made by archive(), restore() and delete().
+_STATUS_ACTIONS = {
+    MemoryStatus.ARCHIVED: EventAction.ARCHIVE,
+    MemoryStatus.ACTIVE: EventAction.RESTORE,
+    MemoryStatus.DELETED: EventAction.DELETE,
+}
+
+
+class EditsMixin(EngineBase):
+    """Edits; each records who (``actor``) and why (``reason``) in the audit trail."""
+
+    def preview_update(
+        self, scope: Scope, memory_id: uuid.UUID | str, **changes: Any
+    ) -> dict[str, Any]:
+        """What ``update`` would change: ``{field: (before, after)}`` plus ``content_diff``.
+
+        Unchanged fields are omitted; ``content_diff`` is a unified diff (may be empty).
+        """
+        mem = self.store.get(as_uuid(memory_id), scope=check_scope(scope))
+        normalised = self._normalise_changes(changes)
+        diff: dict[str, Any] = {}
+        for key, value in normalised.items():
+            before = getattr(mem, key)
+            if before != value:
+                diff[key] = (before, value)
+        content_diff = ""
+        if "content" in diff:
+            content_diff = "\n".join(
+                difflib.unified_diff(
+                    mem.content.splitlines(),
+                    diff["content"][1].splitlines(),
+                    "before",
+                    "after",
+                    lineterm="",
+                )
+            )
+        return {"fields": diff, "content_diff": content_diff, "version": mem.version}
+
+    def _normalise_changes(self, changes: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in changes.items():
+            if value is None:
+                continue
+            if key not in EDITABLE_FIELDS:
+                raise InvalidInputError(f"field {key!r} cannot be edited", field=key)
+            if key == "content":
+                value = clean_text(value, max_chars=self.settings.max_input_chars, field="content")
+            elif key in ("importance", "confidence"):
+                value = float(value)
+                if not 0.0 <= value <= 1.0:
+                    raise InvalidInputError(f"{key} must be in [0, 1]", field=key, value=value)
+            elif key == "memory_type":
+                value = MemoryType(value)
+            elif key in ("tags", "entities"):
+                value = tuple(dict.fromkeys(str(t).strip() for t in value if str(t).strip()))
+            out[key] = value
+        return out
+
+    def update(
+        self,
+        scope: Scope,
+        memory_id: uuid.UUID | str,
+        *,
+        expected_version: int,
+        reason: str,
+        actor: str = "api",
+        content: str | None = None,
+        importance: float | None = None,
+        memory_type: MemoryType | str | None = None,
+        tags: Sequence[str] | None = None,
+        entities: Sequence[str] | None = None,
+        confidence: float | None = None,
+    ) -> Memory:
+        """Edit a memory; re-embeds when the content changes. ``reason`` is required.
+
+        Raises:
+            InvalidInputError (no reason, bad value), MemoryNotFoundError, VersionConflictError.
+        """
+        scope = check_scope(scope)
+        if not reason or not str(reason).strip():
+            raise InvalidInputError("a reason is required for every edit")
+        changes = self._normalise_changes(
+            {
+                "content": content,
+                "importance": importance,
+                "memory_type": memory_type,
+                "tags": tags,
+                "entities": entities,
+                "confidence": confidence,
+            }
+        )
+        if not changes:
+            raise InvalidInputError("nothing to change")
+        embedding = terms = None
+        if "content" in changes:
+            changes["content_hash"] = textmod.content_hash(changes["content"])
+            embedding = self.embedder.embed([changes["content"]])[0]
+            terms = textmod.tokenize(changes["content"])
+        return self.store.update(
+            as_uuid(memory_id),
+            scope=scope,
+            expected_version=expected_version,
+            changes=changes,
+            embedding=embedding,
+            terms=terms,
+            actor=actor,
+            reason=reason,
+        )
+
+    def _set_status(
+        self,
+        status: MemoryStatus,
+        scope: Scope,
+        memory_id: uuid.UUID | str,
+        expected_version: int,
+        reason: str | None,
+        actor: str,
+    ) -> Memory:
+        """Change the status with its event action (archive, restore or delete)."""
+        return self.store.update(
+            as_uuid(memory_id),
+            scope=check_scope(scope),
+            expected_version=expected_version,
+            changes={"status": status},
+            actor=actor,
+            reason=reason,
+            action=_STATUS_ACTIONS[status].value,
+        )
+
+    def archive(
+        self,
+        scope: Scope,
+        memory_id: uuid.UUID | str,
+        *,
+        expected_version: int,
+        reason: str | None = None,
+        actor: str = "api",
+    ) -> Memory:
+        """Hide a memory from default search (kept, restorable)."""
+        return self._set_status(
+            MemoryStatus.ARCHIVED, scope, memory_id, expected_version, reason, actor
+        )
+
+    def restore(
+        self,
+        scope: Scope,
+        memory_id: uuid.UUID | str,
+        *,
+        expected_version: int,
+        reason: str | None = None,
+        actor: str = "api",
+    ) -> Memory:
+        """Make an archived or deleted memory active again."""
+        return self._set_status(
+            MemoryStatus.ACTIVE, scope, memory_id, expected_version, reason, actor
+        )
+
+    def delete(
+        self,
+        scope: Scope,
+        memory_id: uuid.UUID | str,
+        *,
+        expected_version: int,
+        reason: str | None = None,
+        actor: str = "api",
+    ) -> Memory:
+        """Soft delete: status ``deleted`` (hidden everywhere by default; purge removes it)."""
+        return self._set_status(
+            MemoryStatus.DELETED, scope, memory_id, expected_version, reason, actor
+        )
+
+    def purge(
+        self,
+        scope: Scope,
+        memory_id: uuid.UUID | str,
+        *,
+        reason: str | None = None,
+        actor: str = "api",
+    ) -> None:
+        """Hard delete: row, vector and keyword terms removed; a ``purge`` event remains.
+
+        Not yet an erasure: earlier audit events' snapshots and stored search traces still hold
+        the content (redacting them is part of verified deletion, a separate lifecycle job).
+        """
+        self.store.purge(as_uuid(memory_id), scope=check_scope(scope), actor=actor, reason=reason)
