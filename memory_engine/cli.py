@@ -222,6 +222,39 @@ def stats(
         out.print_json(json.dumps(data, ensure_ascii=False))
 
 
+@app.command("isolation-check")
+def isolation_check(
+    tenants: Annotated[int, typer.Option(help="Probe tenants to plant (2-20).")] = 3,
+    keep: Annotated[bool, typer.Option(help="Keep the probe tenants' memories.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Plant canaries in fresh tenants and probe every path across them; exit 1 on any leak."""
+    from memory_engine.isolation import run_isolation_check
+
+    def work() -> dict[str, Any]:
+        engine = _engine()
+        try:
+            with _progress() as progress:
+                task = progress.add_task("cross-tenant probes", total=tenants * (tenants - 1))
+                report = run_isolation_check(
+                    engine,
+                    tenants=tenants,
+                    cleanup=not keep,
+                    on_progress=lambda done, _total: _advance(progress, task, done),
+                )
+            return report.to_dict()
+        finally:
+            engine.close()
+
+    data = _run(work, as_json)
+    if as_json:
+        print(json.dumps(data, ensure_ascii=False))
+    else:
+        out.print_json(json.dumps(data, ensure_ascii=False))
+    if not data["ok"]:
+        raise typer.Exit(1)
+
+
 def main() -> None:
     """Console-script entry point."""
     app()
