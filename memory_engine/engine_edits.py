@@ -59,24 +59,42 @@ class EditsMixin(EngineBase):
         return {"fields": diff, "content_diff": content_diff, "version": mem.version}
 
     def _normalise_changes(self, changes: dict[str, Any]) -> dict[str, Any]:
+        """Validate edited values; raises InvalidInputError naming the field for any bad one."""
         out: dict[str, Any] = {}
         for key, value in changes.items():
             if value is None:
                 continue
             if key not in EDITABLE_FIELDS:
                 raise InvalidInputError(f"field {key!r} cannot be edited", field=key)
-            if key == "content":
-                value = clean_text(value, max_chars=self.settings.max_input_chars, field="content")
-            elif key in ("importance", "confidence"):
-                value = float(value)
-                if not 0.0 <= value <= 1.0:
-                    raise InvalidInputError(f"{key} must be in [0, 1]", field=key, value=value)
-            elif key == "memory_type":
-                value = MemoryType(value)
-            elif key in ("tags", "entities"):
-                value = tuple(dict.fromkeys(str(t).strip() for t in value if str(t).strip()))
-            out[key] = value
+            out[key] = self._normalise_value(key, value)
         return out
+
+    def _normalise_value(self, key: str, value: Any) -> Any:
+        if key == "content":
+            return clean_text(value, max_chars=self.settings.max_input_chars, field="content")
+        if key in ("importance", "confidence"):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise InvalidInputError(f"{key} must be a number in [0, 1]", field=key)
+            number = float(value)
+            if not 0.0 <= number <= 1.0:  # also rejects NaN
+                raise InvalidInputError(f"{key} must be in [0, 1]", field=key, value=str(value))
+            return number
+        if key == "memory_type":
+            try:
+                return MemoryType(value)
+            except ValueError as exc:
+                allowed = ", ".join(t.value for t in MemoryType)
+                raise InvalidInputError(
+                    f"memory_type must be one of {allowed}", field=key, value=repr(value)[:80]
+                ) from exc
+        # tags, entities: a list of strings
+        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, set)):
+            raise InvalidInputError(f"{key} must be a list of strings", field=key)
+        if not all(isinstance(t, str) for t in value):
+            raise InvalidInputError(f"{key} must be a list of strings", field=key)
+        return tuple(
+            dict.fromkeys(clean_text(t, max_chars=200, field=key) for t in value if t.strip())
+        )
 
     def update(
         self,
