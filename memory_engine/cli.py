@@ -255,6 +255,15 @@ def isolation_check(
         raise typer.Exit(1)
 
 
+def _register_subcommands() -> None:
+    from memory_engine.cli_users import users_app
+
+    app.add_typer(users_app, name="user")
+
+
+_register_subcommands()
+
+
 def main() -> None:
     """Console-script entry point."""
     app()

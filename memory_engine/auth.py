@@ -1,0 +1,267 @@
+"""Dashboard accounts, roles and tenant grants (no Streamlit here: pure, testable logic).
+
+Accounts live in ``.streamlit/secrets.toml`` (never in the repo; ``memory-engine user add``
+writes them), passwords hashed with bcrypt (cost 12)::
+
+    [memory_auth]
+    mode = "password"            # password | oidc | none
+
+    [memory_auth.users.alice]
+    password_hash = "$2b$12$..."
+    role = "admin"               # viewer | editor | admin
+    tenants = ["*"]              # granted tenant ids, "*" = all
+
+    [memory_auth.oidc_users."alice@example.com"]   # mode = "oidc" (Streamlit st.login)
+    role = "editor"
+    tenants = ["acme"]
+
+``MEMORY_DASHBOARD_AUTH`` overrides ``mode`` (``make run`` sets ``none`` for a local,
+single-user session, shown in a banner).
+
+Roles (each includes the one before):
+
+=========  ================================================================================
+viewer     read: overview, listings, search, traces, audit, exports of granted tenants
+editor     + edit, archive, restore, soft delete, run maintenance, review conflicts
+admin      + purge and forget-user, cross-tenant views (tenant counts, isolation check),
+           settings; may be granted ``*``
+=========  ================================================================================
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import bcrypt
+
+from memory_engine.errors import InvalidInputError, MemoryEngineError
+from memory_engine.models import Scope
+
+
+class AuthMode(enum.StrEnum):
+    """How the dashboard signs people in."""
+
+    PASSWORD = "password"
+    OIDC = "oidc"
+    NONE = "none"  # local, single user, explicitly enabled; every visitor acts as admin
+
+
+class Role(enum.StrEnum):
+    """Dashboard roles, weakest first."""
+
+    VIEWER = "viewer"
+    EDITOR = "editor"
+    ADMIN = "admin"
+
+
+class Action(enum.StrEnum):
+    """What a dashboard control does; each needs a minimum role (``REQUIRED``)."""
+
+    READ = "read"
+    EDIT = "edit"  # update, archive, restore, soft delete, review
+    MAINTAIN = "maintain"  # run maintenance / consolidation
+    PURGE = "purge"  # hard delete, forget a user
+    ADMIN = "admin"  # cross-tenant views, isolation check, settings
+
+
+_RANK = {Role.VIEWER: 0, Role.EDITOR: 1, Role.ADMIN: 2}
+#: Minimum role of each action.
+REQUIRED: dict[Action, Role] = {
+    Action.READ: Role.VIEWER,
+    Action.EDIT: Role.EDITOR,
+    Action.MAINTAIN: Role.EDITOR,
+    Action.PURGE: Role.ADMIN,
+    Action.ADMIN: Role.ADMIN,
+}
+
+#: Failed sign-ins per user name before a lockout, and the lockout length (seconds).
+MAX_FAILURES = 5
+LOCKOUT_SECONDS = 60.0
+BCRYPT_ROUNDS = 12
+
+
+class AuthError(MemoryEngineError):
+    """Sign-in refused (wrong name or password, locked out, or not configured)."""
+
+    code = "auth_error"
+
+
+class PermissionDeniedError(MemoryEngineError):
+    """The signed-in account's role or tenant grants do not allow the action."""
+
+    code = "permission_denied"
+
+
+@dataclass(frozen=True)
+class Account:
+    """A signed-in dashboard identity. ``tenants`` holds granted ids or ``"*"``."""
+
+    name: str
+    role: Role
+    tenants: tuple[str, ...]
+    via: str = "password"  # password | oidc | local
+
+    @property
+    def actor(self) -> str:
+        """The audit actor recorded for this account's changes, e.g. ``dashboard:alice``."""
+        return f"dashboard:{self.name}"
+
+    @property
+    def all_tenants(self) -> bool:
+        """True when granted every tenant (``*``)."""
+        return "*" in self.tenants
+
+    def may_see(self, tenant: str | None) -> bool:
+        """True when ``tenant`` is granted (None, no tenant chosen, is always allowed)."""
+        return tenant is None or self.all_tenants or tenant in self.tenants
+
+    def can(self, action: Action | str, tenant: str | None = None) -> bool:
+        """True when the role allows ``action`` on ``tenant`` (which must be granted)."""
+        action = Action(action)
+        if _RANK[self.role] < _RANK[REQUIRED[action]]:
+            return False
+        if action is Action.ADMIN:
+            return self.all_tenants or tenant is None or tenant in self.tenants
+        return self.may_see(tenant)
+
+    def require(self, action: Action | str, tenant: str | None = None) -> None:
+        """Raise PermissionDeniedError unless ``can(action, tenant)``."""
+        if not self.can(action, tenant):
+            raise PermissionDeniedError(
+                f"{self.name} ({self.role.value}) may not {Action(action).value}"
+                + (f" in tenant {tenant}" if tenant else ""),
+                account=self.name,
+                role=self.role.value,
+                action=Action(action).value,
+                tenant=tenant,
+            )
+
+
+@functools.cache
+def _dummy_hash() -> bytes:
+    return bcrypt.hashpw(b"not-a-real-password", bcrypt.gensalt(BCRYPT_ROUNDS))
+
+
+LOCAL_ACCOUNT = Account(name="local", role=Role.ADMIN, tenants=("*",), via="local")
+
+
+def hash_password(password: str) -> str:
+    """bcrypt hash (cost ``BCRYPT_ROUNDS``) of a password of 8..72 UTF-8 bytes.
+
+    Raises:
+        InvalidInputError: shorter than 8 characters or longer than bcrypt's 72 bytes.
+    """
+    raw = password.encode("utf-8")
+    if len(password) < 8:
+        raise InvalidInputError("a password needs at least 8 characters")
+    if len(raw) > 72:
+        raise InvalidInputError("a password may have at most 72 bytes (bcrypt's limit)")
+    return bcrypt.hashpw(raw, bcrypt.gensalt(BCRYPT_ROUNDS)).decode("ascii")
+
+
+def _grant(entry: Mapping[str, Any], name: str, via: str) -> Account:
+    try:
+        role = Role(str(entry.get("role", "")))
+    except ValueError as exc:
+        raise AuthError(f"account {name!r} has an unknown role {entry.get('role')!r}") from exc
+    tenants = entry.get("tenants", [])
+    if isinstance(tenants, str) or not all(isinstance(x, str) for x in tenants):
+        raise AuthError(f"account {name!r}: tenants must be a list of tenant ids")
+    for tenant in tenants:
+        if tenant != "*":
+            Scope.of(tenant)  # raises TenantScopeError for a malformed grant
+    if "*" in tenants and role is not Role.ADMIN:
+        raise AuthError(f"account {name!r}: only admins may be granted every tenant ('*')")
+    return Account(name=name, role=role, tenants=tuple(tenants), via=via)
+
+
+class Accounts:
+    """Accounts loaded from the ``memory_auth`` mapping of secrets.toml, with sign-in lockout."""
+
+    def __init__(self, config: Mapping[str, Any] | None) -> None:
+        config = config or {}
+        self.users: dict[str, Mapping[str, Any]] = dict(config.get("users", {}) or {})
+        self.oidc_users: dict[str, Mapping[str, Any]] = dict(config.get("oidc_users", {}) or {})
+        self._failures: dict[str, list[float]] = {}
+        self._lock = threading.Lock()
+
+    def _locked_for(self, name: str, now: float) -> float:
+        recent = [t for t in self._failures.get(name, []) if now - t < LOCKOUT_SECONDS]
+        self._failures[name] = recent
+        if len(recent) >= MAX_FAILURES:
+            return LOCKOUT_SECONDS - (now - recent[-MAX_FAILURES])
+        return 0.0
+
+    def sign_in(self, name: str, password: str, *, now: float | None = None) -> Account:
+        """Check a name and password; returns the Account.
+
+        Raises:
+            AuthError: unknown name or wrong password (one message for both), or locked out
+                after ``MAX_FAILURES`` failures within ``LOCKOUT_SECONDS``.
+        """
+        now = time.monotonic() if now is None else now
+        name = name.strip()
+        with self._lock:
+            wait = self._locked_for(name, now)
+        if wait > 0:
+            raise AuthError(f"too many failed sign-ins; try again in {wait:.0f} s", retry_s=wait)
+        entry = self.users.get(name)
+        stored = str(entry.get("password_hash", "")) if entry else ""
+        ok = False
+        if entry is not None and stored.startswith("$2"):
+            ok = bcrypt.checkpw(password.encode("utf-8"), stored.encode("ascii"))
+        else:  # spend the same time on unknown names (no user enumeration by timing)
+            bcrypt.checkpw(b"x", _dummy_hash())
+        if not ok or entry is None:
+            with self._lock:
+                self._failures.setdefault(name, []).append(now)
+            raise AuthError("wrong name or password")
+        return _grant(entry, name, "password")
+
+    def for_oidc(self, email: str | None) -> Account:
+        """The Account of an OIDC-signed-in e-mail. Raises AuthError when it has no grant."""
+        if not email or email not in self.oidc_users:
+            raise AuthError(f"{email or 'this identity'} has no dashboard role; ask an admin")
+        return _grant(self.oidc_users[email], email, "oidc")
+
+
+def add_user(
+    secrets_path: Path, name: str, password: str, role: Role | str, tenants: list[str]
+) -> Account:
+    """Create or replace an account in ``secrets_path`` (TOML), keeping every other entry.
+
+    Raises:
+        InvalidInputError: bad name, short password, unknown role or tenant id.
+    """
+    import tomllib
+
+    import tomli_w
+
+    if not name or not all(c.isalnum() or c in "._-@" for c in name) or len(name) > 64:
+        raise InvalidInputError("account names use letters, digits and . _ - @ (1-64)")
+    try:
+        role = Role(role)
+    except ValueError as exc:
+        raise InvalidInputError(f"role must be one of {', '.join(Role)}") from exc
+    entry = {"password_hash": hash_password(password), "role": role.value, "tenants": tenants}
+    try:
+        account = _grant(entry, name, "password")
+    except AuthError as exc:
+        raise InvalidInputError(exc.message) from exc
+    data: dict[str, Any] = (
+        tomllib.loads(secrets_path.read_text("utf-8")) if secrets_path.exists() else {}
+    )
+    section = data.setdefault("memory_auth", {})
+    section.setdefault("mode", AuthMode.PASSWORD.value)
+    section.setdefault("users", {})[name] = entry
+    secrets_path.parent.mkdir(parents=True, exist_ok=True)
+    secrets_path.write_text(tomli_w.dumps(data), "utf-8")
+    secrets_path.chmod(0o600)
+    return account
