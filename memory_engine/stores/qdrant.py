@@ -82,7 +82,8 @@ from memory_engine.stores.qdrant_io import (
     open_client,
     scroll_all,
 )
-from memory_engine.stores.qdrant_ops import NODE_BITS, QdrantOps
+from memory_engine.stores.qdrant_ops import NODE_BITS
+from memory_engine.stores.qdrant_records import QdrantRecords
 
 logger = logging.getLogger("memory_engine.stores.qdrant")
 
@@ -90,7 +91,7 @@ _ACTIVE = MemoryStatus.ACTIVE.value
 _EMBEDDING_ID = derived_id("embedding")
 
 
-class QdrantStore(QdrantOps):
+class QdrantStore(QdrantRecords):
     """Memories, events and traces in Qdrant, isolated by a tenant filter in every query.
 
     Args:
@@ -335,7 +336,7 @@ class QdrantStore(QdrantOps):
             models.PointStruct(
                 id=str(mem.id),
                 vector={DENSE: vec, KEYWORD: bm25_doc_vector(terms, avgdl)},
-                payload=memory_payload(mem, len(terms)),
+                payload=memory_payload(mem, len(terms), terms),
             )
             for mem, vec, terms in new
         ]
@@ -406,6 +407,8 @@ class QdrantStore(QdrantOps):
                 avgdl = (total - old_len + len(new_terms)) / max(docs, 1)
                 vectors[KEYWORD] = bm25_doc_vector(new_terms, avgdl)
             doc_len = len(new_terms) if new_terms is not None else old_len
+            kept = (point.payload or {}).get("terms")
+            payload_terms = new_terms if new_terms is not None else kept
             (seq,) = self._next_seqs(1)
             event = event_payload(
                 seq,
@@ -423,7 +426,9 @@ class QdrantStore(QdrantOps):
                 self._mem,
                 [
                     models.PointStruct(
-                        id=str(memory_id), vector=vectors, payload=memory_payload(after, doc_len)
+                        id=str(memory_id),
+                        vector=vectors,
+                        payload=memory_payload(after, doc_len, payload_terms),
                     )
                 ],
                 update_filter=scope_filter(scope, match("version", expected_version)),
