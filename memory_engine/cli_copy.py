@@ -20,11 +20,9 @@ import json
 import logging
 import sys
 from enum import StrEnum
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from pydantic import SecretStr, ValidationError
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -33,7 +31,7 @@ from memory_engine.config import Settings
 from memory_engine.errors import ConfigError, MemoryEngineError
 from memory_engine.stores import build_store
 from memory_engine.stores.base import MemoryStore
-from memory_engine.transfer import DEFAULT_BATCH, copy_stores
+from memory_engine.transfer import DEFAULT_BATCH, copy_stores, store_settings
 
 _err = Console(stderr=True)
 
@@ -41,34 +39,6 @@ _err = Console(stderr=True)
 class StoreKind(StrEnum):
     postgres = "postgres"
     qdrant = "qdrant"
-
-
-def store_settings(
-    base: Settings, kind: str, *, url: str | None = None, path: str | None = None
-) -> Settings:
-    """``base`` with ``store=kind`` and the location overridden by ``url``/``path``.
-
-    Raises:
-        ConfigError: both url and path given, a Qdrant store without any location, or an
-            invalid combination (validated like the environment settings).
-    """
-    if url and path:
-        raise ConfigError(f"{kind}: give a URL or a path, not both")
-    update: dict[str, Any] = {"store": kind}
-    if kind == "postgres":
-        if url:
-            update["database_url"] = SecretStr(url)
-        elif path:
-            update["database_url"], update["data_dir"] = None, Path(path)
-    else:
-        if url:
-            update["qdrant_url"], update["qdrant_path"] = url, None
-        elif path:
-            update["qdrant_url"], update["qdrant_path"] = None, path
-    try:
-        return Settings.model_validate({**base.model_dump(), **update})
-    except ValidationError as exc:
-        raise ConfigError(f"{kind}: invalid settings: {exc.errors()[0]['msg']}") from exc
 
 
 def describe(settings: Settings) -> str:

@@ -24,10 +24,14 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
+from pydantic import SecretStr, ValidationError
+
 from memory_engine import text as textmod
-from memory_engine.errors import InvalidInputError, TransferConflictError
+from memory_engine.config import Settings
+from memory_engine.errors import ConfigError, InvalidInputError, TransferConflictError
 from memory_engine.models import Scope
 from memory_engine.stores.base import MemoryRecord, MemoryStore
 from memory_engine.stores.common import record_differences
@@ -40,6 +44,34 @@ ProgressFn = Callable[[str, str, int, int], None]
 DEFAULT_BATCH = 200
 #: Most mismatching records listed per tenant in a verification report.
 MAX_LISTED = 20
+
+
+def store_settings(
+    base: Settings, kind: str, *, url: str | None = None, path: str | None = None
+) -> Settings:
+    """``base`` with ``store=kind`` and the location overridden by ``url``/``path``.
+
+    Raises:
+        ConfigError: both url and path given, a Qdrant store without any location, or an
+            invalid combination (validated like the environment settings).
+    """
+    if url and path:
+        raise ConfigError(f"{kind}: give a URL or a path, not both")
+    update: dict[str, Any] = {"store": kind}
+    if kind == "postgres":
+        if url:
+            update["database_url"] = SecretStr(url)
+        elif path:
+            update["database_url"], update["data_dir"] = None, Path(path)
+    else:
+        if url:
+            update["qdrant_url"], update["qdrant_path"] = url, None
+        elif path:
+            update["qdrant_url"], update["qdrant_path"] = None, path
+    try:
+        return Settings.model_validate({**base.model_dump(), **update})
+    except ValidationError as exc:
+        raise ConfigError(f"{kind}: invalid settings: {exc.errors()[0]['msg']}") from exc
 
 
 def _no_progress(tenant: str, phase: str, done: int, total: int) -> None:

@@ -77,6 +77,7 @@ from memory_engine.stores.qdrant_codec import (
     utc_memory,
 )
 from memory_engine.stores.qdrant_io import (
+    cluster_layout,
     create_memories_collection,
     ensure_base_collections,
     open_client,
@@ -128,11 +129,14 @@ class QdrantStore(QdrantRecords):
             self._local = opts.get("path") is not None or opts.get("location") == ":memory:"
             self.location = str(opts.get("path") or opts.get("location") or opts.get("url"))
         self._node = 0 if self._local else secrets.randbits(NODE_BITS)
+        self._layout = cluster_layout(settings, self._local)
         try:
-            ensure_base_collections(self._client, prefix, self._local)
+            ensure_base_collections(self._client, prefix, self._local, self._layout)
             recorded = self.embedding_info()
             if recorded is not None:  # a crash may have left the meta point without collection
-                create_memories_collection(self._client, self._mem, recorded[1], self._local)
+                create_memories_collection(
+                    self._client, self._mem, recorded[1], self._local, self._layout
+                )
             self._last_seq = self._max_seq()
             self.reconcile()
             for collection in (self._mem, self._events, self._traces):
@@ -210,7 +214,9 @@ class QdrantStore(QdrantRecords):
                 client.upsert(self._meta, [point], update_mode=models.UpdateMode.INSERT_ONLY)
                 recorded = self.embedding_info()  # another process may have won the race
                 assert recorded is not None
-                create_memories_collection(client, self._mem, recorded[1], self._local)
+                create_memories_collection(
+                    client, self._mem, recorded[1], self._local, self._layout
+                )
                 self._mem_ready = True
         check_same_embedding(recorded, model, dim)
 
