@@ -38,7 +38,7 @@ from memory_engine.stores.pg_sql import (
     event_from_row,
     memory_from_row,
 )
-from memory_engine.stores.pg_writes import copy_memories, prepare_row, stage_and_insert
+from memory_engine.stores.pg_writes import copy_memories, copy_rows, prepare_row
 
 _EVENT_IMPORT_COLUMNS = (
     "tenant_id",
@@ -268,13 +268,34 @@ class PgRecords:
                     raise TransferConflictError(
                         f"cannot write: {exc.message}", tenant_id=scope.tenant_id
                     ) from exc
-            stage_and_insert(
-                cur,
-                "events",
-                _EVENT_IMPORT_COLUMNS,
-                _EVENT_IMPORT_TYPES,
-                _event_rows(events_in_time_order(records), owners),
-            )
+            _insert_events(cur, _event_rows(events_in_time_order(records), owners))
+
+
+def _insert_events(cur: psycopg.Cursor[Any], rows: Iterator[tuple[Any, ...]]) -> None:
+    """COPY the copied events (with their own ``at``) into the session temp table
+    ``staged_copied_events`` (its own name: ``staged_events`` of the insert path has other
+    columns), then one ``INSERT ... SELECT ... ORDER BY ord``, so new event ids follow the
+    given order."""
+    cols = columns(_EVENT_IMPORT_COLUMNS)
+    cur.execute(
+        sql.SQL(
+            "CREATE TEMP TABLE IF NOT EXISTS staged_copied_events ON COMMIT DELETE ROWS AS "
+            "SELECT 0 AS ord, {} FROM events WITH NO DATA"
+        ).format(cols)
+    )
+    cur.execute("DELETE FROM staged_copied_events")
+    copy_rows(
+        cur,
+        "staged_copied_events",
+        ("ord", *_EVENT_IMPORT_COLUMNS),
+        ("int4", *_EVENT_IMPORT_TYPES),
+        ((i, *row) for i, row in enumerate(rows)),
+    )
+    cur.execute(
+        sql.SQL(
+            "INSERT INTO events ({cols}) SELECT {cols} FROM staged_copied_events ORDER BY ord"
+        ).format(cols=cols)
+    )
 
 
 def _vector(value: Any) -> tuple[float, ...] | None:

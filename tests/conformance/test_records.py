@@ -180,3 +180,34 @@ def test_admin_tenant_ids_include_purged_only_tenants(
     assert "" not in tenants
     with pytest.raises(InvalidInputError):
         store.admin_tenant_ids(actor=" ", reason="x")
+
+
+def test_write_records_large_batch_keeps_event_order(
+    store: MemoryStore, store_factory: object, rng: np.random.Generator
+) -> None:
+    """100 records (more than one multi-row VALUES statement) after a large insert on the same
+    store: every record and event arrives, event ids follow event time."""
+    tenant = new_tenant_id("big")
+    s = Scope.of(tenant)
+    mids = put(store, s, *(item(tenant, f"bulk fact {i}", unit(rng)) for i in range(100)))
+    for mid in mids[:30]:
+        store.update(mid, scope=s, expected_version=1, changes={"importance": 0.2}, actor="t")
+    recs = store.read_records(mids, scope=s)
+    target = store_factory.new()  # type: ignore[attr-defined]
+    target.ensure_embedding(MODEL, DIM)
+    target.insert([item(tenant, f"other {i}", unit(rng)) for i in range(70)], scope=s, actor="t")
+    target.write_records(recs, scope=s)
+    back = target.read_records(mids, scope=s)
+    assert all(record_differences(a, b) == [] for a, b in zip(recs, back, strict=True))
+    events = []
+    cursor = None
+    while True:
+        page = target.events(scope=s, limit=500, cursor=cursor)
+        events.extend(page.items)
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    copied = [e for e in events if e.memory_id in set(mids)]
+    assert len(copied) == 130
+    by_id = sorted(copied, key=lambda e: e.id)
+    assert [e.at for e in by_id] == sorted(e.at for e in copied)
