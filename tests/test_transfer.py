@@ -204,3 +204,76 @@ def test_cli_copy_json_report_and_conflict_error(
     # the same store twice is refused before anything is opened
     same = CliRunner().invoke(app, ["copy", "--from", "postgres", "--to", "postgres"], env=env)
     assert same.exit_code == 2 and "same store" in same.stderr
+
+
+_COPY_CHILD = """
+import os, signal, sys
+from memory_engine.config import Settings
+from memory_engine.models import Scope
+from memory_engine.stores.base import MemoryRecord
+from memory_engine.stores.qdrant import QdrantStore
+
+folder, tenant, records_file, die_after = sys.argv[1:5]
+records = [MemoryRecord.model_validate_json(line) for line in open(records_file, encoding="utf-8")]
+store = QdrantStore(Settings(_env_file=None, store="qdrant", qdrant_path=folder))
+
+def die(self, step):
+    if step == die_after:
+        os.kill(os.getpid(), signal.SIGKILL)  # hard kill: no cleanup, no close
+
+QdrantStore._step_done = die
+store.write_records(records, scope=Scope.of(tenant))
+print("not killed")
+"""
+
+
+@pytest.mark.parametrize("die_after", ["event", "point"])
+def test_copy_into_qdrant_killed_between_steps_is_whole_or_absent_and_rerun_completes(
+    tmp_path: Path,
+    qdrant_settings_factory: Callable[..., Any],
+    rng: np.random.Generator,
+    die_after: str,
+) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    source: MemoryStore = open_qdrant_store(qdrant_settings_factory("qdrant_path"))
+    tenant = new_tenant_id()
+    _fill(source, tenant, rng, n=4)  # 3 stored (1 updated twice, 1 archived), 1 purged
+    scope = Scope.of(tenant)
+    records = list(_all_records(source, tenant).values())
+    records_file = tmp_path / "records.jsonl"
+    records_file.write_text(
+        "\n".join(r.model_dump_json() for r in records) + "\n", encoding="utf-8"
+    )
+    folder = str(tmp_path / "target")
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run(
+        [sys.executable, "-c", _COPY_CHILD, folder, tenant, str(records_file), die_after],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == -signal.SIGKILL, proc.stdout + proc.stderr
+    target = open_qdrant_store(qdrant_settings_factory("qdrant_path", qdrant_path=folder))
+    try:
+        got = _all_records(target, tenant) if target.embedding_info() else {}
+        for rec in records:  # the reconciler left every record whole or absent
+            mine = target.read_records([rec.memory_id], scope=scope)[0]
+            if mine.empty:
+                assert die_after == "event" and rec.memory is not None
+            else:
+                assert record_differences(rec, mine) == []
+        if die_after == "point":
+            assert len(got) == len(records)
+        # a re-run copies what is missing and the verification passes
+        report = copy_stores(source, target, tenants=[tenant])
+        assert report["ok"], report
+        copied = report["tenants"][tenant]["copy"]
+        assert copied["copied"] + copied["unchanged"] == len(records)
+        assert copied["copied"] == (3 if die_after == "event" else 0)
+    finally:
+        target.close()
+        source.close()
