@@ -434,11 +434,24 @@ def _event_key(event: Event) -> dict[str, Any]:
     return event.model_dump(mode="json", exclude={"id"})
 
 
+def _same_direction(a: Sequence[float], b: Sequence[float], atol: float) -> bool:
+    """Whether two vectors point the same way: unit-normalised, equal within ``atol`` per
+    component. Both stores search by cosine, and Qdrant may keep a vector normalised (its
+    server does; local mode until it is reopened), so the norm is not data."""
+    va, vb = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if va.shape != vb.shape:
+        return False
+    na, nb = float(np.linalg.norm(va)), float(np.linalg.norm(vb))
+    if na == 0.0 or nb == 0.0:
+        return na == nb
+    return bool(np.allclose(va / na, vb / nb, atol=atol, rtol=0))
+
+
 def record_differences(a: MemoryRecord, b: MemoryRecord, *, atol: float = 1e-6) -> list[str]:
     """Names of what differs between two records of one memory id (empty when equal).
 
-    Compared: every memory field (id, version, status, timestamps, ...), the vector (within
-    ``atol`` per component), the keyword terms as a multiset (when both stores kept them) and
+    Compared: every memory field (id, version, status, timestamps, ...), the vector's direction
+    (unit-normalised, within ``atol`` per component), the keyword terms as a multiset (when both stores kept them) and
     the event sequence (action, actor, time, snapshots, reason, request id, details; event
     ids are store-local and ignored).
     """
@@ -451,9 +464,7 @@ def record_differences(a: MemoryRecord, b: MemoryRecord, *, atol: float = 1e-6) 
         if a.embedding is None or b.embedding is None:
             if a.embedding != b.embedding:
                 diffs.append("embedding")
-        elif len(a.embedding) != len(b.embedding) or not np.allclose(
-            a.embedding, b.embedding, atol=atol, rtol=0
-        ):
+        elif not _same_direction(a.embedding, b.embedding, atol):
             diffs.append("embedding")
         if a.terms is not None and b.terms is not None and Counter(a.terms) != Counter(b.terms):
             diffs.append("terms")
