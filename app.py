@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from memory_engine.errors import MemoryEngineError
-from memory_engine.ui import state
+from memory_engine.ui import state, stores
 from memory_engine.ui.errors import error_message, show_error
 from memory_engine.ui.i18n import LANG_LABELS, LANGS, t
 
@@ -103,6 +103,7 @@ def sidebar(lang: str, tenant: str | None) -> None:
             st.sidebar.caption(t("sidebar.store", lang, name=engine.store.name))
         except Exception:  # noqa: BLE001 - the pages show the store error in full
             st.sidebar.caption(t("sidebar.store_unreachable", lang, name=engine.settings.store))
+    stores.selector(lang)
     st.sidebar.caption(t("sidebar.times_utc", lang))
 
 

@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from memory_engine.cli_copy import copy_command
 from memory_engine.config import Settings
 from memory_engine.engine import MemoryEngine
 from memory_engine.errors import ConfigError, InvalidInputError, MemoryEngineError
@@ -27,6 +28,7 @@ from memory_engine.ingest import Turn, read_locomo, read_openai, read_text
 from memory_engine.models import Scope
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Agent memory engine.")
+app.command("copy")(copy_command)
 err = Console(stderr=True)
 out = Console()
 T = TypeVar("T")

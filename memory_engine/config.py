@@ -116,6 +116,28 @@ class Settings(BaseSettings):
     # --- logging ---
     log_level: str = Field("WARNING", description="Python logging level (logs go to stderr).")
 
+    # --- qdrant cluster layout and dashboard store comparison (issue 3) ---
+    qdrant_shard_number: int | None = Field(
+        None,
+        ge=1,
+        le=1024,
+        description="Shards of each collection the store creates on a Qdrant server or cluster "
+        "(unset = Qdrant's default; ignored in local mode).",
+    )
+    qdrant_replication_factor: int | None = Field(
+        None,
+        ge=1,
+        le=16,
+        description="Copies of each shard on a Qdrant cluster (unset = 1; ignored in local mode).",
+    )
+    qdrant_write_consistency_factor: int | None = Field(
+        None,
+        ge=1,
+        le=16,
+        description="Replicas that must apply a write before Qdrant acknowledges it "
+        "(unset = 1; ignored in local mode).",
+    )
+
     @model_validator(mode="after")
     def _check(self) -> Settings:
         if self.chunk_min_chars >= self.chunk_max_chars:

@@ -108,6 +108,13 @@ class IngestFormatError(InvalidInputError):
     code = "ingest_format_error"
 
 
+class TransferConflictError(MemoryEngineError):
+    """Raised when a copy target already holds different data for a record it would write
+    (same memory id, an event of it, or the same active content); nothing is overwritten."""
+
+    code = "transfer_conflict"
+
+
 def _all_subclasses(cls: type[MemoryEngineError]) -> list[type[MemoryEngineError]]:
     out = [cls]
     for sub in cls.__subclasses__():

@@ -6,7 +6,7 @@ import plotly.express as px
 import streamlit as st
 
 from memory_engine.models import Scope
-from memory_engine.ui import state, tables
+from memory_engine.ui import state, store_compare, tables
 from memory_engine.ui.errors import guard
 from memory_engine.ui.i18n import t
 
@@ -52,6 +52,7 @@ if tenant is None:
     st.stop()
 
 st.subheader(t("overview.tenant_header", lang, tenant=tenant))
+store_compare.overview_section(Scope.of(tenant), lang)  # both stores configured: parity
 with guard(lang):
     stats = engine.stats(Scope.of(tenant), days=STATS_DAYS)
 if stats.total == 0:

@@ -10,7 +10,7 @@ import plotly.express as px
 import streamlit as st
 
 from memory_engine.models import Scope, Trace
-from memory_engine.ui import state, tables
+from memory_engine.ui import state, store_compare, tables
 from memory_engine.ui.errors import guard
 from memory_engine.ui.i18n import t, warning_text
 
@@ -160,6 +160,7 @@ else:
         st.dataframe(timings, hide_index=True, key="mi_timings", placeholder="")
     with st.expander(t("replay.config", lang)):
         st.code(json.dumps(trace.config, indent=1, ensure_ascii=False), language="json")
+    store_compare.replay_section(scope, trace, lang)  # both stores configured: side by side
 
 # ---- past searches: open (?trace=) or re-run with the stored configuration
 st.divider()

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memory_engine.models import (
     Candidate,
+    Event,
     Memory,
     MemoryFilter,
     MemoryStatus,
@@ -63,6 +64,30 @@ class StoreStats(BaseModel):
     by_status: dict[str, int]
     by_source: dict[str, int]
     writes_per_day: list[tuple[str, int]]  # (YYYY-MM-DD UTC, count), oldest first
+
+
+class MemoryRecord(BaseModel):
+    """Everything a store holds about one memory id, for copying it to another store.
+
+    ``memory`` is None when the memory was purged (only its events remain). ``embedding`` is
+    the stored vector (None with ``memory``); ``terms`` the stored keyword terms with
+    repetitions, or None when the store did not keep them (the copy then re-tokenizes the
+    content). ``events`` are the memory's committed events, oldest first, with the ids of
+    the store that read them (ids are not copied: the target numbers them anew).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    memory_id: uuid.UUID
+    memory: Memory | None = None
+    embedding: tuple[float, ...] | None = None
+    terms: tuple[str, ...] | None = None
+    events: tuple[Event, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        """True when the store holds neither the memory nor any event of it."""
+        return self.memory is None and not self.events
 
 
 @runtime_checkable
@@ -202,6 +227,46 @@ class MemoryStore(Protocol):
 
     def admin_tenant_counts(self, *, actor: str, reason: str) -> dict[str, int]:
         """Active+archived memory count per tenant, across tenants. Audited (admin event)."""
+        ...
+
+    def admin_tenant_ids(self, *, actor: str, reason: str) -> builtins.list[str]:
+        """Every tenant holding a memory (any status) or an event, sorted. Audited like
+        ``admin_tenant_counts``."""
+        ...
+
+    # ------------------------------------------------------------------ copy between stores
+
+    def record_ids(self, *, scope: Scope, limit: int = 500, cursor: str | None = None) -> Page:
+        """Ids of every memory record of the tenant: stored memories (any status) by id, then
+        purged memories (those with a ``purge`` event) in event order. ``items`` are UUIDs,
+        ``total`` the number of records; keyset cursor (``next_cursor``), ``limit`` clamped to
+        ``list_max_limit``."""
+        ...
+
+    def read_records(
+        self, memory_ids: Sequence[uuid.UUID], *, scope: Scope
+    ) -> builtins.list[MemoryRecord]:
+        """One MemoryRecord per id, in order (``empty`` when the store has nothing of it).
+
+        Raises:
+            InvalidInputError: more than ``list_max_limit`` ids.
+        """
+        ...
+
+    def write_records(self, records: Sequence[MemoryRecord], *, scope: Scope) -> None:
+        """Write records verbatim: memory fields (id, version, timestamps, status, ...),
+        vector, terms and events (actor, time, snapshots; new event ids, in event-time order).
+
+        No dedupe and no new events. Atomic per batch on PostgreSQL; on Qdrant per record with
+        the pending -> point -> committed protocol.
+
+        Raises:
+            TransferConflictError: a record's id (or an event of it) already exists in the
+                store, or an active memory with the same content exists; nothing is written.
+            TenantScopeError: a record of another tenant.
+            InvalidInputError: a record without terms, or a memory without its vector.
+            EmbeddingMismatchError: a memory embedded with another model than the store's.
+        """
         ...
 
     def close(self) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import uuid
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
@@ -24,8 +25,8 @@ from memory_engine.errors import (
     TenantScopeError,
     VersionConflictError,
 )
-from memory_engine.models import Memory, MemoryStatus, Scope, Trace, ensure_utc
-from memory_engine.stores.base import NewMemory, StoreStats
+from memory_engine.models import Event, Memory, MemoryStatus, Scope, Trace, ensure_utc
+from memory_engine.stores.base import MemoryRecord, NewMemory, StoreStats
 
 #: Largest ``k`` a search accepts (pgvector's ef_search ceiling is 1000 as well).
 MAX_K = 1000
@@ -330,3 +331,146 @@ def decode_cursor(cursor: str, kinds: str) -> list[Any]:
         return out
     except (ValueError, TypeError, KeyError, IndexError) as exc:
         raise InvalidInputError("invalid cursor", cursor=cursor) from exc
+
+
+# ----------------------------------------------------------------------------- records (copy)
+
+#: Phases of ``record_ids``: stored memories by id, then purged memories by purge event id.
+RECORDS_STORED, RECORDS_PURGED = 1, 2
+
+
+def record_cursor(phase: int, key: uuid.UUID | int) -> str:
+    """Cursor of ``record_ids``: the phase and the last key read in it."""
+    return encode_cursor(phase, key)
+
+
+def parse_record_cursor(cursor: str | None) -> tuple[int, uuid.UUID | int | None]:
+    """(phase, last key) of a ``record_ids`` cursor; ``(RECORDS_STORED, None)`` for None.
+
+    Raises:
+        InvalidInputError: malformed cursor.
+    """
+    if not cursor:
+        return RECORDS_STORED, None
+    try:
+        phase, key = decode_cursor(cursor, "iu")
+    except InvalidInputError:
+        phase, key = decode_cursor(cursor, "ii")
+    if phase not in (RECORDS_STORED, RECORDS_PURGED):
+        raise InvalidInputError("invalid cursor", cursor=cursor)
+    return int(phase), key
+
+
+def check_record_ids(memory_ids: Sequence[uuid.UUID], maximum: int) -> list[uuid.UUID]:
+    """The ids as UUIDs, at most ``maximum`` of them, no repeats.
+
+    Raises:
+        InvalidInputError: too many ids, a repeated id or a value that is not a UUID.
+    """
+    if len(memory_ids) > maximum:
+        raise InvalidInputError(f"at most {maximum} ids per call", count=len(memory_ids))
+    try:
+        out = [m if isinstance(m, uuid.UUID) else uuid.UUID(str(m)) for m in memory_ids]
+    except ValueError as exc:
+        raise InvalidInputError(f"not a memory id: {exc}") from exc
+    if len(set(out)) != len(out):
+        raise InvalidInputError("the same memory id is given twice")
+    return out
+
+
+def check_records(records: Sequence[MemoryRecord], scope: Scope) -> None:
+    """Validate records before ``write_records``.
+
+    Raises:
+        TenantScopeError: a memory or event of another tenant.
+        InvalidInputError: a record without terms or vector, events of another memory id,
+            or the same id twice.
+    """
+    seen: set[uuid.UUID] = set()
+    for rec in records:
+        if rec.memory_id in seen:
+            raise InvalidInputError("the same memory id is given twice", memory_id=rec.memory_id)
+        seen.add(rec.memory_id)
+        if rec.memory is not None:
+            if rec.memory.id != rec.memory_id:
+                raise InvalidInputError("record id differs from its memory's id")
+            scoped_memory(rec.memory, Scope.of(scope.tenant_id))
+            if rec.embedding is None or rec.terms is None:
+                raise InvalidInputError(
+                    "a record with a memory needs its embedding and terms", memory_id=rec.memory_id
+                )
+        for ev in rec.events:
+            if ev.tenant_id != scope.tenant_id:
+                raise TenantScopeError("event of another tenant", memory_id=rec.memory_id)
+            if ev.memory_id != rec.memory_id:
+                raise InvalidInputError("event of another memory", memory_id=rec.memory_id)
+
+
+def record_owner(record: MemoryRecord) -> dict[str, str | None]:
+    """user/agent/session ids of a record: its memory's, else the last event snapshot's."""
+    snap: dict[str, Any] = {}
+    if record.memory is not None:
+        snap = record.memory.public_dict()
+    else:
+        for ev in reversed(record.events):
+            snap = ev.after or ev.before or {}
+            if snap:
+                break
+    return {k: snap.get(k) for k in ("user_id", "agent_id", "session_id")}
+
+
+def events_in_time_order(records: Sequence[MemoryRecord]) -> list[Event]:
+    """Every event of ``records`` ordered by time (ties: record order, then event order).
+
+    The target numbers copied events in this order, so its event ids follow event time.
+    """
+    indexed = [
+        (ev.at, r, e, ev) for r, rec in enumerate(records) for e, ev in enumerate(rec.events)
+    ]
+    return [ev for *_, ev in sorted(indexed, key=lambda x: (x[0], x[1], x[2]))]
+
+
+def _event_key(event: Event) -> dict[str, Any]:
+    return event.model_dump(mode="json", exclude={"id"})
+
+
+def _same_direction(a: Sequence[float], b: Sequence[float], atol: float) -> bool:
+    """Whether two vectors point the same way: unit-normalised, equal within ``atol`` per
+    component. Both stores search by cosine, and Qdrant may keep a vector normalised (its
+    server does; local mode until it is reopened), so the norm is not data."""
+    va, vb = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    if va.shape != vb.shape:
+        return False
+    na, nb = float(np.linalg.norm(va)), float(np.linalg.norm(vb))
+    if na == 0.0 or nb == 0.0:
+        return na == nb
+    return bool(np.allclose(va / na, vb / nb, atol=atol, rtol=0))
+
+
+def record_differences(a: MemoryRecord, b: MemoryRecord, *, atol: float = 1e-6) -> list[str]:
+    """Names of what differs between two records of one memory id (empty when equal).
+
+    Compared: every memory field (id, version, status, timestamps, ...), the vector's direction
+    (unit-normalised, within ``atol`` per component), the keyword terms as a multiset (when both stores kept them) and
+    the event sequence (action, actor, time, snapshots, reason, request id, details; event
+    ids are store-local and ignored).
+    """
+    diffs: list[str] = []
+    if (a.memory is None) != (b.memory is None):
+        diffs.append("memory missing" if b.memory is None else "memory unexpected")
+    elif a.memory is not None and b.memory is not None:
+        da, db = a.memory.public_dict(), b.memory.public_dict()
+        diffs.extend(f"memory.{k}" for k in sorted(set(da) | set(db)) if da.get(k) != db.get(k))
+        if a.embedding is None or b.embedding is None:
+            if a.embedding != b.embedding:
+                diffs.append("embedding")
+        elif not _same_direction(a.embedding, b.embedding, atol):
+            diffs.append("embedding")
+        if a.terms is not None and b.terms is not None and Counter(a.terms) != Counter(b.terms):
+            diffs.append("terms")
+    ea, eb = [_event_key(e) for e in a.events], [_event_key(e) for e in b.events]
+    if len(ea) != len(eb):
+        diffs.append(f"events ({len(ea)} vs {len(eb)})")
+    else:
+        diffs.extend(f"events[{i}]" for i, (x, y) in enumerate(zip(ea, eb, strict=True)) if x != y)
+    return diffs

@@ -55,6 +55,7 @@ from memory_engine.stores.pg_embedded import resolve_database_url
 from memory_engine.stores.pg_keyword import keyword_search, lock_tenant
 from memory_engine.stores.pg_migrate import MIGRATION_LOCK_KEY, apply_migrations
 from memory_engine.stores.pg_reads import PgReader, select_memory
+from memory_engine.stores.pg_records import PgRecords
 from memory_engine.stores.pg_sql import (
     MEMORY_COLUMNS,
     columns,
@@ -79,7 +80,7 @@ HNSW_MAX_DIM = 2000
 _ACTIVE = MemoryStatus.ACTIVE.value
 
 
-class PostgresStore(PgReader, PgBulkWriter):
+class PostgresStore(PgReader, PgBulkWriter, PgRecords):
     """Memories, events and traces in PostgreSQL + pgvector, isolated by row-level security.
 
     Args:

@@ -77,12 +77,14 @@ from memory_engine.stores.qdrant_codec import (
     utc_memory,
 )
 from memory_engine.stores.qdrant_io import (
+    cluster_layout,
     create_memories_collection,
     ensure_base_collections,
     open_client,
     scroll_all,
 )
-from memory_engine.stores.qdrant_ops import NODE_BITS, QdrantOps
+from memory_engine.stores.qdrant_ops import NODE_BITS
+from memory_engine.stores.qdrant_records import QdrantRecords
 
 logger = logging.getLogger("memory_engine.stores.qdrant")
 
@@ -90,7 +92,7 @@ _ACTIVE = MemoryStatus.ACTIVE.value
 _EMBEDDING_ID = derived_id("embedding")
 
 
-class QdrantStore(QdrantOps):
+class QdrantStore(QdrantRecords):
     """Memories, events and traces in Qdrant, isolated by a tenant filter in every query.
 
     Args:
@@ -127,11 +129,14 @@ class QdrantStore(QdrantOps):
             self._local = opts.get("path") is not None or opts.get("location") == ":memory:"
             self.location = str(opts.get("path") or opts.get("location") or opts.get("url"))
         self._node = 0 if self._local else secrets.randbits(NODE_BITS)
+        self._layout = cluster_layout(settings, self._local)
         try:
-            ensure_base_collections(self._client, prefix, self._local)
+            ensure_base_collections(self._client, prefix, self._local, self._layout)
             recorded = self.embedding_info()
             if recorded is not None:  # a crash may have left the meta point without collection
-                create_memories_collection(self._client, self._mem, recorded[1], self._local)
+                create_memories_collection(
+                    self._client, self._mem, recorded[1], self._local, self._layout
+                )
             self._last_seq = self._max_seq()
             self.reconcile()
             for collection in (self._mem, self._events, self._traces):
@@ -209,7 +214,9 @@ class QdrantStore(QdrantOps):
                 client.upsert(self._meta, [point], update_mode=models.UpdateMode.INSERT_ONLY)
                 recorded = self.embedding_info()  # another process may have won the race
                 assert recorded is not None
-                create_memories_collection(client, self._mem, recorded[1], self._local)
+                create_memories_collection(
+                    client, self._mem, recorded[1], self._local, self._layout
+                )
                 self._mem_ready = True
         check_same_embedding(recorded, model, dim)
 
@@ -335,7 +342,7 @@ class QdrantStore(QdrantOps):
             models.PointStruct(
                 id=str(mem.id),
                 vector={DENSE: vec, KEYWORD: bm25_doc_vector(terms, avgdl)},
-                payload=memory_payload(mem, len(terms)),
+                payload=memory_payload(mem, len(terms), terms),
             )
             for mem, vec, terms in new
         ]
@@ -406,6 +413,8 @@ class QdrantStore(QdrantOps):
                 avgdl = (total - old_len + len(new_terms)) / max(docs, 1)
                 vectors[KEYWORD] = bm25_doc_vector(new_terms, avgdl)
             doc_len = len(new_terms) if new_terms is not None else old_len
+            kept = (point.payload or {}).get("terms")
+            payload_terms = new_terms if new_terms is not None else kept
             (seq,) = self._next_seqs(1)
             event = event_payload(
                 seq,
@@ -423,7 +432,9 @@ class QdrantStore(QdrantOps):
                 self._mem,
                 [
                     models.PointStruct(
-                        id=str(memory_id), vector=vectors, payload=memory_payload(after, doc_len)
+                        id=str(memory_id),
+                        vector=vectors,
+                        payload=memory_payload(after, doc_len, payload_terms),
                     )
                 ],
                 update_filter=scope_filter(scope, match("version", expected_version)),

@@ -134,13 +134,19 @@ def utc_memory(memory: Memory) -> Memory:
     return memory.model_copy(update=fix)
 
 
-def memory_payload(memory: Memory, doc_len: int) -> dict[str, Any]:
+def memory_payload(
+    memory: Memory, doc_len: int, terms: Sequence[str] | None = None
+) -> dict[str, Any]:
     """JSON payload of a memory point: the Memory fields plus ``created_us`` (order key),
-    ``content_lc`` (lower-cased content for ``text_contains``) and ``doc_len`` (terms)."""
+    ``content_lc`` (lower-cased content for ``text_contains``), ``doc_len`` (terms) and
+    ``terms`` (the keyword terms with repetitions, kept so a copy to another store needs no
+    re-tokenizing; absent on points written before they were kept)."""
     data = memory.public_dict()
     data["created_us"] = to_us(memory.created_at)
     data["content_lc"] = memory.content.lower()
     data["doc_len"] = int(doc_len)
+    if terms is not None:
+        data["terms"] = [str(t) for t in terms]
     return data
 
 
@@ -183,6 +189,37 @@ def event_payload(
         "request_id": request_id,
         "details": {},
         "state": state,
+    }
+
+
+def imported_event_payload(
+    seq: int, event: Event, owner: dict[str, str | None], *, import_point: bool
+) -> dict[str, Any]:
+    """Payload of a copied event (``write_records``): the event's own actor, time, snapshots
+    and reason, a new ``seq``, state ``pending``. ``import_point`` tells the reconciler whether
+    the event's record also writes a memory point (commit iff the point exists) or is a purged
+    memory's history (events only: always committed)."""
+    at = ensure_utc(event.at)
+    assert at is not None
+    after = event.after or None
+    return {
+        "seq": seq,
+        "tenant_id": event.tenant_id,
+        **owner,
+        "memory_id": str(event.memory_id),
+        "action": event.action.value,
+        "actor": event.actor,
+        "at": at.isoformat(),
+        "at_us": to_us(at),
+        "day": at.date().isoformat(),
+        "before": event.before,
+        "after": event.after,
+        "version_after": after.get("version") if after else None,
+        "reason": event.reason,
+        "request_id": event.request_id,
+        "details": event.details,
+        "state": PENDING,
+        "import_point": import_point,
     }
 
 

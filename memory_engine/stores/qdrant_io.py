@@ -124,30 +124,58 @@ def _int_index(client: QdrantClient, collection: str, field: str, local: bool) -
     _index(client, collection, field, schema, local)
 
 
-def ensure_base_collections(client: QdrantClient, prefix: str, local: bool) -> None:
-    """Create the ``meta``, ``events`` and ``traces`` collections (vectorless) when missing."""
+def cluster_layout(settings: Settings, local: bool) -> dict[str, int]:
+    """``create_collection`` keyword arguments for a server or cluster: ``shard_number``,
+    ``replication_factor`` and ``write_consistency_factor`` from the settings that are set
+    (none in local mode, which has no shards). Points are spread over the shards by id (auto
+    sharding); a tenant's points are kept together inside each shard by the ``is_tenant``
+    payload index."""
+    if local:
+        return {}
+    values = {
+        "shard_number": settings.qdrant_shard_number,
+        "replication_factor": settings.qdrant_replication_factor,
+        "write_consistency_factor": settings.qdrant_write_consistency_factor,
+    }
+    return {k: int(v) for k, v in values.items() if v is not None}
+
+
+def ensure_base_collections(
+    client: QdrantClient, prefix: str, local: bool, layout: dict[str, int] | None = None
+) -> None:
+    """Create the ``meta``, ``events`` and ``traces`` collections (vectorless) when missing,
+    with the cluster ``layout`` (:func:`cluster_layout`) on a server."""
+    opts: dict[str, Any] = dict(layout or {})
     with qdrant_errors():
         meta, events, traces = f"{prefix}_meta", f"{prefix}_events", f"{prefix}_traces"
         if not client.collection_exists(meta):
-            client.create_collection(meta, vectors_config={})
+            client.create_collection(meta, vectors_config={}, **opts)
             _index(client, meta, "tenant_id", models.PayloadSchemaType.KEYWORD, local)
         if not client.collection_exists(events):
-            client.create_collection(events, vectors_config={})
+            client.create_collection(events, vectors_config={}, **opts)
             _tenant_index(client, events, local)
             _int_index(client, events, "seq", local)
             _int_index(client, events, "at_us", local)
             for field in ("memory_id", "state", "action", "day"):
                 _index(client, events, field, models.PayloadSchemaType.KEYWORD, local)
         if not client.collection_exists(traces):
-            client.create_collection(traces, vectors_config={})
+            client.create_collection(traces, vectors_config={}, **opts)
             _tenant_index(client, traces, local)
             _int_index(client, traces, "created_us", local)
             _index(client, traces, "trace_id", models.PayloadSchemaType.KEYWORD, local)
 
 
-def create_memories_collection(client: QdrantClient, name: str, dim: int, local: bool) -> None:
+def create_memories_collection(
+    client: QdrantClient,
+    name: str,
+    dim: int,
+    local: bool,
+    layout: dict[str, int] | None = None,
+) -> None:
     """Create the memories collection: ``dense`` (cosine, ``dim``) + ``keyword`` (sparse, IDF),
-    the tenant index (``is_tenant``) and the filter/order indexes. No-op when it exists."""
+    the tenant index (``is_tenant``) and the filter/order indexes, with the cluster ``layout``
+    (:func:`cluster_layout`) on a server. No-op when it exists."""
+    opts: dict[str, Any] = dict(layout or {})
     with qdrant_errors():
         if client.collection_exists(name):
             return
@@ -157,6 +185,7 @@ def create_memories_collection(client: QdrantClient, name: str, dim: int, local:
             sparse_vectors_config={
                 KEYWORD: models.SparseVectorParams(modifier=models.Modifier.IDF)
             },
+            **opts,
         )
         _tenant_index(client, name, local)
         for field in ("status", "memory_type", "source", "content_hash"):

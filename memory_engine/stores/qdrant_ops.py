@@ -140,7 +140,9 @@ class QdrantOps(QdrantReader):
             for ev in sorted(pending, key=lambda r: int((r.payload or {})["seq"])):
                 p = ev.payload or {}
                 point = self._fetch(str(p["memory_id"]), Scope.of(p["tenant_id"]))
-                if p["action"] == "create":
+                if "import_point" in p:  # a copied record (write_records)
+                    applied = point is not None if p["import_point"] else True
+                elif p["action"] == "create":
                     applied = point is not None
                 elif p["action"] == "purge":
                     applied = point is None
@@ -323,20 +325,28 @@ class QdrantOps(QdrantReader):
                 counts = {
                     str(h.value): int(h.count) for h in sorted(hits, key=lambda h: str(h.value))
                 }
-            (seq,) = self._next_seqs(1)
-            at = datetime.now(UTC)
-            audit = {
-                "seq": seq,
-                "tenant_id": "",
-                "kind": "admin",
-                "action": "admin_read",
-                "actor": actor,
-                "reason": reason,
-                "at": at.isoformat(),
-                "at_us": to_us(at),
-                "day": at.date().isoformat(),
-                "details": {"what": "tenant_counts", "tenants": len(counts)},
-                "state": COMMITTED,
-            }
-            client.upsert(self._events, [models.PointStruct(id=seq, vector={}, payload=audit)])
+            self._admin_audit(
+                client, actor, reason, {"what": "tenant_counts", "tenants": len(counts)}
+            )
         return counts
+
+    def _admin_audit(
+        self, client: QdrantClient, actor: str, reason: str, details: dict[str, Any]
+    ) -> None:
+        """Write the ``admin_read`` event of a cross-tenant read (tenant "", never shown)."""
+        (seq,) = self._next_seqs(1)
+        at = datetime.now(UTC)
+        audit = {
+            "seq": seq,
+            "tenant_id": "",
+            "kind": "admin",
+            "action": "admin_read",
+            "actor": actor,
+            "reason": reason,
+            "at": at.isoformat(),
+            "at_us": to_us(at),
+            "day": at.date().isoformat(),
+            "details": details,
+            "state": COMMITTED,
+        }
+        client.upsert(self._events, [models.PointStruct(id=seq, vector={}, payload=audit)])

@@ -27,7 +27,6 @@ from typing import Any, Final, Protocol
 
 import streamlit as st
 
-from memory_engine.config import Settings
 from memory_engine.engine import MemoryEngine
 from memory_engine.models import ID_PATTERN, MemoryFilter, MemorySource, MemoryStatus, MemoryType
 from memory_engine.ui.i18n import DEFAULT_LANG, LANGS
@@ -220,20 +219,41 @@ def ensure_router() -> None:
         st.rerun()
 
 
-@st.cache_resource(show_spinner=False)
 def get_engine() -> MemoryEngine:
-    """The one engine of this server process (settings from ``MEMORY_*`` env / ``.env``)."""
-    return MemoryEngine(Settings())  # values come from MEMORY_* env
+    """The engine of the store chosen in the sidebar (one per store and server process,
+    settings from ``MEMORY_*`` env / ``.env``); see :mod:`memory_engine.ui.stores`."""
+    from memory_engine.ui import stores
+
+    return stores.current_engine()
+
+
+def _clear_engines() -> None:
+    from memory_engine.ui import stores
+
+    stores.clear_engines()
+
+
+get_engine.clear = _clear_engines  # type: ignore[attr-defined]  # like st.cache_resource
 
 
 @st.cache_data(ttl=TENANT_COUNTS_TTL_S, show_spinner=False)
+def _tenant_counts(reason: str, store: str) -> dict[str, int]:
+    return get_engine().tenant_counts(actor=DASHBOARD_ACTOR, reason=reason)
+
+
 def cached_tenant_counts(reason: str) -> dict[str, int]:
-    """Memories per tenant through the audited admin path, cached 30 s per reason.
+    """Memories per tenant of the chosen store through the audited admin path, cached 30 s
+    per reason and store.
 
     Raises:
         MemoryEngineError (StoreUnavailableError, StoreError): not cached, shown by the caller.
     """
-    return get_engine().tenant_counts(actor=DASHBOARD_ACTOR, reason=reason)
+    from memory_engine.ui import stores
+
+    return _tenant_counts(reason, stores.current_store())
+
+
+cached_tenant_counts.clear = _tenant_counts.clear  # type: ignore[attr-defined]
 
 
 def _qp_get(name: str) -> str | None:

@@ -35,6 +35,12 @@ BEGIN
     EXECUTE format('CREATE POLICY admin_read ON memories FOR SELECT TO %I '
                    'USING (current_setting(''memory_engine.admin_read'', true) = ''on'')',
                    current_user);
+    -- The same for events: admin_tenant_ids (memory-engine copy --all) also finds tenants
+    -- whose memories were all purged.
+    EXECUTE 'DROP POLICY IF EXISTS admin_read ON events';
+    EXECUTE format('CREATE POLICY admin_read ON events FOR SELECT TO %I '
+                   'USING (current_setting(''memory_engine.admin_read'', true) = ''on'')',
+                   current_user);
 
     EXECUTE format('GRANT USAGE ON SCHEMA %I TO %I', current_schema(), app_role);
     EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON memories TO %I', app_role);

@@ -1,0 +1,288 @@
+"""Copy memories between two stores (PostgreSQL <-> Qdrant) and verify the copy.
+
+What is copied, per tenant: every memory record (:class:`~memory_engine.stores.base.MemoryRecord`):
+the memory with its original id, version, status, timestamps and all other fields, its vector,
+its keyword terms (re-tokenized with :func:`memory_engine.text.tokenize` when the source kept
+none) and its committed events (actor, time, before/after snapshots, reason, request id) in
+their original order; purged memories keep their event history. Event ids are store-local and
+numbered anew by the target, in event-time order within a batch. Traces are not copied.
+
+Re-runs are idempotent: a record the target already holds *identically* is skipped
+(``unchanged``); a missing one is written; a record the target holds *differently* (same id,
+other fields, vector, terms or events) stops the copy with :class:`TransferConflictError`
+before the batch holding it is written: nothing is ever overwritten. Batches before it stay
+copied (each equal to the source), so after fixing the conflict a re-run continues where it
+stopped.
+
+The verification pass re-reads every record of both stores and compares them field by field
+(:func:`memory_engine.stores.common.record_differences`), plus the record, status and event
+counts, and lists records that only the target holds.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import SecretStr, ValidationError
+
+from memory_engine import text as textmod
+from memory_engine.config import Settings
+from memory_engine.errors import ConfigError, InvalidInputError, TransferConflictError
+from memory_engine.models import Scope
+from memory_engine.stores.base import MemoryRecord, MemoryStore
+from memory_engine.stores.common import record_differences
+
+#: ``progress(tenant, phase, done, total)``: phase is ``"copy"`` or ``"verify"``; counts are
+#: memory records of the tenant.
+ProgressFn = Callable[[str, str, int, int], None]
+
+#: Default records per batch (one read of each store and one write per batch).
+DEFAULT_BATCH = 200
+#: Most mismatching records listed per tenant in a verification report.
+MAX_LISTED = 20
+
+
+def store_settings(
+    base: Settings, kind: str, *, url: str | None = None, path: str | None = None
+) -> Settings:
+    """``base`` with ``store=kind`` and the location overridden by ``url``/``path``.
+
+    Raises:
+        ConfigError: both url and path given, a Qdrant store without any location, or an
+            invalid combination (validated like the environment settings).
+    """
+    if url and path:
+        raise ConfigError(f"{kind}: give a URL or a path, not both")
+    update: dict[str, Any] = {"store": kind}
+    if kind == "postgres":
+        if url:
+            update["database_url"] = SecretStr(url)
+        elif path:
+            update["database_url"], update["data_dir"] = None, Path(path)
+    else:
+        if url:
+            update["qdrant_url"], update["qdrant_path"] = url, None
+        elif path:
+            update["qdrant_url"], update["qdrant_path"] = None, path
+    try:
+        return Settings.model_validate({**base.model_dump(), **update})
+    except ValidationError as exc:
+        raise ConfigError(f"{kind}: invalid settings: {exc.errors()[0]['msg']}") from exc
+
+
+def _no_progress(tenant: str, phase: str, done: int, total: int) -> None:
+    """Default progress callback: does nothing."""
+
+
+def _pages(store: MemoryStore, scope: Scope, batch: int) -> Any:
+    """Yield (ids, total) pages of ``store.record_ids`` until the last page."""
+    cursor = None
+    while True:
+        page = store.record_ids(scope=scope, limit=batch, cursor=cursor)
+        yield list(page.items), int(page.total or 0)
+        cursor = page.next_cursor
+        if not cursor:
+            return
+
+
+def _with_terms(record: MemoryRecord) -> MemoryRecord:
+    if record.memory is None or record.terms is not None:
+        return record
+    return record.model_copy(update={"terms": tuple(textmod.tokenize(record.memory.content))})
+
+
+def tenant_counts(store: MemoryStore, scope: Scope) -> dict[str, Any]:
+    """Counts compared by the verification: records, memories per status, committed events."""
+    return {
+        "records": int(store.record_ids(scope=scope, limit=1).total or 0),
+        "by_status": dict(sorted(store.facet_counts(scope=scope)["status"].items())),
+        "events": int(store.events(scope=scope, limit=1).total or 0),
+    }
+
+
+def copy_tenant(
+    source: MemoryStore,
+    target: MemoryStore,
+    tenant: str,
+    *,
+    batch: int = DEFAULT_BATCH,
+    progress: ProgressFn = _no_progress,
+) -> dict[str, Any]:
+    """Copy one tenant's memory records from ``source`` to ``target`` (see module doc).
+
+    Returns:
+        ``{"records", "copied", "unchanged", "events_copied", "seconds"}`` (seconds: wall
+        time, float).
+
+    Raises:
+        TransferConflictError: the target holds different data for a record's id.
+        EmbeddingMismatchError: the target holds vectors of another model or dimension.
+        InvalidInputError: ``batch`` outside 1..``list_max_limit`` of either store.
+    """
+    if batch < 1:
+        raise InvalidInputError("batch must be >= 1", batch=batch)
+    scope = Scope.of(tenant)
+    started = time.perf_counter()
+    recorded = source.embedding_info()
+    if recorded is not None:
+        target.ensure_embedding(*recorded)
+    copied = unchanged = events = done = total = 0
+    for ids, total in _pages(source, scope, batch):
+        theirs = target.read_records(ids, scope=scope)
+        ours = source.read_records(ids, scope=scope)
+        todo: list[MemoryRecord] = []
+        conflicts: list[tuple[uuid.UUID, list[str]]] = []
+        for src, tgt in zip(ours, theirs, strict=True):
+            if tgt.empty:
+                todo.append(_with_terms(src))
+                continue
+            diffs = record_differences(src, tgt)
+            if diffs:
+                conflicts.append((src.memory_id, diffs))
+            else:
+                unchanged += 1
+        if conflicts:
+            first_id, first_diffs = conflicts[0]
+            raise TransferConflictError(
+                f"tenant {tenant}: the target already holds {len(conflicts)} record(s) of this "
+                f"batch with different data (first: {first_id}, differs in "
+                f"{', '.join(first_diffs[:5])}); nothing of this batch was written",
+                tenant_id=tenant,
+                memory_ids=",".join(str(i) for i, _ in conflicts[:MAX_LISTED]),
+            )
+        if todo:
+            target.write_records(todo, scope=scope)
+        copied += len(todo)
+        events += sum(len(r.events) for r in todo)
+        done += len(ids)
+        progress(tenant, "copy", done, max(total, done))
+    return {
+        "records": done,
+        "copied": copied,
+        "unchanged": unchanged,
+        "events_copied": events,
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+
+
+def verify_tenant(
+    source: MemoryStore,
+    target: MemoryStore,
+    tenant: str,
+    *,
+    batch: int = DEFAULT_BATCH,
+    progress: ProgressFn = _no_progress,
+) -> dict[str, Any]:
+    """Compare one tenant in both stores: counts, then every record field by field.
+
+    Returns:
+        ``{"ok", "source", "target", "checked", "mismatches", "extra_in_target",
+        "truncated", "seconds"}``: ``source``/``target`` are :func:`tenant_counts`;
+        ``mismatches`` lists up to :data:`MAX_LISTED` ``{"memory_id", "differences"}`` (a
+        record missing in the target differs in ``memory missing`` / ``events (n vs 0)``);
+        ``extra_in_target`` up to MAX_LISTED ids only the target holds; ``truncated`` is True
+        when either list was cut.
+    """
+    scope = Scope.of(tenant)
+    started = time.perf_counter()
+    mismatches: list[dict[str, Any]] = []
+    n_mismatch = checked = 0
+    seen: set[uuid.UUID] = set()
+    for ids, total in _pages(source, scope, batch):
+        seen.update(ids)
+        pairs = zip(
+            source.read_records(ids, scope=scope),
+            target.read_records(ids, scope=scope),
+            strict=True,
+        )
+        for src, tgt in pairs:
+            diffs = record_differences(src, tgt)
+            if diffs:
+                n_mismatch += 1
+                if len(mismatches) < MAX_LISTED:
+                    mismatches.append({"memory_id": str(src.memory_id), "differences": diffs})
+        checked += len(ids)
+        progress(tenant, "verify", checked, max(total, checked))
+    extra: list[str] = []
+    n_extra = 0
+    for ids, _ in _pages(target, scope, batch):
+        for mid in ids:
+            if mid not in seen:
+                n_extra += 1
+                if len(extra) < MAX_LISTED:
+                    extra.append(str(mid))
+    src_counts, tgt_counts = tenant_counts(source, scope), tenant_counts(target, scope)
+    return {
+        "ok": n_mismatch == 0 and n_extra == 0 and src_counts == tgt_counts,
+        "source": src_counts,
+        "target": tgt_counts,
+        "checked": checked,
+        "mismatched": n_mismatch,
+        "mismatches": mismatches,
+        "extra_in_target": extra,
+        "extra": n_extra,
+        "truncated": n_mismatch > len(mismatches) or n_extra > len(extra),
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+
+
+def copy_stores(
+    source: MemoryStore,
+    target: MemoryStore,
+    *,
+    tenants: Sequence[str] | None = None,
+    batch: int = DEFAULT_BATCH,
+    verify: bool = True,
+    progress: ProgressFn = _no_progress,
+    actor: str = "memory-engine copy",
+) -> dict[str, Any]:
+    """Copy ``tenants`` (None = every tenant of the source, an audited admin read) and verify.
+
+    Returns:
+        JSON-ready report ``{"source", "target", "tenants": {tenant: {"copy", "verify"}},
+        "totals": {"tenants", "records", "copied", "unchanged", "events_copied", "seconds",
+        "records_per_s"}, "ok"}``; ``ok`` is False when a verification found a difference
+        (``verify=False``: True after the copy).
+
+    Raises:
+        TransferConflictError, EmbeddingMismatchError: see :func:`copy_tenant`; tenants
+            copied before the failing one stay copied.
+        InvalidInputError: source and target are the same store object.
+    """
+    if source is target:
+        raise InvalidInputError("source and target are the same store")
+    names = (
+        list(dict.fromkeys(tenants))
+        if tenants is not None
+        else source.admin_tenant_ids(actor=actor, reason="copy every tenant to another store")
+    )
+    started = time.perf_counter()
+    report: dict[str, Any] = {"source": source.name, "target": target.name, "tenants": {}}
+    ok = True
+    for tenant in names:
+        entry: dict[str, Any] = {
+            "copy": copy_tenant(source, target, tenant, batch=batch, progress=progress)
+        }
+        if verify:
+            entry["verify"] = verify_tenant(source, target, tenant, batch=batch, progress=progress)
+            ok = ok and bool(entry["verify"]["ok"])
+        report["tenants"][tenant] = entry
+    seconds = time.perf_counter() - started
+    copies = [e["copy"] for e in report["tenants"].values()]
+    copied = sum(c["copied"] for c in copies)
+    copy_seconds = sum(c["seconds"] for c in copies)
+    report["totals"] = {
+        "tenants": len(names),
+        "records": sum(c["records"] for c in copies),
+        "copied": copied,
+        "unchanged": sum(c["unchanged"] for c in copies),
+        "events_copied": sum(c["events_copied"] for c in copies),
+        "seconds": round(seconds, 3),
+        "records_per_s": round(copied / copy_seconds, 1) if copy_seconds > 0 else None,
+    }
+    report["ok"] = ok
+    return report
