@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from memory_engine.engine_base import check_scope
 from memory_engine.engine_edits import EDITABLE_FIELDS, EditsMixin
+from memory_engine.engine_lifecycle import LifecycleMixin
 from memory_engine.engine_reads import ReadsMixin
 from memory_engine.errors import InvalidInputError, error_from_dict
 from memory_engine.ingest import Turn
@@ -38,7 +39,7 @@ MAX_QUERY_CHARS = 4000
 __all__ = ["EDITABLE_FIELDS", "MAX_QUERY_CHARS", "MemoryEngine"]
 
 
-class MemoryEngine(ReadsMixin, EditsMixin):
+class MemoryEngine(ReadsMixin, EditsMixin, LifecycleMixin):
     """Agent memory: write, ingest, search, inspect, edit and audit, per tenant.
 
     Args:
@@ -204,6 +205,7 @@ class MemoryEngine(ReadsMixin, EditsMixin):
         result = run_search(query, scope=scope, options=opts, store=self.store, embedder=embedder)
         if save_trace:
             self.store.save_trace(result.trace, scope=scope)
+        self._after_search(scope, query, result)  # access counts, restore on match
         return result
 
     def replay(self, scope: Scope, trace_id: uuid.UUID) -> SearchResult:
