@@ -222,6 +222,11 @@ def stats(
         out.print_json(json.dumps(data, ensure_ascii=False))
 
 
+from memory_engine.cli_lifecycle import register as _register_lifecycle  # noqa: E402
+
+_register_lifecycle(app)
+
+
 def main() -> None:
     """Console-script entry point."""
     app()
