@@ -59,6 +59,7 @@ def test_cli_maintain_purge_forget(
     assert real.returncode == 0, real.stderr
     (done,) = json.loads(real.stdout)
     assert done["applied"] == {"archive": 0, "purge": 0, "expire": 1}
+
     def key(changes: list[dict[str, Any]]) -> list[tuple[str, str, int]]:
         return [(c["memory_id"], c["action"], c["version"]) for c in changes]
 
