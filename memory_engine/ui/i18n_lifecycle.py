@@ -10,6 +10,10 @@ from typing import Final
 STRINGS: Final[dict[str, dict[str, str]]] = {
     "nav.retention": {"en": "Retention", "zh": "保留"},
     "nav.audit": {"en": "Audit", "zh": "审计"},
+    "memories.timeline_link": {
+        "en": "Full timeline and as-of view (Audit) →",
+        "zh": "完整时间线与时间点视图（审计）→",
+    },
     # ---- retention
     "retention.title": {"en": "Retention and forgetting", "zh": "保留与遗忘"},
     "retention.caption": {

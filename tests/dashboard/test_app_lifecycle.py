@@ -135,3 +135,13 @@ def test_audit_page_log_diff_asof_timeline(
     assert [d.label for d in at.get("download_button")] == ["Export CSV", "Export JSON"]
     zh = run_app(page=AUDIT, tenant=tenant, lang="zh")
     assert_clean(zh)
+
+
+def test_memory_detail_links_to_its_timeline(
+    dash_engine: MemoryEngine, aged_tenant: tuple[str, str, str]
+) -> None:
+    tenant, target, _ = aged_tenant
+    at = run_app(page="pages/memories.py", tenant=tenant, memory=target)
+    links = [x for x in at.get("page_link") if x.proto.label == t("memories.timeline_link", "en")]
+    assert len(links) == 1 and links[0].proto.page == "audit"
+    assert f"memory={target}" in links[0].proto.query_string
