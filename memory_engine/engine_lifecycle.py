@@ -9,8 +9,10 @@ fresh read right before it is applied (an access since planning cancels it).
 
 Access counting (after each search, ``Settings.record_access``): one batched store write per
 search for the returned memories, without an audit event (an access is not a change of the
-memory; which searches returned it is in the stored traces). Failures are logged, never raised:
-the search result is already computed.
+memory; which searches returned it is in the stored traces), made by one background worker per
+engine after the response (``flush_accesses`` waits for it; ``close`` flushes). Failures are
+logged, never raised: the search result is already returned. Counts still queued when a
+process is killed are lost (they are advisory).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
@@ -294,19 +297,57 @@ class LifecycleMixin(EngineBase):
 
     # ------------------------------------------------------------------ after a search
     def _after_search(self, scope: Scope, query: str, result: SearchResult) -> None:
-        """Count accesses of the returned memories; restore strongly matching archived ones.
+        """Queue the bookkeeping of a search (access counts, restore on a strong match) on
+        this engine's one background worker, off the response path (DESIGN.md section 6).
 
-        Never raises: the result is already computed (failures are logged as warnings).
+        Never raises. :meth:`flush_accesses` waits for it; ``close()`` flushes too.
         """
+        s = self.settings
+        ids = [c.memory.id for c in result.memories] if s.record_access else []
+        restore = s.retention_restore_min_cosine is not None
+        if not ids and not restore:
+            return
+        at = utcnow()
+        with self._lock:
+            executor = self.__dict__.get("_bookkeeper")
+            if executor is None:
+                executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-access")
+                self.__dict__["_bookkeeper"] = executor
+            self.__dict__["_bookkeeping_last"] = executor.submit(
+                self._bookkeeping, scope, query, result, ids, at, restore
+            )
+
+    def _bookkeeping(
+        self,
+        scope: Scope,
+        query: str,
+        result: SearchResult,
+        ids: list[uuid.UUID],
+        at: datetime,
+        restore: bool,
+    ) -> None:
         try:
-            if self.settings.record_access and result.memories:
-                self.store.record_access(
-                    [c.memory.id for c in result.memories], scope=scope, at=utcnow()
-                )
-            if self.settings.retention_restore_min_cosine is not None:
+            if ids:
+                self.store.record_access(ids, scope=scope, at=at)
+            if restore:
                 self._restore_on_match(scope, query, result)
         except MemoryEngineError as exc:
             log.warning("after-search bookkeeping failed: %s", exc.message)
+        except Exception:  # noqa: BLE001 - a worker must not die silently
+            log.exception("after-search bookkeeping failed")
+
+    def flush_accesses(self, timeout: float = 30.0) -> None:
+        """Wait until the bookkeeping of every search made so far is written (tests, close)."""
+        future: Future[None] | None = self.__dict__.get("_bookkeeping_last")
+        if future is not None:
+            future.result(timeout=timeout)  # one worker: the last task finishes last
+
+    def close(self) -> None:
+        """Flush the search bookkeeping, stop its worker, then close the store."""
+        executor: ThreadPoolExecutor | None = self.__dict__.pop("_bookkeeper", None)
+        if executor is not None:
+            executor.shutdown(wait=True)
+        super().close()
 
     def _restore_on_match(self, scope: Scope, query: str, result: SearchResult) -> list[Memory]:
         """Restore archived memories whose cosine to ``query`` >= the setting (not expired);

@@ -31,6 +31,7 @@ def test_search_counts_accesses_without_an_edit(engine: MemoryEngine, tenant: st
     t0 = utcnow()
     res = engine.search(s, "staging database Frankfurt", k=1)
     assert [c.memory.id for c in res.memories] == [a]
+    engine.flush_accesses()  # written by the background worker after the response
     m = engine.get(s, a)
     assert m.access_count == 1 and m.last_accessed_at is not None and m.last_accessed_at >= t0
     assert m.version == 1
@@ -159,12 +160,14 @@ def test_restore_on_strong_match(engine: MemoryEngine, tenant: str) -> None:
     eng.archive(s, a, expected_version=1)
     res = eng.search(s, "Alice prefers window seats on long flights")
     assert a not in [c.memory.id for c in res.memories]  # archived at search time
+    eng.flush_accesses()
     assert eng.get(s, a).status is MemoryStatus.ACTIVE
     last = eng.history(s, a).items[-1]
     assert (last.action, last.actor) == (EventAction.RESTORE, "lifecycle")
     assert last.reason and str(res.trace.id) in last.reason and "cosine" in last.reason
     eng.archive(s, a, expected_version=3)
     eng.search(s, "completely unrelated weather talk")
+    eng.flush_accesses()
     assert eng.get(s, a).status is MemoryStatus.ARCHIVED
 
 
