@@ -133,6 +133,18 @@ page = st.navigation(
             icon=":material/manage_search:",
             url_path="query_replay",
         ),
+        st.Page(
+            "pages/retention.py",
+            title=t("nav.retention", LANG),
+            icon=":material/hourglass_bottom:",
+            url_path="retention",
+        ),
+        st.Page(
+            "pages/audit.py",
+            title=t("nav.audit", LANG),
+            icon=":material/history:",
+            url_path="audit",
+        ),
     ]
 )
 sidebar(LANG, TENANT)

@@ -258,9 +258,11 @@ def isolation_check(
 
 
 def _register_subcommands() -> None:
+    from memory_engine.cli_lifecycle import register as register_lifecycle
     from memory_engine.cli_users import users_app
 
     app.add_typer(users_app, name="user")
+    register_lifecycle(app)
 
 
 _register_subcommands()

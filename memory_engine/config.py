@@ -138,6 +138,36 @@ class Settings(BaseSettings):
         "(unset = 1; ignored in local mode).",
     )
 
+    # --- lifecycle: retention, maintenance, access tracking (issue 6) ---
+    retention_preset: Literal["decay", "weighted"] = Field(
+        "decay",
+        description="Retention formula: decay (importance x half-life decay + access) or weighted.",
+    )
+    retention_half_life_days: float | None = Field(
+        None, gt=0.0, le=36_500.0, description="Half-life in days; unset = preset (30 or 7)."
+    )
+    retention_access_weight: float = Field(
+        0.1, ge=0.0, le=10.0, description="w_access of the decay preset (x ln(1 + accesses))."
+    )
+    retention_archive_floor: float | None = Field(
+        None, ge=0.0, description="Archive below this retention; unset = preset (0.05 or 0.35)."
+    )
+    retention_archive_bottom_fraction: float = Field(
+        0.2, ge=0.0, le=1.0, description="Only the lowest fraction of the ranking is archived."
+    )
+    retention_purge_after_days: float = Field(
+        30.0, ge=0.0, description="Purge archived memories untouched for this many days."
+    )
+    retention_restore_min_cosine: float | None = Field(
+        None,
+        ge=-1.0,
+        le=1.0,
+        description="Restore archived memories a search matches with cosine >= this; unset = off.",
+    )
+    record_access: bool = Field(
+        True, description="Count search hits (access_count, last_accessed_at) after each search."
+    )
+
     @model_validator(mode="after")
     def _check(self) -> Settings:
         if self.chunk_min_chars >= self.chunk_max_chars:

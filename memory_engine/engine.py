@@ -9,12 +9,15 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
 
+from memory_engine.engine_asof import AsOfMixin
 from memory_engine.engine_base import check_scope
 from memory_engine.engine_edits import EDITABLE_FIELDS, EditsMixin
+from memory_engine.engine_lifecycle import LifecycleMixin
 from memory_engine.engine_reads import ReadsMixin
 from memory_engine.errors import InvalidInputError, error_from_dict
 from memory_engine.ingest import Turn
@@ -38,7 +41,7 @@ MAX_QUERY_CHARS = 4000
 __all__ = ["EDITABLE_FIELDS", "MAX_QUERY_CHARS", "MemoryEngine"]
 
 
-class MemoryEngine(ReadsMixin, EditsMixin):
+class MemoryEngine(ReadsMixin, EditsMixin, LifecycleMixin, AsOfMixin):
     """Agent memory: write, ingest, search, inspect, edit and audit, per tenant.
 
     Args:
@@ -175,6 +178,7 @@ class MemoryEngine(ReadsMixin, EditsMixin):
         candidates_per_leg: int | None = None,
         options: SearchOptions | None = None,
         save_trace: bool = True,
+        as_of: datetime | None = None,
     ) -> SearchResult:
         """Hybrid search: dense + keyword legs, RRF, threshold, top-k, token budget, block.
 
@@ -182,6 +186,8 @@ class MemoryEngine(ReadsMixin, EditsMixin):
             SearchResult whose ``trace`` holds every candidate of every leg with named scores
             (``cosine`` in [-1,1], ``bm25`` >= 0, ``rrf``; higher is better), ranks, drop
             reasons and per-stage timings (ms). The trace is stored unless ``save_trace=False``.
+            With ``as_of`` (UTC), searches the store as it was then (``search_as_of``: rebuilt
+            from events, facts valid at that time; no trace stored, no access counted).
 
         Raises:
             EmptyContentError, InvalidInputError, EmbeddingMismatchError, StoreError.
@@ -200,10 +206,13 @@ class MemoryEngine(ReadsMixin, EditsMixin):
         )
         if not opts.legs:
             raise InvalidInputError("at least one retrieval leg is needed")
+        if as_of is not None:
+            return self.search_as_of(scope, query, as_of=as_of, options=opts)
         embedder = self.embedder if "dense" in opts.legs else None
         result = run_search(query, scope=scope, options=opts, store=self.store, embedder=embedder)
         if save_trace:
             self.store.save_trace(result.trace, scope=scope)
+        self._after_search(scope, query, result)  # access counts, restore on match
         return result
 
     def replay(self, scope: Scope, trace_id: uuid.UUID) -> SearchResult:

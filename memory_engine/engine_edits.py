@@ -217,9 +217,10 @@ class EditsMixin(EngineBase):
         reason: str | None = None,
         actor: str = "api",
     ) -> None:
-        """Hard delete: row, vector and keyword terms removed; a ``purge`` event remains.
+        """Hard delete (erasure): row, vector and keyword terms removed, the content redacted
+        from every audit snapshot and stored trace; a ``purge`` event remains.
 
-        Not yet an erasure: earlier audit events' snapshots and stored search traces still hold
-        the content (redacting them is part of verified deletion, a separate lifecycle job).
+        ``purge_verified`` (engine_lifecycle) does the same and then proves it with a
+        ``purge_proof`` event.
         """
         self.store.purge(as_uuid(memory_id), scope=check_scope(scope), actor=actor, reason=reason)

@@ -72,6 +72,7 @@ class EventAction(enum.StrEnum):
     MERGE = "merge"
     DECISION = "decision"
     ADMIN_READ = "admin_read"
+    PURGE_PROOF = "purge_proof"  # verified deletion: what was re-queried, when, result
 
 
 class _Frozen(BaseModel):

@@ -245,6 +245,11 @@ with right:
         st.caption(tables.list_caption(history, lang))
     else:
         st.caption(t("memories.history_empty", lang))
+    st.page_link(
+        "pages/audit.py",
+        label=t("memories.timeline_link", lang),
+        query_params={"tenant": tenant, "lang": lang, "memory": mid},
+    )
 
 # ---- edit: the version the user started from is kept until a save or an explicit reload
 # (a form not on screen in the previous run starts from the version shown now).

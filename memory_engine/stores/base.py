@@ -18,6 +18,7 @@ from __future__ import annotations
 import builtins
 import uuid
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -170,9 +171,51 @@ class MemoryStore(Protocol):
         ...
 
     def purge(
-        self, memory_id: uuid.UUID, *, scope: Scope, actor: str, reason: str | None = None
+        self,
+        memory_id: uuid.UUID,
+        *,
+        scope: Scope,
+        actor: str,
+        reason: str | None = None,
+        expected_version: int | None = None,
     ) -> None:
-        """Remove the row, its vector and keyword terms; keep a ``purge`` event."""
+        """Erase a memory: remove the row, its vector and keyword terms, redact its content
+        from every event snapshot and stored trace (:mod:`.redaction`), keep a ``purge`` event.
+
+        Raises MemoryNotFoundError, VersionConflictError (``expected_version`` given and stale).
+        """
+        ...
+
+    # -- lifecycle (issue 6) ------------------------------------------------------------
+
+    def record_access(self, memory_ids: Sequence[uuid.UUID], *, scope: Scope, at: datetime) -> int:
+        """Add 1 to ``access_count`` and set ``last_accessed_at`` (never backwards) of each id.
+
+        One batched write, no event, no version bump (an access is not an edit). Ids not in
+        the scope are ignored. Returns the number of memories updated.
+        """
+        ...
+
+    def redact_history(self, memory_id: uuid.UUID, *, scope: Scope) -> dict[str, int]:
+        """Redact the memory's content from its events' snapshots and from stored traces.
+
+        Idempotent. Returns ``{"events": n, "traces": m}`` (records changed by this call).
+        """
+        ...
+
+    def index_presence(self, memory_id: uuid.UUID, *, scope: Scope) -> dict[str, int]:
+        """Where the id is still stored: ``{"row", "vector", "keyword_terms",
+        "events_with_content", "traces_with_content"}`` -> count (all 0 after a purge)."""
+        ...
+
+    def delete_traces(self, *, scope: Scope) -> int:
+        """Delete the stored traces of searches made in ``scope`` (its user/agent/session ids
+        narrow). Returns the number deleted."""
+        ...
+
+    def append_event(self, event: Event, *, scope: Scope) -> None:
+        """Append a standalone event (e.g. a purge proof). Raises TenantScopeError when the
+        event's tenant is not the scope's."""
         ...
 
     def history(self, memory_id: uuid.UUID, *, scope: Scope, limit: int = 200) -> Page:

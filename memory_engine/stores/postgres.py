@@ -53,6 +53,7 @@ from memory_engine.stores.common import (
 from memory_engine.stores.pg_bulk import PgBulkWriter
 from memory_engine.stores.pg_embedded import resolve_database_url
 from memory_engine.stores.pg_keyword import keyword_search, lock_tenant
+from memory_engine.stores.pg_lifecycle import PgLifecycle, redact_in_tx
 from memory_engine.stores.pg_migrate import MIGRATION_LOCK_KEY, apply_migrations
 from memory_engine.stores.pg_reads import PgReader, select_memory
 from memory_engine.stores.pg_records import PgRecords
@@ -80,7 +81,7 @@ HNSW_MAX_DIM = 2000
 _ACTIVE = MemoryStatus.ACTIVE.value
 
 
-class PostgresStore(PgReader, PgBulkWriter, PgRecords):
+class PostgresStore(PgLifecycle, PgReader, PgBulkWriter, PgRecords):
     """Memories, events and traces in PostgreSQL + pgvector, isolated by row-level security.
 
     Args:
@@ -340,23 +341,34 @@ class PostgresStore(PgReader, PgBulkWriter, PgRecords):
         return after
 
     def purge(
-        self, memory_id: uuid.UUID, *, scope: Scope, actor: str, reason: str | None = None
+        self,
+        memory_id: uuid.UUID,
+        *,
+        scope: Scope,
+        actor: str,
+        reason: str | None = None,
+        expected_version: int | None = None,
     ) -> None:
-        """Delete the row (content, vector, terms) and write a ``purge`` event.
-
-        The event keeps the ``before`` snapshot (without the vector), like every other change.
+        """Erase a memory in one transaction: delete the row (content, vector; the keyword
+        postings go with it by trigger), write a ``purge`` event, then redact the content from
+        every event snapshot of the memory (the new one included) and from stored traces
+        (:func:`pg_lifecycle.redact_in_tx`).
 
         Raises:
             MemoryNotFoundError: no such memory in the scope.
+            VersionConflictError: ``expected_version`` is given and is not the current version.
         """
         with self._tx(scope) as cur:
             lock_tenant(cur, scope.tenant_id)
             before = self._locked(cur, memory_id, scope)
+            if expected_version is not None:
+                check_version(before, expected_version)
             cur.execute(
                 "DELETE FROM memories WHERE tenant_id = %s AND id = %s",
                 [scope.tenant_id, memory_id],
             )
             insert_event(cur, event_values(before, "purge", actor, before=before, reason=reason))
+            redact_in_tx(cur, memory_id, scope.tenant_id)
 
     # ------------------------------------------------------------------ search
 

@@ -83,6 +83,7 @@ from memory_engine.stores.qdrant_io import (
     open_client,
     scroll_all,
 )
+from memory_engine.stores.qdrant_lifecycle import QdrantLifecycle
 from memory_engine.stores.qdrant_ops import NODE_BITS
 from memory_engine.stores.qdrant_records import QdrantRecords
 
@@ -92,7 +93,7 @@ _ACTIVE = MemoryStatus.ACTIVE.value
 _EMBEDDING_ID = derived_id("embedding")
 
 
-class QdrantStore(QdrantRecords):
+class QdrantStore(QdrantLifecycle, QdrantRecords):
     """Memories, events and traces in Qdrant, isolated by a tenant filter in every query.
 
     Args:
@@ -475,20 +476,31 @@ class QdrantStore(QdrantRecords):
         )
 
     def purge(
-        self, memory_id: uuid.UUID, *, scope: Scope, actor: str, reason: str | None = None
+        self,
+        memory_id: uuid.UUID,
+        *,
+        scope: Scope,
+        actor: str,
+        reason: str | None = None,
+        expected_version: int | None = None,
     ) -> None:
-        """Delete the point (payload, dense and keyword vectors) and write a ``purge`` event
-        (pending -> delete -> committed) that keeps the ``before`` snapshot.
+        """Erase a memory: delete the point (payload, dense and keyword vectors), write a
+        ``purge`` event (pending -> delete -> committed), then redact the content from every
+        event snapshot of the memory and from stored traces (idempotent, see
+        :mod:`.qdrant_lifecycle`).
 
         Raises:
             MemoryNotFoundError: no such memory in the scope.
-            VersionConflictError: server mode, the memory changed while it was being purged.
+            VersionConflictError: ``expected_version`` is stale, or (server mode) the memory
+                changed while it was being purged.
         """
         with self._writing() as client:
             point = self._fetch(str(memory_id), scope)
             if point is None:
                 raise not_found(memory_id, scope)
             before = memory_from_payload(point.payload)
+            if expected_version is not None:
+                check_version(before, expected_version)
             (seq,) = self._next_seqs(1)
             event = event_payload(seq, before, "purge", actor, before=before, reason=reason)
             client.upsert(self._events, [models.PointStruct(id=seq, vector={}, payload=event)])
@@ -504,3 +516,4 @@ class QdrantStore(QdrantRecords):
             self._commit(client, [seq])
             doc_len = int((point.payload or {}).get("doc_len", 0))
             self._add_tenant_stats(client, scope.tenant_id, -1, -doc_len)
+            self._redact(client, memory_id, scope.tenant_id)

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from typing import Final
 
+from memory_engine.ui.i18n_auth import STRINGS as _auth_strings
+from memory_engine.ui.i18n_lifecycle import STRINGS as _lifecycle_strings
 from memory_engine.ui.i18n_stores import STRINGS as _stores_strings
 
 LANGS: Final = ("en", "zh")
 DEFAULT_LANG: Final = "en"
 LANG_LABELS: Final = {"en": "English", "zh": "中文"}
 
-STRINGS: Final[dict[str, dict[str, str]]] = {
+_CORE: Final[dict[str, dict[str, str]]] = {
     # ---- app / sidebar
     "app.title": {"en": "Memory Inspector", "zh": "记忆检查器"},
     "nav.overview": {"en": "Overview", "zh": "概览"},
@@ -321,7 +323,25 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "drop.not_fused": {"en": "not fused", "zh": "未参与融合"},
 }
 
-STRINGS.update(_stores_strings)  # store selector / comparison / parity (issue 3)
+
+def _merge(*parts: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+    """One table from the per-area modules; a key defined twice is an error, not an override."""
+    out: dict[str, dict[str, str]] = {}
+    for part in parts:
+        duplicates = out.keys() & part.keys()
+        if duplicates:
+            raise KeyError(f"UI string keys defined twice: {sorted(duplicates)[:5]}")
+        out.update(part)
+    return out
+
+
+#: Every UI string: the core table above plus one module per area (``i18n_<area>.py``).
+STRINGS: Final = _merge(
+    _CORE,
+    _stores_strings,  # store selector / comparison / parity
+    _lifecycle_strings,  # Retention and Audit pages
+    _auth_strings,  # sign-in, roles, local-mode banner
+)
 
 
 def t(key: str, lang: str, **fields: object) -> str:

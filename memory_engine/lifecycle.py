@@ -1,0 +1,190 @@
+"""Maintenance planning: which memories the next maintenance run archives, purges or expires.
+
+Pure functions over memories and a clock (no store access), so the dry run, the real run, the
+CLI and the Retention page all compute the same plan (DESIGN.md section 7; policy from the first
+seed article §4.4: "daily: archive what ranks at the bottom *and* is below the threshold; purge
+what has been archived for more than 30 days and not accessed again").
+
+Rules, evaluated at ``now`` (UTC):
+
+* **expire**: an ``active`` memory whose ``valid_until`` <= ``now`` (the fact no longer holds in
+  the world) is archived with reason ``expire``.
+* **archive**: among the remaining ``active`` memories, ranked by retention (lowest first,
+  :func:`memory_engine.scoring.rank_by_retention`), the lowest ``ceil(bottom_fraction × n)``
+  whose retention is below ``floor``.
+* **purge**: an ``archived`` memory whose last touch (``max(updated_at, last_accessed_at)``;
+  archiving sets ``updated_at``) is at least ``purge_after_days`` before ``now``.
+
+``superseded`` and ``deleted`` memories are left alone (supersede keeps history; delete has its
+own purge path).
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from memory_engine.models import Memory, MemoryStatus, ensure_utc
+from memory_engine.scoring import RetentionParams, rank_by_retention, retention
+
+Action = Literal["archive", "purge", "expire"]
+
+
+class MaintenancePolicy(BaseModel):
+    """Thresholds of one maintenance run.
+
+    Attributes:
+        params: retention formula and parameters.
+        floor: archive only below this retention.
+        bottom_fraction: archive only within this lowest fraction of the ranking, [0, 1].
+        purge_after_days: purge archived memories untouched this long (days, >= 0).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    params: RetentionParams = RetentionParams()
+    floor: float = Field(0.05, ge=0.0)
+    bottom_fraction: float = Field(0.2, ge=0.0, le=1.0)
+    purge_after_days: float = Field(30.0, ge=0.0)
+
+
+class PlannedChange(BaseModel):
+    """One change the plan makes; ``version`` is the version it was planned against."""
+
+    model_config = ConfigDict(frozen=True)
+
+    memory_id: uuid.UUID
+    action: Action
+    version: int
+    retention: float
+    reason: str
+    content: str = ""
+
+
+class MaintenancePlan(BaseModel):
+    """What one maintenance run of one tenant does, in order: expire, archive, purge."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tenant_id: str
+    now: datetime
+    policy: MaintenancePolicy
+    scanned_active: int = 0
+    scanned_archived: int = 0
+    changes: list[PlannedChange] = Field(default_factory=list)
+
+    def of(self, action: Action) -> list[PlannedChange]:
+        """The planned changes of one action."""
+        return [c for c in self.changes if c.action == action]
+
+    def counts(self) -> dict[str, int]:
+        """``{"archive": n, "purge": m, "expire": k}``."""
+        return {a: len(self.of(a)) for a in ("archive", "purge", "expire")}
+
+
+def last_touch(memory: Memory) -> datetime:
+    """``max(updated_at, last_accessed_at)`` in UTC."""
+    times = [ensure_utc(memory.updated_at), ensure_utc(memory.last_accessed_at)]
+    return max(t for t in times if t is not None)
+
+
+def is_expired(memory: Memory, now: datetime) -> bool:
+    """True when ``valid_until`` is set and not after ``now``."""
+    until, now_utc = ensure_utc(memory.valid_until), ensure_utc(now)
+    return until is not None and now_utc is not None and until <= now_utc
+
+
+def archive_reason(value: float, floor: float, rank: int, n: int) -> str:
+    """Event reason of a retention archive."""
+    return (
+        f"maintenance: retention {value:.4f} < floor {floor:g} (rank {rank} of {n}, lowest first)"
+    )
+
+
+def still_archivable(memory: Memory, now: datetime, policy: MaintenancePolicy) -> bool:
+    """Re-check of one planned archive against a fresh read (an access may have raised it)."""
+    return (
+        memory.status is MemoryStatus.ACTIVE
+        and retention(memory, now, policy.params) < policy.floor
+    )
+
+
+def still_purgeable(memory: Memory, now: datetime, policy: MaintenancePolicy) -> bool:
+    """Re-check of one planned purge against a fresh read."""
+    now_utc = ensure_utc(now)
+    assert now_utc is not None
+    cutoff = now_utc - timedelta(days=policy.purge_after_days)
+    return memory.status is MemoryStatus.ARCHIVED and last_touch(memory) <= cutoff
+
+
+def plan_maintenance(
+    tenant_id: str,
+    active: Iterable[Memory],
+    archived: Iterable[Memory],
+    *,
+    now: datetime,
+    policy: MaintenancePolicy,
+) -> MaintenancePlan:
+    """The plan for one tenant from its ``active`` and ``archived`` memories (see module doc)."""
+    now_utc = ensure_utc(now)
+    assert now_utc is not None
+    changes: list[PlannedChange] = []
+    active_list = list(active)
+    live: list[Memory] = []
+    for m in active_list:
+        if is_expired(m, now_utc):
+            changes.append(
+                PlannedChange(
+                    memory_id=m.id,
+                    action="expire",
+                    version=m.version,
+                    retention=retention(m, now_utc, policy.params),
+                    reason=f"expire: valid_until {ensure_utc(m.valid_until):%Y-%m-%d %H:%M} UTC "
+                    f"<= {now_utc:%Y-%m-%d %H:%M} UTC",
+                    content=m.content,
+                )
+            )
+        else:
+            live.append(m)
+    ranked = rank_by_retention(live, now_utc, policy.params)
+    bottom = math.ceil(policy.bottom_fraction * len(ranked))
+    for rank, (m, value) in enumerate(ranked[:bottom], start=1):
+        if value >= policy.floor:
+            break  # ranked lowest first: nothing later is below the floor either
+        changes.append(
+            PlannedChange(
+                memory_id=m.id,
+                action="archive",
+                version=m.version,
+                retention=value,
+                reason=archive_reason(value, policy.floor, rank, len(ranked)),
+                content=m.content,
+            )
+        )
+    archived_list = list(archived)
+    for m in archived_list:
+        if still_purgeable(m, now_utc, policy):
+            changes.append(
+                PlannedChange(
+                    memory_id=m.id,
+                    action="purge",
+                    version=m.version,
+                    retention=retention(m, now_utc, policy.params),
+                    reason=f"maintenance: archived and untouched since "
+                    f"{last_touch(m):%Y-%m-%d %H:%M} UTC (>= {policy.purge_after_days:g} days)",
+                    content=m.content,
+                )
+            )
+    return MaintenancePlan(
+        tenant_id=tenant_id,
+        now=now_utc,
+        policy=policy,
+        scanned_active=len(active_list),
+        scanned_archived=len(archived_list),
+        changes=changes,
+    )

@@ -1,0 +1,45 @@
+"""UI strings of sign-in, roles and the local-mode banner (English and Chinese)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+STRINGS: Final[dict[str, dict[str, str]]] = {
+    "auth.title": {"en": "Sign in", "zh": "登录"},
+    "auth.name": {"en": "Name", "zh": "用户名"},
+    "auth.password": {"en": "Password", "zh": "密码"},
+    "auth.submit": {"en": "Sign in", "zh": "登录"},
+    "auth.sign_out": {"en": "Sign out", "zh": "退出登录"},
+    "auth.signed_in": {
+        "en": "Signed in as **{name}** ({role})",
+        "zh": "当前用户 **{name}**（{role}）",
+    },
+    "auth.local_banner": {
+        "en": "Local mode: no sign-in (MEMORY_DASHBOARD_AUTH=none). Everyone who can reach "
+        "this port acts as admin. Use it only on your own machine.",
+        "zh": "本地模式：无需登录（MEMORY_DASHBOARD_AUTH=none）。能访问此端口的任何人都拥有"
+        "管理员权限，仅限在自己的机器上使用。",
+    },
+    "auth.no_accounts": {
+        "en": "Sign-in is required but no account exists yet. Create one with "
+        "`memory-engine user add NAME --role admin --tenant '*'` (writes "
+        ".streamlit/secrets.toml), or start a local single-user session with "
+        "`MEMORY_DASHBOARD_AUTH=none`.",
+        "zh": "需要登录，但尚未创建任何账号。请运行 "
+        "`memory-engine user add 用户名 --role admin --tenant '*'`（写入 "
+        ".streamlit/secrets.toml），或设置 `MEMORY_DASHBOARD_AUTH=none` 以本地单用户方式启动。",
+    },
+    "auth.oidc_button": {"en": "Sign in with your identity provider", "zh": "使用身份提供商登录"},
+    "auth.failed": {"en": "Sign-in failed: {message}", "zh": "登录失败：{message}"},
+    "auth.denied": {
+        "en": "Your role ({role}) may not do this: {action}.",
+        "zh": "您的角色（{role}）无权执行此操作：{action}。",
+    },
+    "auth.tenant_denied": {
+        "en": "You have no access to tenant {tenant}.",
+        "zh": "您无权访问租户 {tenant}。",
+    },
+    "auth.role.viewer": {"en": "viewer", "zh": "查看者"},
+    "auth.role.editor": {"en": "editor", "zh": "编辑者"},
+    "auth.role.admin": {"en": "admin", "zh": "管理员"},
+}

@@ -1,0 +1,215 @@
+"""Data for the Retention and Audit pages: pandas frames built from engine results and the
+scoring functions (no Streamlit here, so it is unit-testable; the pages only render).
+
+Every retention number comes from :mod:`memory_engine.scoring` with the engine's parameters,
+so a value on a chart equals ``MemoryEngine.retention`` at the same ``now``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+import pandas as pd
+
+from memory_engine.lifecycle import MaintenancePlan
+from memory_engine.models import Event, Memory, MemoryType
+from memory_engine.scoring import RetentionParams, decay_curve, rank_by_retention, retention_of
+from memory_engine.ui.i18n import t
+from memory_engine.ui.tables import clip, fmt_time
+
+#: Days on the x axis of the decay curves.
+CURVE_DAYS: tuple[float, ...] = tuple(float(d) for d in range(0, 181, 3))
+#: Most memories the Retention page scores for its charts.
+MAX_SCORED = 5_000
+#: Most events the Audit page loads.
+MAX_EVENTS = 2_000
+
+
+def retention_frame(
+    memories: Iterable[Memory], now: datetime, params: RetentionParams, lang: str
+) -> pd.DataFrame:
+    """One row per memory, lowest retention first: id, content, type, importance, accesses,
+    last access, retention (full precision)."""
+    rows = [
+        {
+            t("col.id", lang): str(m.id),
+            t("col.content", lang): clip(m.content),
+            t("col.type", lang): m.memory_type.value,
+            t("col.importance", lang): m.importance,
+            t("col.accesses", lang): m.access_count,
+            t("col.last_access", lang): fmt_time(m.last_accessed_at),
+            t("col.retention", lang): value,
+        }
+        for m, value in rank_by_retention(memories, now, params)
+    ]
+    cols = ("col.id", "col.content", "col.type", "col.importance", "col.accesses")
+    columns = [t(c, lang) for c in (*cols, "col.last_access", "col.retention")]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def memory_curve_frame(
+    memory: Memory, now: datetime, params: RetentionParams, lang: str
+) -> pd.DataFrame:
+    """Retention of one memory if untouched for each of :data:`CURVE_DAYS` days from ``now``."""
+    values = decay_curve(memory, now, params, CURVE_DAYS)
+    return pd.DataFrame(
+        {t("retention.days_ahead", lang): list(CURVE_DAYS), t("col.retention", lang): values}
+    )
+
+
+def type_curves_frame(
+    memories: Sequence[Memory], params: RetentionParams, lang: str
+) -> pd.DataFrame:
+    """Per memory type: retention at age 0..180 days of a memory with the type's mean
+    importance, confidence and access count (long format: days, type, retention)."""
+    rows: list[dict[str, Any]] = []
+    for mtype in MemoryType:
+        group = [m for m in memories if m.memory_type is mtype]
+        if not group:
+            continue
+        n = len(group)
+        importance = sum(m.importance for m in group) / n
+        confidence = sum(m.confidence for m in group) / n
+        accesses = round(sum(m.access_count for m in group) / n)
+        for d in CURVE_DAYS:
+            rows.append(
+                {
+                    t("retention.days_ahead", lang): d,
+                    t("col.type", lang): f"{mtype.value} ({n})",
+                    t("col.retention", lang): retention_of(
+                        importance=importance,
+                        confidence=confidence,
+                        access_count=accesses,
+                        age=d,
+                        params=params,
+                    ),
+                }
+            )
+    cols = [t(c, lang) for c in ("retention.days_ahead", "col.type", "col.retention")]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def plan_frame(plan: MaintenancePlan, action: str, lang: str) -> pd.DataFrame:
+    """The planned changes of one action: id, content, retention, rule (the event reason)."""
+    rows = [
+        {
+            t("col.id", lang): str(c.memory_id),
+            t("col.content", lang): clip(c.content),
+            t("col.retention", lang): c.retention,
+            t("col.rule", lang): c.reason,
+        }
+        for c in plan.of(action)  # type: ignore[arg-type]
+    ]
+    cols = [t(c, lang) for c in ("col.id", "col.content", "col.retention", "col.rule")]
+    return pd.DataFrame(rows, columns=cols)
+
+
+# ----------------------------------------------------------------------------- audit
+def event_rows(events: Iterable[Event]) -> list[dict[str, Any]]:
+    """Events as plain JSON-ready dicts (for the table and the exports)."""
+    return [
+        {
+            "id": e.id,
+            "at": e.at.isoformat(),
+            "day": e.at.date().isoformat(),
+            "action": e.action.value,
+            "actor": e.actor,
+            "memory_id": str(e.memory_id) if e.memory_id else "",
+            "reason": e.reason or "",
+        }
+        for e in events
+    ]
+
+
+def facet_counts(rows: Sequence[Mapping[str, Any]], key: str) -> dict[str, int]:
+    """Counts of ``key`` over ``rows``, largest first."""
+    return dict(Counter(str(r[key]) for r in rows).most_common())
+
+
+def filter_rows(
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    actions: Sequence[str] = (),
+    actors: Sequence[str] = (),
+    days: Sequence[str] = (),
+) -> list[Mapping[str, Any]]:
+    """Rows matching every non-empty facet selection."""
+    return [
+        r
+        for r in rows
+        if (not actions or r["action"] in actions)
+        and (not actors or r["actor"] in actors)
+        and (not days or r["day"] in days)
+    ]
+
+
+def export_bytes(rows: Sequence[Mapping[str, Any]], fmt: str) -> bytes:
+    """``rows`` as UTF-8 ``csv`` or ``json``."""
+    if fmt == "json":
+        return json.dumps(list(rows), ensure_ascii=False, indent=1).encode("utf-8")
+    frame = pd.DataFrame(list(rows), columns=["id", "at", "action", "actor", "memory_id", "reason"])
+    return frame.to_csv(index=False).encode("utf-8")
+
+
+def diff_frame(event: Event, lang: str) -> pd.DataFrame:
+    """Field-by-field before/after of one event (changed fields first)."""
+    before, after = event.before or {}, event.after or {}
+    keys = sorted(set(before) | set(after), key=lambda k: (before.get(k) == after.get(k), k))
+    rows = [
+        {
+            t("col.field", lang): k,
+            t("col.before", lang): _cell(before.get(k)),
+            t("col.after", lang): _cell(after.get(k)),
+        }
+        for k in keys
+    ]
+    cols = [t(c, lang) for c in ("col.field", "col.before", "col.after")]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (list, dict)):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return str(value)
+
+
+def timeline_frame(events: Iterable[Event], lang: str) -> pd.DataFrame:
+    """One row per event of a memory: time, action, actor, version after, reason."""
+    rows = [
+        {
+            t("col.time", lang): e.at,
+            t("col.action", lang): e.action.value,
+            t("col.actor", lang): e.actor,
+            t("col.version", lang): (e.after or e.before or {}).get("version"),
+            t("col.reason", lang): e.reason or "",
+        }
+        for e in events
+    ]
+    cols = [
+        t(c, lang) for c in ("col.time", "col.action", "col.actor", "col.version", "col.reason")
+    ]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def state_frame(memories: Iterable[Memory], lang: str) -> pd.DataFrame:
+    """Memories of an as-of state: id, content, type, status, valid from/until, version."""
+    rows = [
+        {
+            t("col.id", lang): str(m.id),
+            t("col.content", lang): clip(m.content),
+            t("col.type", lang): m.memory_type.value,
+            t("col.status", lang): m.status.value,
+            "valid_from": fmt_time(m.valid_from),
+            "valid_until": fmt_time(m.valid_until),
+            t("col.version", lang): m.version,
+        }
+        for m in memories
+    ]
+    cols = [t(c, lang) for c in ("col.id", "col.content", "col.type", "col.status")]
+    return pd.DataFrame(rows, columns=[*cols, "valid_from", "valid_until", t("col.version", lang)])

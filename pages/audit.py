@@ -1,0 +1,161 @@
+"""Audit: the event log with facets and counts, CSV/JSON export, before/after of one event,
+the as-of browser (the store at a chosen time) and the timeline of one memory."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, time, timedelta
+
+import plotly.express as px
+import streamlit as st
+
+from memory_engine.errors import MemoryNotFoundError
+from memory_engine.models import MemoryStatus, Scope, utcnow
+from memory_engine.ui import lifecycle_view as view
+from memory_engine.ui import state, tables
+from memory_engine.ui.errors import guard
+from memory_engine.ui.i18n import t
+
+state.ensure_router()
+lang = state.current_lang()
+tenant = state.current_tenant()
+engine = state.get_engine()
+
+st.title(t("audit.title", lang))
+if tenant is None:
+    st.info(t("common.no_tenant", lang))
+    st.stop()
+scope = Scope.of(tenant)
+
+# ---- event log (the latest MAX_EVENTS, newest first)
+st.subheader(t("audit.events_header", lang))
+st.button(t("audit.refresh", lang), key="mi_audit_refresh")  # a rerun reloads the tail
+events = []
+total = 0
+cursor = None
+with guard(lang):
+    while len(events) < view.MAX_EVENTS:
+        page = engine.events(scope, limit=min(500, view.MAX_EVENTS - len(events)), cursor=cursor)
+        events.extend(page.items)
+        total = page.total or len(events)
+        cursor = page.next_cursor
+        if not cursor:
+            break
+st.caption(t("audit.loaded", lang, shown=len(events), total=total))
+rows = view.event_rows(events)
+facets = st.columns(3)
+picked: dict[str, list[str]] = {}
+for col, key, label in (
+    (facets[0], "action", "audit.facet_action"),
+    (facets[1], "actor", "audit.facet_actor"),
+    (facets[2], "day", "audit.facet_day"),
+):
+    counts = view.facet_counts(rows, key)
+    picked[key] = col.multiselect(
+        t(label, lang),
+        list(counts),
+        format_func=lambda v, c=counts: f"{v} ({c[v]})",
+        key=f"mi_audit_{key}",
+    )
+shown = view.filter_rows(rows, actions=picked["action"], actors=picked["actor"], days=picked["day"])
+st.caption(t("audit.filtered", lang, n=len(shown)))
+st.dataframe(shown[:500], hide_index=True, key="mi_audit_events")
+if len(shown) > 500:
+    st.caption(t("common.truncated", lang, shown=500, total=len(shown)))
+ex = st.columns(2)
+ex[0].download_button(
+    t("audit.export_csv", lang),
+    view.export_bytes(shown, "csv"),
+    file_name=f"audit-{tenant}.csv",
+    mime="text/csv",
+    key="mi_audit_csv",
+)
+ex[1].download_button(
+    t("audit.export_json", lang),
+    view.export_bytes(shown, "json"),
+    file_name=f"audit-{tenant}.json",
+    mime="application/json",
+    key="mi_audit_json",
+)
+
+# ---- before / after of one event
+st.subheader(t("audit.diff_header", lang))
+by_id = {e.id: e for e in events if e.id is not None}
+event_id = st.selectbox(
+    t("audit.pick_event", lang),
+    [r["id"] for r in shown if r["id"] is not None][:500],
+    format_func=lambda i: f"#{i} · {by_id[i].action.value} · {tables.fmt_time(by_id[i].at)}",
+    index=None,
+    key="mi_audit_event",
+)
+if event_id is not None:
+    event = by_id[event_id]
+    if event.before is None and event.after is None:
+        st.caption(t("audit.no_diff", lang))
+    else:
+        st.dataframe(view.diff_frame(event, lang), hide_index=True, key="mi_audit_diff")
+    if event.details:
+        st.json(event.details)
+
+# ---- as-of browser
+st.subheader(t("audit.asof_header", lang))
+now = utcnow()
+c1, c2 = st.columns(2)
+day = c1.date_input(t("audit.asof_date", lang), value=now.date(), key="mi_audit_asof_day")
+at_time = c2.time_input(
+    t("audit.asof_time", lang),
+    value=time(23, 59, 59),
+    step=timedelta(minutes=1),
+    key="mi_audit_asof_time",
+)
+when = datetime.combine(day, at_time, tzinfo=UTC)
+with guard(lang):
+    snapshot = engine.state_as_of(scope, when)
+active = sum(1 for m in snapshot if m.status is MemoryStatus.ACTIVE)
+st.caption(t("audit.asof_count", lang, n=len(snapshot), when=tables.fmt_time(when), active=active))
+frame, cut = tables.bounded(view.state_frame(snapshot, lang), 500)
+st.dataframe(frame, hide_index=True, key="mi_audit_asof")
+if cut:
+    st.caption(t("common.truncated", lang, shown=500, total=len(snapshot)))
+
+# ---- timeline of one memory (URL ``memory``, or typed)
+st.subheader(t("audit.timeline_header", lang))
+url_memory, bad = state.url_id(state.QP_MEMORY)
+typed = st.text_input(
+    t("audit.timeline_id", lang), value=str(url_memory) if url_memory else "", key="mi_audit_mid"
+)
+memory_id = state.parse_uuid(typed.strip()) if typed.strip() else None
+if typed.strip() and memory_id is None:
+    st.warning(t("audit.timeline_bad_id", lang, value=typed.strip()[:80]))
+if memory_id is not None:
+    with guard(lang):
+        history = engine.history(scope, memory_id).items
+    timeline = view.timeline_frame(history, lang)
+    fig = px.scatter(
+        timeline,
+        x=t("col.time", lang),
+        y=t("col.action", lang),
+        color=t("col.action", lang),
+        hover_data=[t("col.actor", lang), t("col.reason", lang)],
+        height=260,
+    )
+    latest = next((s for e in reversed(history) for s in (e.after, e.before) if s), None)
+    if latest and (latest.get("valid_from") or latest.get("valid_until")):
+        start = latest.get("valid_from") or timeline[t("col.time", lang)].min()
+        end = latest.get("valid_until") or now
+        fig.add_vrect(
+            x0=start,
+            x1=end,
+            fillcolor="#16a34a",
+            opacity=0.12,
+            annotation_text=t("audit.validity", lang),
+        )
+    fig.update_layout(margin={"l": 10, "r": 10, "t": 10, "b": 10}, showlegend=False)
+    st.plotly_chart(fig, key="mi_audit_timeline")
+    st.dataframe(timeline, hide_index=True, key="mi_audit_timeline_table")
+    try:
+        live = engine.get(scope, memory_id)
+    except MemoryNotFoundError:
+        live = None  # purged: the timeline above ends with the purge and its proof
+    if live is not None:
+        last = tables.fmt_time(live.last_accessed_at) or "—"
+        st.caption(t("audit.accesses", lang, count=live.access_count, last=last))

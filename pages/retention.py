@@ -1,0 +1,177 @@
+"""Retention: decay curves, the retention distribution, what-if sliders, what the next
+maintenance would do (with the lists) and a button that runs it with a progress bar."""
+
+from __future__ import annotations
+
+from itertools import islice
+
+import plotly.express as px
+import streamlit as st
+
+from memory_engine.models import MemoryStatus, Scope, utcnow
+from memory_engine.scoring import PRESET_ARCHIVE_FLOOR, PRESET_HALF_LIFE_DAYS
+from memory_engine.ui import lifecycle_view as view
+from memory_engine.ui import state, tables
+from memory_engine.ui.errors import guard
+from memory_engine.ui.i18n import t
+
+state.ensure_router()
+lang = state.current_lang()
+tenant = state.current_tenant()
+engine = state.get_engine()
+
+st.title(t("retention.title", lang))
+if tenant is None:
+    st.info(t("common.no_tenant", lang))
+    st.stop()
+scope = Scope.of(tenant)
+now = utcnow()
+st.session_state["mi_ret_now"] = now  # the clock of every number on this run (tests read it)
+st.caption(t("retention.caption", lang, now=tables.fmt_time(now)))
+
+# ---- what-if parameters (defaults: the engine's settings)
+base = engine.retention_params()
+base_policy = engine.maintenance_policy(base)
+with st.expander(t("retention.whatif", lang), expanded=True):
+    c1, c2, c3 = st.columns(3)
+    preset = c1.selectbox(
+        t("retention.preset", lang),
+        ["decay", "weighted"],
+        index=["decay", "weighted"].index(base.preset),
+        format_func=lambda p: t(f"retention.preset_{p}", lang),
+        key="mi_ret_preset",
+    )
+    same = preset == base.preset
+    half_life = c1.slider(
+        t("retention.half_life", lang),
+        1.0,
+        365.0,
+        float(base.half_life_days if same else PRESET_HALF_LIFE_DAYS[preset]),
+        step=1.0,
+        key=f"mi_ret_half_{preset}",
+    )
+    weight = c2.slider(
+        t("retention.access_weight", lang),
+        0.0,
+        1.0,
+        float(base.access_weight),
+        step=0.01,
+        key="mi_ret_weight",
+        disabled=preset != "decay",
+    )
+    floor = c2.slider(
+        t("retention.floor", lang),
+        0.0,
+        1.0,
+        float(base_policy.floor if same else PRESET_ARCHIVE_FLOOR[preset]),
+        step=0.01,
+        key=f"mi_ret_floor_{preset}",
+    )
+    bottom = c3.slider(
+        t("retention.bottom", lang),
+        0.0,
+        1.0,
+        float(base_policy.bottom_fraction),
+        step=0.05,
+        key="mi_ret_bottom",
+    )
+    purge_days = c3.slider(
+        t("retention.purge_days", lang),
+        0.0,
+        365.0,
+        float(base_policy.purge_after_days),
+        step=1.0,
+        key="mi_ret_purge",
+    )
+params = engine.retention_params(preset=preset, half_life_days=half_life, access_weight=weight)
+policy = engine.maintenance_policy(
+    params, floor=floor, bottom_fraction=bottom, purge_after_days=purge_days
+)
+
+# ---- the next maintenance
+with guard(lang):
+    plan = engine.plan_maintenance(scope, now=now, policy=policy)
+    active = list(islice(engine.iter_memories(scope, (MemoryStatus.ACTIVE,)), view.MAX_SCORED + 1))
+counts = plan.counts()
+st.info(t("retention.next", lang, **counts))
+st.caption(t("retention.scanned", lang, active=plan.scanned_active, archived=plan.scanned_archived))
+for action, key in (
+    ("archive", "retention.list_archive"),
+    ("purge", "retention.list_purge"),
+    ("expire", "retention.list_expire"),
+):
+    if counts[action]:
+        with st.expander(t(key, lang, n=counts[action])):
+            frame, cut = tables.bounded(view.plan_frame(plan, action, lang), 500)
+            st.dataframe(frame, hide_index=True, key=f"mi_ret_plan_{action}")
+            if cut:
+                st.caption(t("common.truncated", lang, shown=500, total=counts[action]))
+
+if not active:
+    st.info(t("retention.empty", lang))
+else:
+    if len(active) > view.MAX_SCORED:
+        active = active[: view.MAX_SCORED]
+        st.caption(t("retention.cut", lang, shown=view.MAX_SCORED, total=plan.scanned_active))
+    frame = view.retention_frame(active, now, params, lang)
+    col_ret = t("col.retention", lang)
+
+    st.subheader(t("retention.distribution", lang))
+    fig = px.histogram(frame, x=col_ret, nbins=40, height=260)
+    fig.add_vline(x=floor, line_dash="dash", line_color="#dc2626")
+    fig.update_layout(margin={"l": 10, "r": 10, "t": 10, "b": 10})
+    st.plotly_chart(fig, key="mi_ret_hist")
+
+    st.subheader(t("retention.curves_type", lang))
+    curves = view.type_curves_frame(active, params, lang)
+    fig = px.line(
+        curves,
+        x=t("retention.days_ahead", lang),
+        y=col_ret,
+        color=t("col.type", lang),
+        height=280,
+    )
+    fig.add_hline(y=floor, line_dash="dash", line_color="#dc2626")
+    fig.update_layout(margin={"l": 10, "r": 10, "t": 10, "b": 10})
+    st.plotly_chart(fig, key="mi_ret_types")
+
+    st.subheader(t("retention.curve_memory", lang))
+    ids = list(frame[t("col.id", lang)])
+    contents = dict(zip(ids, frame[t("col.content", lang)], strict=True))
+    picked = st.selectbox(
+        t("retention.pick_memory", lang),
+        ids,
+        format_func=lambda i: f"{tables.short_id(i)} · {contents[i][:80]}",
+        key="mi_ret_memory",
+    )
+    if picked:
+        memory = next(m for m in active if str(m.id) == picked)
+        value = float(frame.loc[frame[t("col.id", lang)] == picked, col_ret].iloc[0])
+        st.metric(t("retention.value_now", lang), f"{value:.4f}")
+        curve = view.memory_curve_frame(memory, now, params, lang)
+        fig = px.line(curve, x=t("retention.days_ahead", lang), y=col_ret, height=240)
+        fig.add_hline(y=floor, line_dash="dash", line_color="#dc2626")
+        fig.update_layout(margin={"l": 10, "r": 10, "t": 10, "b": 10})
+        st.plotly_chart(fig, key="mi_ret_curve")
+
+    st.subheader(t("retention.table", lang))
+    shown, cut = tables.bounded(frame, 500)
+    st.dataframe(shown, hide_index=True, key="mi_ret_table")
+    if cut:
+        st.caption(t("common.truncated", lang, shown=500, total=len(frame)))
+
+# ---- run it (what is shown above is what runs)
+st.subheader(t("retention.run_header", lang))
+confirm = st.checkbox(t("retention.run_confirm", lang, tenant=tenant), key="mi_ret_confirm")
+if st.button(t("retention.run", lang), disabled=not confirm, key="mi_ret_run"):
+    bar = st.progress(0.0, text=t("retention.running", lang, done=0, total=len(plan.changes)))
+
+    def tick(done: int, total: int) -> None:
+        bar.progress(
+            done / max(total, 1), text=t("retention.running", lang, done=done, total=total)
+        )
+
+    with guard(lang):
+        report = engine.maintain(scope, policy=policy, actor=state.DASHBOARD_ACTOR, progress=tick)
+    bar.progress(1.0)
+    st.success(t("retention.done", lang, skipped=len(report.skipped), **report.applied))
