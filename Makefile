@@ -17,7 +17,8 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 run: setup
-	$(VENV)/bin/streamlit run app.py
+	# Local single-user session (banner shown); set MEMORY_DASHBOARD_AUTH=password for sign-in.
+	MEMORY_DASHBOARD_AUTH=$${MEMORY_DASHBOARD_AUTH:-none} $(VENV)/bin/streamlit run app.py
 
 browser:
 	@bash scripts/ensure-chromium.sh

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from memory_engine.auth import Account
 from memory_engine.errors import MemoryEngineError
-from memory_engine.ui import state, stores
+from memory_engine.ui import signin, state, stores
 from memory_engine.ui.errors import error_message, show_error
 from memory_engine.ui.i18n import LANG_LABELS, LANGS, t
 
@@ -42,8 +43,8 @@ def _on_lang_changed() -> None:
     state.set_lang(st.session_state.get(W_LANG) or "en")
 
 
-def sidebar(lang: str, tenant: str | None) -> None:
-    """Language switch, tenant selector (the largest tenants + a typed id) and the store."""
+def sidebar(lang: str, tenant: str | None, account: Account) -> None:
+    """Language switch, account, tenant selector (largest granted tenants + a typed id), store."""
     st.session_state[W_LANG] = lang
     st.sidebar.radio(
         t("sidebar.language", lang),
@@ -53,6 +54,7 @@ def sidebar(lang: str, tenant: str | None) -> None:
         horizontal=True,
         on_change=_on_lang_changed,
     )
+    signin.sidebar_account(lang, account)
 
     engine = None
     counts: dict[str, int] = {}
@@ -111,6 +113,7 @@ st.set_page_config(page_title="Memory Inspector", page_icon=":material/psycholog
 state.sync_url()
 LANG = state.current_lang()
 TENANT = state.current_tenant()
+SIGNED_IN = signin.current_account() is not None
 
 page = st.navigation(
     [
@@ -145,9 +148,14 @@ page = st.navigation(
             icon=":material/history:",
             url_path="audit",
         ),
-    ]
+    ],
+    position="sidebar" if SIGNED_IN else "hidden",  # nothing to browse before sign-in
 )
-sidebar(LANG, TENANT)
+ACCOUNT = signin.require_account(LANG)  # the sign-in form stops the run here
+sidebar(LANG, TENANT, ACCOUNT)
+if not ACCOUNT.may_see(TENANT):
+    st.error(t("auth.tenant_denied", LANG, tenant=TENANT))
+    st.stop()
 try:
     state.get_engine()
 except Exception as exc:  # noqa: BLE001 - settings errors: one message, no traceback

@@ -168,6 +168,13 @@ class Settings(BaseSettings):
         True, description="Count search hits (access_count, last_accessed_at) after each search."
     )
 
+    # --- dashboard sign-in (issue 7) ---
+    dashboard_auth: Literal["password", "oidc", "none"] | None = Field(
+        None,
+        description="Dashboard sign-in mode; unset = memory_auth.mode of secrets.toml, else "
+        "password. none = local single-user mode (banner; everyone acts as admin).",
+    )
+
     @model_validator(mode="after")
     def _check(self) -> Settings:
         if self.chunk_min_chars >= self.chunk_max_chars:

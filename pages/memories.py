@@ -10,12 +10,12 @@ from typing import Any
 
 import streamlit as st
 
+from memory_engine.auth import Action
 from memory_engine.models import Memory, MemorySource, MemoryStatus, MemoryType, Scope
-from memory_engine.ui import state, tables
+from memory_engine.ui import signin, state, tables
 from memory_engine.ui.errors import guard
 from memory_engine.ui.i18n import t
 
-ACTOR = state.DASHBOARD_ACTOR
 PAGE_SIZES = (25, 50, 100)
 EXPORT_MAX_ROWS = 50_000
 W_TYPES, W_STATUSES, W_SOURCES = "mi_f_types", "mi_f_statuses", "mi_f_sources"
@@ -39,6 +39,7 @@ if tenant is None:
     st.info(t("common.no_tenant", lang))
     st.stop()
 scope = Scope.of(tenant)
+can_edit = signin.allowed(Action.EDIT, tenant)  # viewers see the controls disabled
 st.caption(t("common.current_tenant", lang, tenant=tenant))
 
 flash = st.session_state.pop(FLASH, None)
@@ -299,7 +300,9 @@ with st.form(f"mi_edit_{suffix}"):
     reason = st.text_input(t("memories.reason", lang), key=f"mi_e_reason_{suffix}")
     b = st.columns([1, 1, 4])
     want_preview = b[0].form_submit_button(t("memories.preview", lang))
-    want_save = b[1].form_submit_button(t("memories.save", lang), type="primary")
+    want_save = b[1].form_submit_button(
+        t("memories.save", lang), type="primary", disabled=not can_edit
+    )
 
 if want_preview or want_save:
     proposed = {
@@ -329,7 +332,7 @@ if want_preview or want_save:
                         memory.id,
                         expected_version=base_version,
                         reason=reason.strip(),
-                        actor=ACTOR,
+                        actor=signin.actor(),
                         **changed,
                     )
                 if not g.failed:
@@ -353,7 +356,7 @@ with st.expander(t("memories.lifecycle", lang)):
         (c[2], "memories.delete", engine.delete, memory.status == MemoryStatus.DELETED),
     )
     for col, label_key, action, disabled in actions:
-        if col.button(t(label_key, lang), key=f"mi_{label_key}", disabled=disabled):
+        if col.button(t(label_key, lang), key=f"mi_{label_key}", disabled=disabled or not can_edit):
             if not life_reason.strip():
                 st.error(t("memories.reason_required", lang))
                 continue
@@ -363,7 +366,7 @@ with st.expander(t("memories.lifecycle", lang)):
                     uuid.UUID(mid),
                     expected_version=base_version,
                     reason=life_reason.strip(),
-                    actor=ACTOR,
+                    actor=signin.actor(),
                 )
             if not g.failed:
                 st.session_state[base_key] = changed_memory.version

@@ -8,10 +8,11 @@ from itertools import islice
 import plotly.express as px
 import streamlit as st
 
+from memory_engine.auth import Action
 from memory_engine.models import MemoryStatus, Scope, utcnow
 from memory_engine.scoring import PRESET_ARCHIVE_FLOOR, PRESET_HALF_LIFE_DAYS
 from memory_engine.ui import lifecycle_view as view
-from memory_engine.ui import state, tables
+from memory_engine.ui import signin, state, tables
 from memory_engine.ui.errors import guard
 from memory_engine.ui.i18n import t
 
@@ -163,7 +164,10 @@ else:
 # ---- run it (what is shown above is what runs)
 st.subheader(t("retention.run_header", lang))
 confirm = st.checkbox(t("retention.run_confirm", lang, tenant=tenant), key="mi_ret_confirm")
-if st.button(t("retention.run", lang), disabled=not confirm, key="mi_ret_run"):
+may_run = signin.allowed(Action.MAINTAIN, tenant)
+if not may_run:
+    signin.denied(lang, Action.MAINTAIN, tenant)
+if st.button(t("retention.run", lang), disabled=not (confirm and may_run), key="mi_ret_run"):
     bar = st.progress(0.0, text=t("retention.running", lang, done=0, total=len(plan.changes)))
 
     def tick(done: int, total: int) -> None:
@@ -172,6 +176,6 @@ if st.button(t("retention.run", lang), disabled=not confirm, key="mi_ret_run"):
         )
 
     with guard(lang):
-        report = engine.maintain(scope, policy=policy, actor=state.DASHBOARD_ACTOR, progress=tick)
+        report = engine.maintain(scope, policy=policy, actor=signin.actor(), progress=tick)
     bar.progress(1.0)
     st.success(t("retention.done", lang, skipped=len(report.skipped), **report.applied))

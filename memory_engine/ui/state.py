@@ -28,7 +28,14 @@ from typing import Any, Final, Protocol
 import streamlit as st
 
 from memory_engine.engine import MemoryEngine
-from memory_engine.models import ID_PATTERN, MemoryFilter, MemorySource, MemoryStatus, MemoryType
+from memory_engine.models import (
+    ID_PATTERN,
+    MemoryFilter,
+    MemorySource,
+    MemoryStatus,
+    MemoryType,
+    Scope,
+)
 from memory_engine.ui.i18n import DEFAULT_LANG, LANGS
 
 log = logging.getLogger(__name__)
@@ -237,23 +244,47 @@ get_engine.clear = _clear_engines  # type: ignore[attr-defined]  # like st.cache
 
 
 @st.cache_data(ttl=TENANT_COUNTS_TTL_S, show_spinner=False)
-def _tenant_counts(reason: str, store: str) -> dict[str, int]:
-    return get_engine().tenant_counts(actor=DASHBOARD_ACTOR, reason=reason)
+def _tenant_counts(reason: str, store: str, actor: str) -> dict[str, int]:
+    return get_engine().tenant_counts(actor=actor, reason=reason)
+
+
+@st.cache_data(ttl=TENANT_COUNTS_TTL_S, show_spinner=False)
+def _granted_counts(tenants: tuple[str, ...], store: str) -> dict[str, int]:
+    engine = get_engine()
+    live = MemoryFilter(statuses=(MemoryStatus.ACTIVE, MemoryStatus.ARCHIVED))
+    return {
+        tenant: engine.list(Scope.of(tenant), filters=live, limit=1).total or 0
+        for tenant in tenants
+    }
 
 
 def cached_tenant_counts(reason: str) -> dict[str, int]:
-    """Memories per tenant of the chosen store through the audited admin path, cached 30 s
-    per reason and store.
+    """Memories per tenant of the chosen store, limited to the signed-in account's grants.
+
+    Accounts granted every tenant (admins, or local mode) use the audited cross-tenant admin
+    read (actor = the account); others get one scoped count per granted tenant (at most
+    ``MAX_TENANT_OPTIONS``). Cached 30 s per reason, store and account.
 
     Raises:
         MemoryEngineError (StoreUnavailableError, StoreError): not cached, shown by the caller.
     """
-    from memory_engine.ui import stores
+    from memory_engine.ui import signin, stores
 
-    return _tenant_counts(reason, stores.current_store())
+    account = signin.current_account()
+    if account is None:
+        return {}
+    if account.all_tenants:
+        return _tenant_counts(reason, stores.current_store(), account.actor)
+    grants = tuple(sorted(account.tenants))[:MAX_TENANT_OPTIONS]
+    return _granted_counts(grants, stores.current_store())
 
 
-cached_tenant_counts.clear = _tenant_counts.clear  # type: ignore[attr-defined]
+def _clear_counts() -> None:
+    _tenant_counts.clear()
+    _granted_counts.clear()
+
+
+cached_tenant_counts.clear = _clear_counts  # type: ignore[attr-defined]
 
 
 def _qp_get(name: str) -> str | None:

@@ -56,7 +56,11 @@ def dashboard_database_url(make_pg_database: Callable[[str], str]) -> str:
 @pytest.fixture(scope="session")
 def dashboard_env(dashboard_database_url: str) -> Iterator[dict[str, str]]:
     """``MEMORY_*`` environment of the app under test (set for the whole session)."""
-    env = {"MEMORY_DATABASE_URL": dashboard_database_url, "MEMORY_STORE": "postgres"}
+    env = {
+        "MEMORY_DATABASE_URL": dashboard_database_url,
+        "MEMORY_STORE": "postgres",
+        "MEMORY_DASHBOARD_AUTH": "none",  # sign-in has its own tests (test_app_auth.py)
+    }
     with pytest.MonkeyPatch.context() as mp:
         for key, value in env.items():
             mp.setenv(key, value)

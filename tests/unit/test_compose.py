@@ -117,3 +117,14 @@ def test_cluster_layout_reaches_collection_creation() -> None:
     )
     assert cluster_layout(s, local=False) == {"shard_number": 6, "replication_factor": 2}
     assert cluster_layout(s, local=True) == {}
+
+
+def test_dashboard_requires_sign_in_with_accounts_from_a_compose_secret(
+    compose: dict[str, Any],
+) -> None:
+    for name in ("dashboard", "dashboard-cluster"):
+        dashboard = compose["services"][name]
+        assert _env(dashboard)["MEMORY_DASHBOARD_AUTH"] == "password"
+        (secret,) = dashboard["secrets"]
+        assert secret["target"] == "/app/.streamlit/secrets.toml"
+        assert compose["secrets"][secret["source"]]["file"] == "./.streamlit/secrets.toml"
