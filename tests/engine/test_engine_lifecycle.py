@@ -196,3 +196,15 @@ def test_forget_user(engine: MemoryEngine, tenant: str) -> None:
     assert engine.list(u1).total == 0
     assert [m.id for m in engine.list(u2).items] == list(reversed(keep))
     assert engine.list_traces(u2).total == 1
+
+
+def test_maintain_all_covers_every_tenant(
+    engine: MemoryEngine, tenant_pair: tuple[str, str]
+) -> None:
+    ta, tb = tenant_pair
+    _write(engine, Scope.of(ta), ["tenant a keeps this note"])
+    _write(engine, Scope.of(tb), ["tenant b keeps that note"])
+    reports = {r.tenant_id: r for r in engine.maintain_all(dry_run=True)}
+    assert {ta, tb} <= set(reports)
+    assert reports[ta].dry_run and reports[ta].plan.scanned_active == 1
+    assert all(c.memory_id for r in reports.values() for c in r.plan.changes)
