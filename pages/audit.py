@@ -159,3 +159,36 @@ if memory_id is not None:
     if live is not None:
         last = tables.fmt_time(live.last_accessed_at) or "—"
         st.caption(t("audit.accesses", lang, count=live.access_count, last=last))
+
+# ---- a stored search re-run as of its time versus now (entered / left / moved)
+st.subheader(t("audit.compare_header", lang))
+with guard(lang):
+    traces = engine.list_traces(scope, limit=50).items
+if not traces:
+    st.caption(t("audit.no_traces", lang))
+else:
+    labels = {
+        str(x["id"]): f"{tables.fmt_time(x['created_at'])} · {x['query'][:80]}" for x in traces
+    }
+    trace_id = st.selectbox(
+        t("audit.pick_trace", lang),
+        list(labels),
+        format_func=labels.__getitem__,
+        index=None,
+        key="mi_audit_trace",
+    )
+    if trace_id is not None:
+        with guard(lang):
+            cmp = engine.compare_trace(scope, trace_id)
+        st.caption(
+            t(
+                "audit.compare_summary",
+                lang,
+                entered=len(cmp.entered),
+                left=len(cmp.left),
+                moved=len(cmp.moved),
+                unchanged=len(cmp.unchanged),
+                erased=len(cmp.erased),
+            )
+        )
+        st.dataframe(view.comparison_frame(cmp, lang), hide_index=True, key="mi_audit_compare")

@@ -271,7 +271,9 @@ def test_migrations_are_recorded_idempotent_and_race_free(
     assert errors == []
     versions = [m.version for m in available_migrations()]
     assert versions[:2] == [1, 2]
-    assert sorted(results) == [[], [], [], versions]
+    # each migration is applied exactly once; with several files, two starters may each
+    # apply some of them (each file is its own locked transaction)
+    assert sorted(v for r in results for v in r) == versions
     assert applied_versions(url) == versions
     assert apply_migrations(url, "memory_app") == []
 

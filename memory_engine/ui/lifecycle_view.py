@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from memory_engine.engine_asof import TraceComparison
 from memory_engine.lifecycle import MaintenancePlan
 from memory_engine.models import Event, Memory, MemoryType
 from memory_engine.scoring import RetentionParams, decay_curve, rank_by_retention, retention_of
@@ -213,3 +214,23 @@ def state_frame(memories: Iterable[Memory], lang: str) -> pd.DataFrame:
     ]
     cols = [t(c, lang) for c in ("col.id", "col.content", "col.type", "col.status")]
     return pd.DataFrame(rows, columns=[*cols, "valid_from", "valid_until", t("col.version", lang)])
+
+
+def comparison_frame(cmp: TraceComparison, lang: str) -> pd.DataFrame:
+    """Rows of a then-versus-now comparison: change, id, content, ranks and rrf scores."""
+    rows = [
+        {
+            t("col.what", lang): t(f"audit.change_{group}", lang),
+            t("col.id", lang): str(c.memory_id),
+            t("col.content", lang): clip(c.content),
+            t("col.rank_then", lang): c.rank_then,
+            t("col.rank_now", lang): c.rank_now,
+            t("col.rrf_then", lang): c.rrf_then,
+            t("col.rrf_now", lang): c.rrf_now,
+        }
+        for group in ("entered", "left", "moved", "unchanged")
+        for c in getattr(cmp, group)
+    ]
+    keys = ("col.what", "col.id", "col.content", "col.rank_then", "col.rank_now")
+    cols = [t(k, lang) for k in (*keys, "col.rrf_then", "col.rrf_now")]
+    return pd.DataFrame(rows, columns=cols)

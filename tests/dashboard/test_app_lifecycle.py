@@ -145,3 +145,22 @@ def test_memory_detail_links_to_its_timeline(
     links = [x for x in at.get("page_link") if x.proto.label == t("memories.timeline_link", "en")]
     assert len(links) == 1 and links[0].proto.page == "audit"
     assert f"memory={target}" in links[0].proto.query_string
+
+
+def test_audit_compares_a_stored_search_then_and_now(dash_engine: MemoryEngine) -> None:
+    tenant = new_tenant("cmp")
+    s = Scope.of(tenant)
+    (old,) = dash_engine.write(s, "The standup is at 9am").memory_ids
+    trace = dash_engine.search(s, "when is the standup").trace
+    (new,) = dash_engine.write(s, "The standup moved to 11am").memory_ids
+    dash_engine.archive(s, old, expected_version=1)
+    at = run_app(page=AUDIT, tenant=tenant)
+    at.selectbox(key="mi_audit_trace").set_value(str(trace.id)).run()
+    assert_clean(at)
+    summary = t("audit.compare_summary", "en", entered=1, left=1, moved=0, unchanged=0, erased=0)
+    assert summary in texts(at.caption)
+    frame = next(d.value for d in at.dataframe if "rank then" in d.value.columns)
+    assert dict(zip(frame["id"], frame["change"], strict=True)) == {
+        str(new): "entered",
+        str(old): "left",
+    }

@@ -196,3 +196,39 @@ def test_forget_user(engine: MemoryEngine, tenant: str) -> None:
     assert engine.list(u1).total == 0
     assert [m.id for m in engine.list(u2).items] == list(reversed(keep))
     assert engine.list_traces(u2).total == 1
+
+
+def test_maintain_all_covers_every_tenant(
+    engine: MemoryEngine, tenant_pair: tuple[str, str]
+) -> None:
+    ta, tb = tenant_pair
+    _write(engine, Scope.of(ta), ["tenant a keeps this note"])
+    _write(engine, Scope.of(tb), ["tenant b keeps that note"])
+    reports = {r.tenant_id: r for r in engine.maintain_all(dry_run=True)}
+    assert {ta, tb} <= set(reports)
+    assert reports[ta].dry_run and reports[ta].plan.scanned_active == 1
+    assert all(c.memory_id for r in reports.values() for c in r.plan.changes)
+
+
+def test_edit_made_while_maintenance_runs_is_kept(engine: MemoryEngine, tenant: str) -> None:
+    """Deterministic interleaving: after maintenance applied its first change, an editor
+    changes a memory that the plan archives later; that change is skipped, the edit kept."""
+    s = Scope.of(tenant)
+    _write(engine, s, [f"stale remark {i}" for i in range(5)], importance=0.1)
+    policy = _policy(engine, floor=10.0, bottom_fraction=1.0)
+    now = utcnow() + YEAR
+    target = engine.plan_maintenance(s, now=now, policy=policy).changes[-1].memory_id
+
+    def progress(done: int, total: int) -> None:
+        if done == 1:
+            engine.update(s, target, expected_version=1, importance=0.99, reason="still needed")
+
+    report = engine.maintain(s, now=now, policy=policy, progress=progress)
+    assert report.skipped == [{"memory_id": str(target), "action": "archive", "why": "changed"}]
+    assert report.applied["archive"] == 4
+    kept = engine.get(s, target)
+    assert (kept.status, kept.importance, kept.version) == (MemoryStatus.ACTIVE, 0.99, 2)
+    assert [e.action for e in engine.history(s, target).items] == [
+        EventAction.CREATE,
+        EventAction.UPDATE,
+    ]
