@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from memory_engine.cli_mcp import mcp_command
 from memory_engine.config import Settings
 from memory_engine.engine import MemoryEngine
 from memory_engine.errors import ConfigError, InvalidInputError, MemoryEngineError
@@ -220,6 +221,9 @@ def stats(
         print(json.dumps(data, ensure_ascii=False))
     else:
         out.print_json(json.dumps(data, ensure_ascii=False))
+
+
+app.command("mcp")(mcp_command)
 
 
 def main() -> None:
