@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from memory_engine.engine_base import check_scope
+from memory_engine.engine_context import ContextMixin
 from memory_engine.engine_edits import EDITABLE_FIELDS, EditsMixin
 from memory_engine.engine_reads import ReadsMixin
 from memory_engine.errors import InvalidInputError, error_from_dict
@@ -38,7 +39,7 @@ MAX_QUERY_CHARS = 4000
 __all__ = ["EDITABLE_FIELDS", "MAX_QUERY_CHARS", "MemoryEngine"]
 
 
-class MemoryEngine(ReadsMixin, EditsMixin):
+class MemoryEngine(ReadsMixin, EditsMixin, ContextMixin):
     """Agent memory: write, ingest, search, inspect, edit and audit, per tenant.
 
     Args:

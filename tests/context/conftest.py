@@ -74,3 +74,24 @@ def working_store(request: pytest.FixtureRequest) -> Iterator[Any]:
         store = RedisWorkingStore(request.getfixturevalue("redis_url"), ttl_seconds=3600)
     yield store
     store.close()
+
+
+@pytest.fixture(scope="session")
+def context_engine(pg_settings_factory: Any) -> Iterator[Any]:
+    """A MemoryEngine (MiniLM, own database) with a 2,000-token window and 200 reserved."""
+    from memory_engine import MemoryEngine
+
+    engine = MemoryEngine(pg_settings_factory(context_window=2000, context_reserve_tokens=200))
+    yield engine
+    engine.close()
+
+
+@pytest.fixture
+def engine_with_store(context_engine: Any, working_store: Any) -> Iterator[Any]:
+    """``context_engine`` whose working memory runs on ``working_store`` (both backends)."""
+    from memory_engine.context import WorkingMemory
+
+    previous = context_engine._working
+    context_engine._working = WorkingMemory(working_store, context_engine.settings)
+    yield context_engine
+    context_engine._working = previous
