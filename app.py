@@ -132,6 +132,12 @@ page = st.navigation(
             icon=":material/manage_search:",
             url_path="query_replay",
         ),
+        st.Page(
+            "pages/context_preview.py",
+            title=t("nav.context_preview", LANG),
+            icon=":material/chat:",
+            url_path="context_preview",
+        ),
     ]
 )
 sidebar(LANG, TENANT)

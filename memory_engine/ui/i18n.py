@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from memory_engine.ui import i18n_context
+
 LANGS: Final = ("en", "zh")
 DEFAULT_LANG: Final = "en"
 LANG_LABELS: Final = {"en": "English", "zh": "中文"}
@@ -318,6 +320,7 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "drop.over_token_budget": {"en": "over token budget", "zh": "超出 token 预算"},
     "drop.not_fused": {"en": "not fused", "zh": "未参与融合"},
 }
+STRINGS.update(i18n_context.STRINGS)
 
 
 def t(key: str, lang: str, **fields: object) -> str:
