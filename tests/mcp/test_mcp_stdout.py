@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 import queue
+import socket
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.conftest import new_tenant_id
 from tests.mcp.conftest import server_cmd, server_env
@@ -21,8 +25,29 @@ def _call(i: int, arguments: Any, name: str = "memory_search") -> dict[str, Any]
     return {"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": params}
 
 
-def test_stdout_carries_only_jsonrpc_with_debug_logging(mcp_db_url: str, tmp_path: Path) -> None:
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize("model", ["working", "failing"])
+def test_stdout_carries_only_jsonrpc_with_debug_logging(
+    model: str, mcp_db_url: str, make_pg_database: Callable[[str], str], tmp_path: Path
+) -> None:
+    """DEBUG logging on; with ``failing`` the embedding model endpoint refuses every call
+    (retries, then EmbeddingError), so the write and the search fail inside the engine."""
     tenant = new_tenant_id("raw")
+    extra = {"MEMORY_LOG_LEVEL": "DEBUG"}
+    db_url = mcp_db_url
+    if model == "failing":
+        db_url = make_pg_database("mcpfail")
+        extra.update(
+            MEMORY_EMBEDDER="openai_compat",
+            MEMORY_EMBEDDING_BASE_URL=f"http://127.0.0.1:{_closed_port()}/v1",
+            MEMORY_EMBEDDING_MODEL="down-model",
+            MEMORY_EMBEDDING_DIM="8",
+        )
     messages: list[dict[str, Any] | str] = [
         {
             "jsonrpc": "2.0",
@@ -50,7 +75,7 @@ def test_stdout_carries_only_jsonrpc_with_debug_logging(mcp_db_url: str, tmp_pat
     with err_path.open("wb") as err:
         proc = subprocess.Popen(
             server_cmd("stdio", "--tenant", tenant),
-            env=server_env(mcp_db_url, MEMORY_LOG_LEVEL="DEBUG"),
+            env=server_env(db_url, **extra),
             cwd=tmp_path,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -104,9 +129,14 @@ def test_stdout_carries_only_jsonrpc_with_debug_logging(mcp_db_url: str, tmp_pat
         assert ("result" in msg) or ("error" in msg) or ("method" in msg)
     for i in (4, 5, 6, 7):
         assert responses[i]["error"]["code"] == -32602, responses[i]
-    assert responses[3]["result"]["structuredContent"]["created"] == 1
     assert responses[8]["result"]["isError"] is True
-    found = responses[9]["result"]["structuredContent"]["memories"]
-    assert [m["content"] for m in found] == ["Bob prefers tea over coffee"]
+    if model == "working":
+        assert responses[3]["result"]["structuredContent"]["created"] == 1
+        found = responses[9]["result"]["structuredContent"]["memories"]
+        assert [m["content"] for m in found] == ["Bob prefers tea over coffee"]
+    else:
+        for i in (3, 9):
+            assert responses[i]["result"]["isError"] is True
+            assert responses[i]["result"]["structuredContent"]["error"] == "embedding_error"
     stderr = err_path.read_text(encoding="utf-8", errors="replace")
     assert "DEBUG" in stderr  # logs exist, and went to stderr
