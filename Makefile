@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PYTHON ?= python3
 
-.PHONY: setup run test lint typecheck browser bench-locomo bench-latency clean-data
+.PHONY: setup run test lint typecheck browser redis bench-locomo bench-latency clean-data
 
 setup: $(STAMP)
 
@@ -23,7 +23,10 @@ run: setup
 browser:
 	@bash scripts/ensure-chromium.sh
 
-test: setup browser
+redis:
+	@bash scripts/ensure-redis.sh
+
+test: setup browser redis
 	$(VENV)/bin/ruff check memory_engine tests bench app.py pages
 	$(VENV)/bin/mypy memory_engine
 	$(PY) -m pytest -q

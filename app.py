@@ -148,6 +148,12 @@ page = st.navigation(
             icon=":material/history:",
             url_path="audit",
         ),
+        st.Page(
+            "pages/context_preview.py",
+            title=t("nav.context_preview", LANG),
+            icon=":material/chat:",
+            url_path="context_preview",
+        ),
     ],
     position="sidebar" if SIGNED_IN else "hidden",  # nothing to browse before sign-in
 )

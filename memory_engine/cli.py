@@ -21,6 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from memory_engine.cli_copy import copy_command
+from memory_engine.cli_mcp import mcp_command
 from memory_engine.config import Settings
 from memory_engine.engine import MemoryEngine
 from memory_engine.errors import ConfigError, InvalidInputError, MemoryEngineError
@@ -29,6 +30,7 @@ from memory_engine.models import Scope
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Agent memory engine.")
 app.command("copy")(copy_command)
+app.command("mcp")(mcp_command)
 err = Console(stderr=True)
 out = Console()
 T = TypeVar("T")

@@ -175,6 +175,55 @@ class Settings(BaseSettings):
         "password. none = local single-user mode (banner; everyone acts as admin).",
     )
 
+    # --- MCP server, working memory and context assembly (issue 8) ---
+    mcp_tenant: str | None = Field(
+        None,
+        description="Tenant every MCP call acts for (stdio; http without a token map).",
+    )
+    mcp_user_id: str | None = Field(None, description="User id narrowing the MCP tenant scope.")
+    mcp_agent_id: str | None = Field(None, description="Agent id narrowing the MCP tenant scope.")
+    mcp_tokens_file: Path | None = Field(
+        None,
+        description="JSON file mapping MCP http bearer tokens to {tenant, user_id, agent_id}.",
+    )
+    mcp_tokens: SecretStr | None = Field(
+        None, description="The same token map as inline JSON (e.g. from a secret store)."
+    )
+    mcp_host: str = Field("127.0.0.1", description="Host the MCP http server binds to.")
+    mcp_port: int = Field(8765, ge=0, le=65535, description="Port of the MCP http server.")
+    redis_url: SecretStr | None = Field(
+        None, description="Redis URL of the working memory; unset = in-process working memory."
+    )
+    working_memory_ttl_seconds: int = Field(
+        7 * 24 * 3600,
+        ge=0,
+        description="Idle working-memory sessions expire after this; 0 = never.",
+    )
+    context_window: int = Field(
+        8192, ge=256, description="Context window of the model, in tokens (tiktoken cl100k)."
+    )
+    context_reserve_tokens: int = Field(
+        1024, ge=0, description="Tokens kept free for the model's answer; budget = window - this."
+    )
+    context_recent_rounds: int = Field(
+        5, ge=1, le=100, description="Rounds (user turn + replies) kept verbatim once summarising."
+    )
+    context_summarize_ratio: float = Field(
+        0.6,
+        gt=0.0,
+        le=1.0,
+        description="Summarise older rounds once the history passes this share of the window.",
+    )
+    context_summary_max_tokens: int = Field(
+        800, ge=16, description="Longest summary of older rounds, in tokens."
+    )
+    context_system_prompt: str = Field(
+        "You are a helpful assistant.", description="System prompt of context assembly."
+    )
+    observe_max_chars: int = Field(
+        8000, ge=1, description="Largest tool result or conclusion observe() stores, in characters."
+    )
+
     @model_validator(mode="after")
     def _check(self) -> Settings:
         if self.chunk_min_chars >= self.chunk_max_chars:
@@ -195,4 +244,6 @@ class Settings(BaseSettings):
             )
         if self.search_k > self.search_max_k:
             raise ConfigError("search_k must not exceed search_max_k")
+        if self.context_reserve_tokens >= self.context_window:
+            raise ConfigError("context_reserve_tokens must be smaller than context_window")
         return self

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from memory_engine.engine_asof import AsOfMixin
 from memory_engine.engine_base import check_scope
+from memory_engine.engine_context import ContextMixin
 from memory_engine.engine_edits import EDITABLE_FIELDS, EditsMixin
 from memory_engine.engine_lifecycle import LifecycleMixin
 from memory_engine.engine_reads import ReadsMixin
@@ -41,7 +42,7 @@ MAX_QUERY_CHARS = 4000
 __all__ = ["EDITABLE_FIELDS", "MAX_QUERY_CHARS", "MemoryEngine"]
 
 
-class MemoryEngine(ReadsMixin, EditsMixin, LifecycleMixin, AsOfMixin):
+class MemoryEngine(ReadsMixin, EditsMixin, LifecycleMixin, AsOfMixin, ContextMixin):
     """Agent memory: write, ingest, search, inspect, edit and audit, per tenant.
 
     Args:

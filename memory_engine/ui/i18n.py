@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Final
 
 from memory_engine.ui.i18n_auth import STRINGS as _auth_strings
+from memory_engine.ui.i18n_context import STRINGS as _context_strings
 from memory_engine.ui.i18n_lifecycle import STRINGS as _lifecycle_strings
 from memory_engine.ui.i18n_stores import STRINGS as _stores_strings
 
@@ -341,6 +342,7 @@ STRINGS: Final = _merge(
     _stores_strings,  # store selector / comparison / parity
     _lifecycle_strings,  # Retention and Audit pages
     _auth_strings,  # sign-in, roles, local-mode banner
+    _context_strings,  # Context Preview page
 )
 
 

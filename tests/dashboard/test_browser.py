@@ -130,6 +130,7 @@ def test_edit_memory_in_browser_persists(
 
             # pick the tenant in the sidebar selector
             sidebar.get_by_test_id("stSelectbox").first.click()
+            page.keyboard.type(tenant)  # filter: the option list is virtualised (not all rendered)
             page.get_by_role("option", name=re.compile(re.escape(tenant))).click()
             expect(page).to_have_url(re.compile(rf"tenant={re.escape(tenant)}"))
             expect(page.get_by_text(f"Tenant {tenant}")).to_be_visible()

@@ -1,0 +1,165 @@
+"""Who an MCP client acts for: the tenant binding of the server or of a bearer token.
+
+The tenant (and the optional user and agent ids) comes from the server's configuration
+(``MEMORY_MCP_TENANT`` / ``--tenant``) or, over http, from the client's bearer token looked up
+in a token map (``MEMORY_MCP_TOKENS_FILE`` or ``MEMORY_MCP_TOKENS``). It is never read from a
+tool argument: the tool schemas have no tenant field and unknown arguments are refused.
+
+Token map format (JSON object)::
+
+    {
+      "<token>":            {"tenant": "acme", "user_id": "alice", "agent_id": "planner"},
+      "sha256:<hex digest>": {"tenant": "globex"}
+    }
+
+A key may be the token itself or ``sha256:`` + the hex SHA-256 of the token, so the file need
+not hold usable secrets. Lookups hash the presented token and compare digests in constant time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mcp.server.auth.provider import AccessToken
+
+from memory_engine.config import Settings
+from memory_engine.errors import ConfigError, MemoryEngineError
+from memory_engine.models import Scope
+
+
+@dataclass(frozen=True)
+class Binding:
+    """The scope every tool call of one client acts for (session ids may narrow it)."""
+
+    tenant_id: str
+    user_id: str | None = None
+    agent_id: str | None = None
+
+    def scope(self, session_id: str | None = None) -> Scope:
+        """The bound scope, narrowed to ``session_id`` when given. Raises TenantScopeError."""
+        return Scope.of(
+            self.tenant_id, user_id=self.user_id, agent_id=self.agent_id, session_id=session_id
+        )
+
+    def as_claims(self) -> dict[str, Any]:
+        return {"tenant": self.tenant_id, "user_id": self.user_id, "agent_id": self.agent_id}
+
+
+def _digest(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _binding_of(entry: Any, where: str) -> Binding:
+    if not isinstance(entry, dict) or not isinstance(entry.get("tenant"), str):
+        raise ConfigError(f"{where}: each token needs an object with a string 'tenant'")
+    unknown = set(entry) - {"tenant", "user_id", "agent_id"}
+    if unknown:
+        raise ConfigError(f"{where}: unknown keys {sorted(unknown)}")
+    binding = Binding(entry["tenant"], entry.get("user_id"), entry.get("agent_id"))
+    try:
+        binding.scope()
+    except MemoryEngineError as exc:
+        raise ConfigError(f"{where}: {exc.message}") from exc
+    return binding
+
+
+class TokenMap:
+    """Bearer tokens -> ``Binding``; tokens are kept only as SHA-256 digests."""
+
+    def __init__(self, entries: dict[str, Binding]) -> None:
+        self._by_digest: dict[str, Binding] = {}
+        for key, binding in entries.items():
+            digest = key[len("sha256:") :].lower() if key.startswith("sha256:") else _digest(key)
+            self._by_digest[digest] = binding
+
+    def __len__(self) -> int:
+        return len(self._by_digest)
+
+    def lookup(self, token: str) -> Binding | None:
+        """The binding of ``token``, or None (constant-time digest comparison)."""
+        presented = _digest(token)
+        found: Binding | None = None
+        for digest, binding in self._by_digest.items():
+            if hmac.compare_digest(digest, presented):
+                found = binding
+        return found
+
+    @classmethod
+    def parse(cls, text: str, *, where: str) -> TokenMap:
+        """Parse the JSON token map. Raises ConfigError naming ``where`` (never the token)."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"{where} is not valid JSON: {exc.msg}") from exc
+        if not isinstance(data, dict) or not data:
+            raise ConfigError(f"{where} must be a non-empty JSON object of token -> binding")
+        return cls({str(k): _binding_of(v, where) for k, v in data.items()})
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> TokenMap | None:
+        """The token map of ``MEMORY_MCP_TOKENS_FILE`` and/or ``MEMORY_MCP_TOKENS``, or None."""
+        entries: dict[str, Binding] = {}
+        if settings.mcp_tokens_file is not None:
+            path = Path(settings.mcp_tokens_file)
+            try:
+                text = path.read_text(encoding="utf-8")
+            except OSError as exc:
+                raise ConfigError(f"cannot read MEMORY_MCP_TOKENS_FILE {path}: {exc}") from exc
+            entries.update(cls.parse(text, where=f"MEMORY_MCP_TOKENS_FILE {path}")._by_digest)
+        if settings.mcp_tokens is not None:
+            parsed = cls.parse(settings.mcp_tokens.get_secret_value(), where="MEMORY_MCP_TOKENS")
+            entries.update(parsed._by_digest)
+        if not entries:
+            return None
+        out = cls({})
+        out._by_digest = entries
+        return out
+
+
+def settings_binding(settings: Settings) -> Binding | None:
+    """The binding of ``MEMORY_MCP_TENANT`` (+ user/agent), or None when no tenant is set.
+
+    Raises:
+        ConfigError: an id does not match ``[A-Za-z0-9_.:-]{1,64}``.
+    """
+    if not settings.mcp_tenant:
+        return None
+    return _binding_of(
+        {
+            "tenant": settings.mcp_tenant,
+            "user_id": settings.mcp_user_id,
+            "agent_id": settings.mcp_agent_id,
+        },
+        "MEMORY_MCP_TENANT",
+    )
+
+
+class TokenMapVerifier:
+    """The SDK's ``TokenVerifier`` over a ``TokenMap``: the binding travels in the claims."""
+
+    def __init__(self, tokens: TokenMap) -> None:
+        self._tokens = tokens
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        binding = self._tokens.lookup(token)
+        if binding is None:
+            return None
+        return AccessToken(
+            token="(redacted)",
+            client_id=f"{binding.tenant_id}:{binding.user_id or ''}:{binding.agent_id or ''}",
+            scopes=["memory"],
+            claims={"binding": binding.as_claims()},
+        )
+
+
+def binding_from_claims(claims: dict[str, Any] | None) -> Binding | None:
+    """Rebuild the ``Binding`` that ``TokenMapVerifier`` put into an access token's claims."""
+    raw = (claims or {}).get("binding")
+    if not isinstance(raw, dict) or not isinstance(raw.get("tenant"), str):
+        return None
+    return Binding(raw["tenant"], raw.get("user_id"), raw.get("agent_id"))
