@@ -49,8 +49,8 @@ class TokenBuckets:
         with self._lock:
             tokens, last = self._buckets.pop(key, (self.capacity, now))
             tokens = min(self.capacity, tokens + (now - last) * self.rate)
-            if tokens >= 1.0:
-                self._buckets[key] = (tokens - 1.0, now)
+            if tokens >= 1.0 - 1e-9:  # float slack: never spin on a sliver of a token
+                self._buckets[key] = (max(0.0, tokens - 1.0), now)
                 wait = 0.0
             else:
                 self._buckets[key] = (tokens, now)
