@@ -92,10 +92,16 @@ def ingest(
         ),
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
+    mode: Annotated[
+        str,
+        typer.Option(help="raw: one memory per turn; extract: facts, duplicates, conflicts."),
+    ] = "raw",
 ) -> None:
-    """Ingest a conversation file: one episodic memory per turn."""
+    """Ingest a conversation file: one episodic memory per turn (or extracted facts)."""
 
     def work() -> dict[str, Any]:
+        if mode not in ("raw", "extract"):
+            raise InvalidInputError("--mode must be raw or extract", mode=mode)
         if not tenant and not (fmt is Fmt.locomo and tenant_per_conversation):
             raise InvalidInputError(
                 "--tenant is required (or --tenant-per-conversation for LoCoMo)"
@@ -124,6 +130,7 @@ def ingest(
                         scope,
                         turns,
                         progress=functools.partial(_advance, progress, task),
+                        mode=mode,  # type: ignore[arg-type]
                     )
                     progress.update(task, completed=len(turns))
                     created = sum(1 for r in results for o in r.outcomes if o.status == "created")
@@ -134,6 +141,7 @@ def ingest(
                         "created": created,
                         "duplicates": dups,
                         "errors": len(errors),
+                        "not_remembered": sum(1 for r in results if r.remembered is False),
                     }
                     for e in errors[:5]:
                         err.print(f"[yellow]skipped:[/yellow] {e['message']}")

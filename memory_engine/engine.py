@@ -152,7 +152,7 @@ class MemoryEngine(ReadsMixin, EditsMixin, PipelineMixin):
         """
         requests = [
             WriteRequest(
-                text=turn.content(),
+                text=turn.text if mode == "extract" else turn.content(),
                 source=source,
                 source_ref=turn.turn_id,
                 session_id=turn.session_id,
