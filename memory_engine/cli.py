@@ -230,6 +230,11 @@ def stats(
         out.print_json(json.dumps(data, ensure_ascii=False))
 
 
+from memory_engine.cli_write import consolidate  # noqa: E402
+
+app.command()(consolidate)
+
+
 def main() -> None:
     """Console-script entry point."""
     app()

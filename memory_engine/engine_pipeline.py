@@ -25,6 +25,7 @@ from memory_engine.errors import InvalidInputError, MemoryEngineError
 from memory_engine.llm import WriteLLM, build_llm
 from memory_engine.models import Page, Scope
 from memory_engine.stores.base import InsertOutcome
+from memory_engine.write.consolidate import ConsolidationReport, consolidate
 from memory_engine.write.extract import Outcome, PipelineParts, run_extract
 from memory_engine.write.guard import clean_text
 from memory_engine.write.journal import WriteJournal
@@ -381,6 +382,41 @@ class PipelineMixin(EngineBase):
         """Queue a failed write again (its raw input was kept)."""
         self.write_journal.retry(write_id, check_scope(scope))
         self.start_write_worker()
+
+    def consolidate(
+        self,
+        scope: Scope,
+        *,
+        similarity: float = 0.9,
+        max_memories: int = 2000,
+        dry_run: bool = False,
+        actor: str = "consolidate",
+    ) -> ConsolidationReport:
+        """Merge clusters of near-duplicate active memories into one (``write/consolidate``).
+
+        Args:
+            similarity: cosine in [-1, 1] from which two memories are near-duplicates.
+            max_memories: most active memories examined (newest first), 2..20000.
+
+        Returns:
+            ConsolidationReport: clusters (members, merged content, survivor), merged count,
+            members skipped because they changed while it ran (``conflicts``).
+        """
+        if not -1.0 <= similarity <= 1.0 or not 2 <= max_memories <= 20_000:
+            raise InvalidInputError("similarity must be in [-1, 1], max_memories in [2, 20000]")
+        parts = self._parts()
+        return consolidate(
+            scope=check_scope(scope),
+            store=parts.store,
+            embedder=parts.embedder,
+            llm=parts.llm,
+            limit=parts.limit,
+            similarity=similarity,
+            max_memories=max_memories,
+            page_size=self.settings.list_max_limit,
+            actor=actor,
+            dry_run=dry_run,
+        )
 
     def close(self) -> None:
         """Stop the worker, close the journal and the store. Safe to call twice."""

@@ -70,3 +70,11 @@ class WriteLLM(Protocol):
             LLMError: endpoint failure after retries (the pipeline then keeps both memories).
         """
         ...
+
+    def merge(self, contents: list[str]) -> tuple[str, LLMCall]:
+        """One fact that says what ``contents`` (near-duplicates, oldest first) say together.
+
+        Raises:
+            ExtractionFailedError, LLMError: as ``extract``.
+        """
+        ...

@@ -24,8 +24,13 @@ from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_at
 
 from memory_engine.errors import ExtractionFailedError, LLMError
 from memory_engine.llm.base import ExtractInput, JudgeCandidate
-from memory_engine.llm.parse import OutputParseError, parse_extraction, parse_judgement
-from memory_engine.llm.prompts import extract_messages, judge_messages
+from memory_engine.llm.parse import (
+    OutputParseError,
+    parse_extraction,
+    parse_judgement,
+    parse_merge,
+)
+from memory_engine.llm.prompts import extract_messages, judge_messages, merge_messages
 from memory_engine.llm.schemas import (
     Extraction,
     Fact,
@@ -33,6 +38,7 @@ from memory_engine.llm.schemas import (
     LLMCall,
     extraction_json_schema,
     judgement_json_schema,
+    merge_json_schema,
 )
 
 __all__ = ["OpenAICompatLLM"]
@@ -241,6 +247,13 @@ class OpenAICompatLLM:
             judgement_json_schema(),
             lambda raw: parse_judgement(raw, shown),
         )
+
+    def merge(self, contents: list[str]) -> tuple[str, LLMCall]:
+        """Merge near-duplicates into one fact (see ``WriteLLM.merge``)."""
+        merged, call = self._call(
+            "merge", merge_messages(contents), merge_json_schema(), parse_merge
+        )
+        return merged.content, call
 
     def close(self) -> None:
         """Close the HTTP client."""

@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from memory_engine.llm.schemas import Extraction, Fact, JudgeDecision, Judgement
+from memory_engine.llm.schemas import Extraction, Fact, JudgeDecision, Judgement, MergedFact
 
 _THINK_RE = re.compile(r"<(think|thinking|reasoning)>.*?</\1>", re.S | re.I)
 _OPEN_THINK_RE = re.compile(r"<(think|thinking|reasoning)>.*", re.S | re.I)
@@ -132,3 +132,16 @@ def parse_judgement(text: str, shown: int) -> tuple[Judgement, list[str]]:
         seen.add(decision.candidate)
         out.append(decision)
     return Judgement(decisions=tuple(out)), warnings
+
+
+def parse_merge(text: str) -> tuple[MergedFact, list[str]]:
+    """Parse a merge answer ``{"content": str}``.
+
+    Raises:
+        OutputParseError: no JSON object, or no valid ``content``.
+    """
+    data = load_json_object(text)
+    try:
+        return MergedFact.model_validate(data), []
+    except ValidationError as exc:
+        raise OutputParseError(f"invalid merge: {exc.errors()[0].get('msg')}") from exc

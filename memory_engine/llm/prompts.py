@@ -90,3 +90,19 @@ def judge_messages(
         f"Stored memories (indexes 0-{len(candidates) - 1}):\n{shown}"
     )
     return [{"role": "system", "content": _SYSTEM_JUDGE}, {"role": "user", "content": user}]
+
+
+_SYSTEM_MERGE = """You merge near-duplicate memories about one user into ONE fact.
+Keep every detail that is still true; when they disagree, the LATER one wins. One short
+sentence, third person, same language as the memories. Reply with ONE JSON object:
+{"content": str}
+"""
+
+
+def merge_messages(contents: list[str]) -> list[dict[str, str]]:
+    """Chat messages of one merge call (memories oldest first)."""
+    shown = "\n".join(f"{i}. {c}" for i, c in enumerate(contents))
+    return [
+        {"role": "system", "content": _SYSTEM_MERGE},
+        {"role": "user", "content": f"Memories, oldest first:\n{shown}"},
+    ]

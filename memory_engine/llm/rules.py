@@ -37,7 +37,14 @@ from memory_engine.llm.rules_patterns import (
     normalise_subject,
     third_person,
 )
-from memory_engine.llm.schemas import Extraction, Fact, JudgeDecision, Judgement, LLMCall
+from memory_engine.llm.schemas import (
+    Extraction,
+    Fact,
+    JudgeDecision,
+    Judgement,
+    LLMCall,
+    MergedFact,
+)
 from memory_engine.llm.timeresolve import resolve_relative
 from memory_engine.models import MemoryType
 
@@ -227,6 +234,12 @@ class RulesLLM:
         result = Judgement(decisions=tuple(decisions))
         prompt = fact.content + " | " + " | ".join(f"{c.index}: {c.content}" for c in candidates)
         return result, self._call("judge", prompt, result, started)
+
+    def merge(self, contents: list[str]) -> tuple[str, LLMCall]:
+        """Rules merge: the latest memory wins (it is the most current statement)."""
+        started = time.perf_counter()
+        merged = MergedFact(content=contents[-1])
+        return merged.content, self._call("merge", " | ".join(contents), merged, started)
 
     def _call(self, kind: str, prompt: str, result: Any, started: float) -> LLMCall:
         return LLMCall(

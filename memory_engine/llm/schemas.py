@@ -85,6 +85,14 @@ class Judgement(BaseModel):
     decisions: tuple[JudgeDecision, ...] = ()
 
 
+class MergedFact(BaseModel):
+    """The one fact a cluster of near-duplicate memories is merged into."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    content: str = Field(min_length=1, max_length=FACT_MAX_CHARS)
+
+
 class LLMCall(BaseModel):
     """Audit record of one LLM call (DESIGN.md section 3, write decisions).
 
@@ -94,7 +102,7 @@ class LLMCall(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    kind: Literal["extract", "judge"]
+    kind: Literal["extract", "judge", "merge"]
     provider: str
     model: str
     prompt: list[dict[str, str]] = Field(default_factory=list)
@@ -170,4 +178,14 @@ def judgement_json_schema() -> dict[str, Any]:
                 },
             }
         },
+    }
+
+
+def merge_json_schema() -> dict[str, Any]:
+    """JSON schema of a ``MergedFact``."""
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["content"],
+        "properties": {"content": {"type": "string"}},
     }
