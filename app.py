@@ -132,6 +132,7 @@ page = st.navigation(
             icon=":material/manage_search:",
             url_path="query_replay",
         ),
+        st.Page("pages/write_inspector.py", title=t("nav.write_inspector", LANG), icon=":material/edit_note:", url_path="write_inspector"),
     ]
 )
 sidebar(LANG, TENANT)

@@ -94,6 +94,13 @@ class PipelineMixin(EngineBase):
                     self._journal_obj = WriteJournal(Path(path))
         return self._journal_obj
 
+    def open_write_journal(self, path: Path) -> None:
+        """Use the journal at ``path`` from now on (instead of the configured one)."""
+        with self._lock:
+            if self._journal_obj is not None:
+                self._journal_obj.close()
+            self._journal_obj = WriteJournal(Path(path))
+
     def _parts(self) -> PipelineParts:
         if self._call_limit is None:
             with self._lock:

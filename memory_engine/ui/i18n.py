@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from memory_engine.ui.i18n_write import STRINGS as _WRITE_STRINGS
+
 LANGS: Final = ("en", "zh")
 DEFAULT_LANG: Final = "en"
 LANG_LABELS: Final = {"en": "English", "zh": "中文"}
@@ -317,6 +319,7 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "drop.below_top_k": {"en": "below top k", "zh": "未进入前 k"},
     "drop.over_token_budget": {"en": "over token budget", "zh": "超出 token 预算"},
     "drop.not_fused": {"en": "not fused", "zh": "未参与融合"},
+    **_WRITE_STRINGS,
 }
 
 
