@@ -133,6 +133,7 @@ page = st.navigation(
             url_path="query_replay",
         ),
         st.Page("pages/write_inspector.py", title=t("nav.write_inspector", LANG), icon=":material/edit_note:", url_path="write_inspector"),
+        st.Page("pages/conflicts.py", title=t("nav.conflicts", LANG), icon=":material/rule:", url_path="conflicts"),
     ]
 )
 sidebar(LANG, TENANT)

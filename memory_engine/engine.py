@@ -14,8 +14,8 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from memory_engine.engine_base import check_scope
+from memory_engine.engine_conflicts import ConflictsMixin
 from memory_engine.engine_edits import EDITABLE_FIELDS, EditsMixin
-from memory_engine.engine_pipeline import PipelineMixin
 from memory_engine.engine_reads import ReadsMixin
 from memory_engine.errors import InvalidInputError, error_from_dict
 from memory_engine.ingest import Turn
@@ -39,7 +39,7 @@ MAX_QUERY_CHARS = 4000
 __all__ = ["EDITABLE_FIELDS", "MAX_QUERY_CHARS", "MemoryEngine"]
 
 
-class MemoryEngine(ReadsMixin, EditsMixin, PipelineMixin):
+class MemoryEngine(ReadsMixin, EditsMixin, ConflictsMixin):
     """Agent memory: write, ingest, search, inspect, edit and audit, per tenant.
 
     Args:

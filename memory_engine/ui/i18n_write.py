@@ -77,4 +77,28 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "wcol.detail": {"en": "detail", "zh": "说明"},
     "wcol.index": {"en": "index", "zh": "序号"},
     "wcol.candidate": {"en": "candidate", "zh": "候选"},
+    "nav.conflicts": {"en": "Conflicts", "zh": "冲突审核"},
+    "conflicts.title": {"en": "Conflicts", "zh": "冲突审核"},
+    "conflicts.intro": {
+        "en": "Decisions of the write judge: a new memory superseded or supplemented an old one. "
+        "Accept or reject each; every review is recorded as an event.",
+        "zh": "写入判定的决定：新记忆取代或补充了旧记忆。逐条接受或驳回；每次审核都记录为事件。",
+    },
+    "conflicts.empty": {"en": "No judge decisions to review.", "zh": "没有需要审核的判定。"},
+    "conflicts.truncated": {
+        "en": "Showing the newest {n} decisions.",
+        "zh": "仅显示最新的 {n} 条判定。",
+    },
+    "conflicts.pick": {"en": "Decision to review", "zh": "要审核的判定"},
+    "conflicts.decision": {"en": "Review", "zh": "审核"},
+    "conflicts.accept": {"en": "Accept", "zh": "接受"},
+    "conflicts.reject": {"en": "Reject (restore the old memory)", "zh": "驳回（恢复旧记忆）"},
+    "conflicts.reason": {"en": "Reason (required)", "zh": "原因（必填）"},
+    "conflicts.save": {"en": "Save review", "zh": "保存审核"},
+    "conflicts.saved": {"en": "Review saved: {decision}.", "zh": "审核已保存：{decision}。"},
+    "conflicts.need_reason": {"en": "Give a reason first.", "zh": "请先填写原因。"},
+    "wcol.new": {"en": "new memory", "zh": "新记忆"},
+    "wcol.old": {"en": "old memory", "zh": "旧记忆"},
+    "wcol.old_status": {"en": "old status", "zh": "旧记忆状态"},
+    "wcol.review": {"en": "review", "zh": "审核"},
 }

@@ -163,6 +163,21 @@ class WriteJournal:
                 (utcnow().isoformat(), write_id),
             )
 
+    def add_review(self, write_id: str, key: str, review: dict[str, Any]) -> None:
+        """Record a human review of one judgement (``result.reviews[key]``) of a write."""
+        with self._tx() as c:
+            row = c.execute("SELECT result FROM writes WHERE id=?", (write_id,)).fetchone()
+            result = json.loads(row[0]) if row and row[0] else {}
+            result.setdefault("reviews", {})[key] = review
+            c.execute(
+                "UPDATE writes SET result=?, updated_at=? WHERE id=?",
+                (
+                    json.dumps(result, ensure_ascii=False, default=str),
+                    utcnow().isoformat(),
+                    write_id,
+                ),
+            )
+
     def _row(self, write_id: str) -> dict[str, Any] | None:
         with self._lock:
             cur = self._conn.execute("SELECT * FROM writes WHERE id=?", (write_id,))

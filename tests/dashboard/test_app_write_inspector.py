@@ -71,3 +71,25 @@ def test_write_inspector_open_past_trail_in_chinese(journal_engine: MemoryEngine
     assert list(actions["动作"]) == ["create", "supersede"]
     run_pipeline(at, "   ", dry=True, lang="zh")
     assert [e.value for e in at.error] == [t("write.need_text", "zh")]
+
+
+def test_conflicts_page_reject_restores(journal_engine: MemoryEngine) -> None:
+    tenant = new_tenant("conflict")
+    scope = Scope.of(tenant)
+    thu = journal_engine.write(scope, "以后周四汇报", mode="extract").outcomes[0].memory_id
+    journal_engine.write(scope, "改成周五汇报", mode="extract")
+    at = run_app(page="pages/conflicts.py", tenant=tenant)
+    (frame,) = [d.value for d in at.dataframe if "old memory" in d.value.columns]
+    assert list(frame["old memory"]) == ["用户以后周四汇报"]
+    assert list(frame["new memory"]) == ["用户的汇报改为周五"]
+    assert list(frame["old status"]) == ["superseded"]
+    button(at, t("conflicts.save", "en")).click().run()
+    assert [e.value for e in at.error] == [t("conflicts.need_reason", "en")]
+    at.radio(key="mi_c_decision").set_value("reject")
+    at.text_input(key="mi_c_reason").input("both reports happen")
+    button(at, t("conflicts.save", "en")).click().run()
+    assert_clean(at)
+    assert [s.value for s in at.success] == ["Review saved: Reject (restore the old memory)."]
+    assert journal_engine.get(scope, thu).status == "active"
+    zh = run_app(page="pages/conflicts.py", tenant=tenant, lang="zh")
+    assert [s.value for s in zh.title] == ["冲突审核"]
