@@ -22,7 +22,7 @@ from memory_engine.embedding.base import Embedder
 from memory_engine.errors import MemoryEngineError, VersionConflictError
 from memory_engine.llm.base import ExtractInput, JudgeCandidate, WriteLLM
 from memory_engine.llm.prompts import CANARY
-from memory_engine.llm.schemas import Fact
+from memory_engine.llm.schemas import Extraction, Fact
 from memory_engine.models import Candidate, Memory, MemoryStatus, Scope, ensure_utc, utcnow
 from memory_engine.stores.base import MemoryStore, NewMemory
 from memory_engine.write.guard import guard_untrusted
@@ -32,6 +32,9 @@ log = logging.getLogger(__name__)
 
 #: Characters of the source text kept in a trail and in each memory's metadata.
 SPAN_CHARS = 2000
+
+#: Longest text sent to one extract call; longer inputs are split (sentence-aligned).
+EXTRACT_CHUNK_CHARS = 6000
 
 
 @dataclass
@@ -134,6 +137,33 @@ def _reinforce(
     return {"action": "duplicate", "memory_id": str(old.id), "reason": "reinforced"}
 
 
+def _extract_all(
+    parts: PipelineParts, item: ExtractInput, trail: dict[str, Any], warnings: list[str]
+) -> Extraction:
+    """One extract call, or one per ``EXTRACT_CHUNK_CHARS`` chunk of a long input (sentence
+    aligned), facts concatenated in order; remembered when any chunk is."""
+    pieces = [item.text]
+    if len(item.text) > EXTRACT_CHUNK_CHARS:
+        pieces = textmod.chunk_text(
+            item.text, min_chars=EXTRACT_CHUNK_CHARS // 2, max_chars=EXTRACT_CHUNK_CHARS
+        )
+    results = []
+    for piece in pieces:
+        with parts.limit:
+            extraction, call = parts.llm.extract(item.model_copy(update={"text": piece}))
+        trail["llm_calls"].append(call.model_dump(mode="json"))
+        warnings.extend(call.warnings)
+        results.append(extraction)
+    if len(results) == 1:
+        return results[0]
+    remembered = [r for r in results if r.should_remember]
+    return Extraction(
+        should_remember=bool(remembered),
+        reason="; ".join(dict.fromkeys(r.reason for r in (remembered or results) if r.reason)),
+        facts=tuple(f for r in remembered for f in r.facts),
+    )
+
+
 def run_extract(
     req: WriteRequest,
     *,
@@ -187,10 +217,7 @@ def run_extract(
         source=req.source,
         speaker=str(req.metadata.get("speaker")) if req.metadata.get("speaker") else None,
     )
-    with parts.limit:
-        extraction, call = parts.llm.extract(item)
-    trail["llm_calls"].append(call.model_dump(mode="json"))
-    warnings.extend(call.warnings)
+    extraction = _extract_all(parts, item, trail, warnings)
     trail["decision"] = {"should_remember": extraction.should_remember, "reason": extraction.reason}
     facts = []
     for fact in extraction.facts:

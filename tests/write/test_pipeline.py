@@ -303,3 +303,15 @@ def test_write_status_is_tenant_scoped(make_engine: Make) -> None:
     with pytest.raises(MemoryNotFoundError):
         engine.write_status(b, str(res.write_id))
     assert engine.list_writes(b).items == []
+
+
+def test_long_chat_last_line_fact_extracted(make_engine: Make) -> None:
+    engine = make_engine()
+    s = Scope.of(new_tenant_id())
+    filler = "We talked about the weather and some random plans for the weekend. "
+    text = filler * (60_000 // len(filler)) + "My flight is on 12 May."
+    res = engine.write(s, text, mode="extract")
+    assert active(engine, s) == ["The user's flight is on 12 May"]
+    calls = engine.write_trail(s, str(res.write_id))["llm_calls"]
+    assert len(calls) >= 10  # sentence-aligned pieces of at most 6000 characters
+    assert all(len(c["prompt"][0]["content"]) <= 6000 for c in calls)
