@@ -154,6 +154,18 @@ page = st.navigation(
             icon=":material/chat:",
             url_path="context_preview",
         ),
+        st.Page(
+            "pages/write_inspector.py",
+            title=t("nav.write_inspector", LANG),
+            icon=":material/edit_note:",
+            url_path="write_inspector",
+        ),
+        st.Page(
+            "pages/conflicts.py",
+            title=t("nav.conflicts", LANG),
+            icon=":material/rule:",
+            url_path="conflicts",
+        ),
     ],
     position="sidebar" if SIGNED_IN else "hidden",  # nothing to browse before sign-in
 )

@@ -96,10 +96,16 @@ def ingest(
         ),
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
+    mode: Annotated[
+        str,
+        typer.Option(help="raw: one memory per turn; extract: facts, duplicates, conflicts."),
+    ] = "raw",
 ) -> None:
-    """Ingest a conversation file: one episodic memory per turn."""
+    """Ingest a conversation file: one episodic memory per turn (or extracted facts)."""
 
     def work() -> dict[str, Any]:
+        if mode not in ("raw", "extract"):
+            raise InvalidInputError("--mode must be raw or extract", mode=mode)
         if not tenant and not (fmt is Fmt.locomo and tenant_per_conversation):
             raise InvalidInputError(
                 "--tenant is required (or --tenant-per-conversation for LoCoMo)"
@@ -128,6 +134,7 @@ def ingest(
                         scope,
                         turns,
                         progress=functools.partial(_advance, progress, task),
+                        mode=mode,  # type: ignore[arg-type]
                     )
                     progress.update(task, completed=len(turns))
                     created = sum(1 for r in results for o in r.outcomes if o.status == "created")
@@ -138,6 +145,7 @@ def ingest(
                         "created": created,
                         "duplicates": dups,
                         "errors": len(errors),
+                        "not_remembered": sum(1 for r in results if r.remembered is False),
                     }
                     for e in errors[:5]:
                         err.print(f"[yellow]skipped:[/yellow] {e['message']}")
@@ -262,8 +270,10 @@ def isolation_check(
 def _register_subcommands() -> None:
     from memory_engine.cli_lifecycle import register as register_lifecycle
     from memory_engine.cli_users import users_app
+    from memory_engine.cli_write import consolidate
 
     app.add_typer(users_app, name="user")
+    app.command()(consolidate)
     register_lifecycle(app)
 
 

@@ -223,6 +223,61 @@ class Settings(BaseSettings):
     observe_max_chars: int = Field(
         8000, ge=1, description="Largest tool result or conclusion observe() stores, in characters."
     )
+    # --- write pipeline: LLM, extraction, conflicts, queue (issue 4) ---
+    llm_provider: Literal["rules", "openai_compat"] = Field(
+        "rules", description="Write-decision LLM: rules (offline, zh+en) or openai_compat."
+    )
+    llm_base_url: str | None = Field(
+        None, description="Base URL of an OpenAI-compatible /v1/chat/completions endpoint."
+    )
+    llm_api_key: SecretStr | None = Field(None, description="API key of that endpoint.")
+    llm_model: str | None = Field(None, description="Chat model name (required for openai_compat).")
+    llm_timeout: float = Field(60.0, gt=0, description="Seconds per LLM HTTP request.")
+    llm_max_attempts: int = Field(
+        4, ge=1, le=10, description="Tries per LLM call (429/5xx/timeouts), first one included."
+    )
+    llm_response_format: Literal["auto", "json_schema", "json_object", "text"] = Field(
+        "auto",
+        description="auto = JSON schema, then JSON mode, then text with a tolerant parser.",
+    )
+    llm_max_concurrency: int = Field(
+        4, ge=1, le=256, description="Global limit of concurrent LLM and embedding calls."
+    )
+    write_mode: Literal["raw", "extract"] = Field(
+        "raw", description="Default write mode: raw (one memory per chunk) or extract (facts)."
+    )
+    user_timezone: str = Field(
+        "UTC", description="IANA time zone that resolves relative dates (yesterday, 下周五)."
+    )
+    conflict_similarity: float = Field(
+        0.85, ge=-1.0, le=1.0, description="Cosine from which a stored memory goes to the judge."
+    )
+    judge_max_candidates: int = Field(
+        5, ge=1, le=20, description="Most stored memories shown to the judge per new fact."
+    )
+    tool_output_max_chars: int = Field(
+        2000, ge=100, description="Tool outputs longer than this are reduced, never stored whole."
+    )
+    write_queue_path: Path | None = Field(
+        None, description="SQLite write journal (queue + write trails); unset = data_dir/."
+    )
+    write_rate_per_session: float = Field(
+        30.0, gt=0, description="Token-bucket rate limit of writes per session, per second."
+    )
+
+    @model_validator(mode="after")
+    def _check_llm(self) -> Settings:
+        if self.llm_provider == "openai_compat" and not (self.llm_base_url and self.llm_model):
+            raise ConfigError(
+                "llm_provider=openai_compat needs MEMORY_LLM_BASE_URL and MEMORY_LLM_MODEL"
+            )
+        try:
+            from zoneinfo import ZoneInfo
+
+            ZoneInfo(self.user_timezone)
+        except (KeyError, ValueError) as exc:
+            raise ConfigError(f"unknown time zone {self.user_timezone!r}") from exc
+        return self
 
     @model_validator(mode="after")
     def _check(self) -> Settings:

@@ -10,12 +10,13 @@ import logging
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
 from memory_engine.engine_asof import AsOfMixin
 from memory_engine.engine_base import check_scope
+from memory_engine.engine_conflicts import ConflictsMixin
 from memory_engine.engine_context import ContextMixin
 from memory_engine.engine_edits import EDITABLE_FIELDS, EditsMixin
 from memory_engine.engine_lifecycle import LifecycleMixin
@@ -42,7 +43,7 @@ MAX_QUERY_CHARS = 4000
 __all__ = ["EDITABLE_FIELDS", "MAX_QUERY_CHARS", "MemoryEngine"]
 
 
-class MemoryEngine(ReadsMixin, EditsMixin, LifecycleMixin, AsOfMixin, ContextMixin):
+class MemoryEngine(ReadsMixin, EditsMixin, LifecycleMixin, AsOfMixin, ContextMixin, ConflictsMixin):
     """Agent memory: write, ingest, search, inspect, edit and audit, per tenant.
 
     Args:
@@ -70,16 +71,28 @@ class MemoryEngine(ReadsMixin, EditsMixin, LifecycleMixin, AsOfMixin, ContextMix
         metadata: dict[str, Any] | None = None,
         actor: str = "api",
         reason: str | None = None,
+        mode: Literal["raw", "extract"] | None = None,
+        wait: bool = True,
     ) -> WriteResult:
-        """Remember ``text`` (chunked when long). Raises the typed error of a bad input.
+        """Remember ``text``. Raises the typed error of a bad input.
+
+        Args:
+            mode: ``raw`` (one memory per chunk) or ``extract`` (should-remember, facts,
+                duplicates and conflicts; see ``PipelineMixin.write_extract``); default
+                ``MEMORY_WRITE_MODE``.
+            wait: False = accept into the durable queue and return at once: the result has
+                only ``write_id`` (poll ``write_status``); the write survives a process kill.
 
         Returns:
-            WriteResult with one outcome per chunk: ``created`` or ``duplicate``.
+            WriteResult with one outcome per stored memory: ``created`` or ``duplicate``
+            (extract mode adds ``remembered``, ``reason``, ``actions``, ``warnings``).
 
         Raises:
-            EmptyContentError, ContentTooLargeError, InvalidInputError, EmbeddingMismatchError.
+            EmptyContentError, ContentTooLargeError, InvalidInputError, EmbeddingMismatchError,
+            RateLimitedError (more than ``MEMORY_WRITE_RATE_PER_SESSION`` writes/s for 30 s).
         """
         clean_text(text, max_chars=self.settings.max_input_chars)  # raises the typed error
+        mode = mode or self.settings.write_mode
         req = WriteRequest(
             text=text,
             source=source,
@@ -90,6 +103,14 @@ class MemoryEngine(ReadsMixin, EditsMixin, LifecycleMixin, AsOfMixin, ContextMix
             tags=tuple(tags),
             metadata=metadata or {},
         )
+        if mode == "extract" or not wait:
+            self.rate_limit(check_scope(scope))
+            if not wait:
+                return WriteResult(index=0, write_id=self.enqueue_write(scope, req, mode=mode))
+            result = self.write_extract(scope, req, actor=actor)
+            if result.error:
+                raise error_from_dict(result.error)
+            return result
         result = self.write_many(scope, [req], actor=actor, reason=reason)[0]
         if result.error:
             raise error_from_dict(result.error)
@@ -126,11 +147,16 @@ class MemoryEngine(ReadsMixin, EditsMixin, LifecycleMixin, AsOfMixin, ContextMix
         source: MemorySource = MemorySource.CONVERSATION,
         actor: str = "ingest",
         progress: Callable[[int], None] | None = None,
+        mode: Literal["raw", "extract"] = "raw",
     ) -> list[WriteResult]:
-        """Store each turn as one episodic memory (speaker, time and turn id kept)."""
+        """Store each turn as one episodic memory (speaker, time and turn id kept).
+
+        ``mode="extract"`` runs each turn through the extract pipeline instead (assistant and
+        system turns skipped), see ``PipelineMixin.ingest_extract``.
+        """
         requests = [
             WriteRequest(
-                text=turn.content(),
+                text=turn.text if mode == "extract" else turn.content(),
                 source=source,
                 source_ref=turn.turn_id,
                 session_id=turn.session_id,
@@ -142,6 +168,8 @@ class MemoryEngine(ReadsMixin, EditsMixin, LifecycleMixin, AsOfMixin, ContextMix
             )
             for turn in conversation
         ]
+        if mode == "extract":
+            return self.ingest_extract(scope, requests, actor=actor, progress=progress)
         return self.write_many(scope, requests, actor=actor, reason="ingest", progress=progress)
 
     # ------------------------------------------------------------------ search

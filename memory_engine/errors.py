@@ -115,6 +115,28 @@ class TransferConflictError(MemoryEngineError):
     code = "transfer_conflict"
 
 
+class LLMError(MemoryEngineError):
+    """Raised when the write-decision LLM endpoint fails after retries or rejects the request."""
+
+    code = "llm_error"
+
+
+class ExtractionFailedError(MemoryEngineError):
+    """Raised when the LLM's output stays unusable after bounded retries.
+
+    The raw input is kept in the write journal (``details['write_id']``) for a retry; a
+    failed extraction is never reported as "success, zero memories".
+    """
+
+    code = "extraction_failed"
+
+
+class RateLimitedError(MemoryEngineError):
+    """Raised when a session's write rate limit would need a longer wait than allowed."""
+
+    code = "rate_limited"
+
+
 def _all_subclasses(cls: type[MemoryEngineError]) -> list[type[MemoryEngineError]]:
     out = [cls]
     for sub in cls.__subclasses__():

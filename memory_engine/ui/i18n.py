@@ -13,6 +13,7 @@ from memory_engine.ui.i18n_auth import STRINGS as _auth_strings
 from memory_engine.ui.i18n_context import STRINGS as _context_strings
 from memory_engine.ui.i18n_lifecycle import STRINGS as _lifecycle_strings
 from memory_engine.ui.i18n_stores import STRINGS as _stores_strings
+from memory_engine.ui.i18n_write import STRINGS as _WRITE_STRINGS
 
 LANGS: Final = ("en", "zh")
 DEFAULT_LANG: Final = "en"
@@ -343,6 +344,7 @@ STRINGS: Final = _merge(
     _lifecycle_strings,  # Retention and Audit pages
     _auth_strings,  # sign-in, roles, local-mode banner
     _context_strings,  # Context Preview page
+    _WRITE_STRINGS,  # Write Inspector and Conflicts pages
 )
 
 

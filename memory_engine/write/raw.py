@@ -18,10 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from memory_engine import text as textmod
 from memory_engine.config import Settings
 from memory_engine.embedding.base import Embedder
-from memory_engine.errors import InvalidInputError, MemoryEngineError
+from memory_engine.errors import ContentTooLargeError, InvalidInputError, MemoryEngineError
 from memory_engine.models import Memory, MemorySource, MemoryType, Scope, ensure_utc
 from memory_engine.stores.base import InsertOutcome, MemoryStore, NewMemory
-from memory_engine.write.guard import clean_text
+from memory_engine.write.guard import clean_text, is_memory_tool_call
 
 
 class WriteRequest(BaseModel):
@@ -50,6 +50,12 @@ class WriteResult(BaseModel):
     index: int
     outcomes: list[InsertOutcome] = Field(default_factory=list)
     error: dict[str, Any] | None = None  # MemoryEngineError.to_dict()
+    # extract mode (write/extract.py): the journal id, decision and actions of the write
+    write_id: str | None = None
+    remembered: bool | None = None
+    reason: str | None = None
+    actions: list[dict[str, Any]] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -116,6 +122,26 @@ def check_metadata(metadata: dict[str, Any], *, max_bytes: int = 16_384) -> None
     if len(encoded.encode("utf-8")) > max_bytes:
         raise InvalidInputError(
             f"metadata is larger than {max_bytes} bytes", size=len(encoded.encode("utf-8"))
+        )
+
+
+def check_raw_untrusted(req: WriteRequest, text: str, settings: Settings) -> None:
+    """Raw mode stores text as is, so it refuses what must never be stored whole.
+
+    Raises:
+        InvalidInputError: a call of the memory tools themselves (never stored).
+        ContentTooLargeError: a tool output over ``MEMORY_TOOL_OUTPUT_MAX_CHARS`` (use extract
+            mode, which reduces it to facts).
+    """
+    if is_memory_tool_call(text, req.metadata):
+        raise InvalidInputError("calls of the memory tools are never stored as memories")
+    if req.source == MemorySource.TOOL_OUTPUT and len(text) > settings.tool_output_max_chars:
+        raise ContentTooLargeError(
+            f"tool output has {len(text):,} characters; raw mode stores at most "
+            f"{settings.tool_output_max_chars:,} (MEMORY_TOOL_OUTPUT_MAX_CHARS); "
+            "use extract mode to keep its conclusions",
+            length=len(text),
+            limit=settings.tool_output_max_chars,
         )
 
 
@@ -204,6 +230,7 @@ def write_batch(
                 raise InvalidInputError(f"item {i} is not a WriteRequest", index=i)
             cleaned = clean_text(req.text, max_chars=settings.max_input_chars)
             check_metadata(req.metadata)
+            check_raw_untrusted(req, cleaned, settings)
             for mem in extractor(scope, req, cleaned):
                 pending.append((i, mem.model_copy(update={"embedding_model": embedder.model_name})))
             results[i] = WriteResult(index=i)

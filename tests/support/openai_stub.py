@@ -7,6 +7,8 @@ ephemeral port from a background thread. Usage::
         client = openai.OpenAI(base_url=stub.base_url, api_key="x")
         stub.fail_next(2, status=429)        # the next two requests get 429
         stub.chat_reply = '{"ok": true}'      # canned chat completion content
+        stub.script_chat("first", "second")   # the next chat requests get these, in order
+        stub.reject_response_format("json_schema")  # 400 for structured-output requests
 
 Embeddings are deterministic: every word of the input (``\\w+``, lowercased) is hashed into
 one of ``dim`` buckets with a sign (+1/-1), summed, then L2-normalised. Texts that share words
@@ -97,6 +99,8 @@ class OpenAIStub:
         self.latency = latency
         self.requests: list[RecordedRequest] = []
         self._failures: list[_Failure] = []
+        self._script: list[ChatReply] = []
+        self.rejected_formats: set[str] = set()
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -171,6 +175,27 @@ class OpenAIStub:
         with self._lock:
             self._failures.extend(_Failure(status, retry_after, path) for _ in range(n))
 
+    def script_chat(self, *replies: ChatReply) -> None:
+        """Queue chat completion contents: each chat request takes the next one; when the
+        queue is empty, ``chat_reply`` answers. A reply is a string or a function of the
+        request body returning one."""
+        with self._lock:
+            self._script.extend(replies)
+
+    def reject_response_format(self, *types: str) -> None:
+        """Answer HTTP 400 to chat requests whose ``response_format.type`` is one of
+        ``types`` (e.g. "json_schema"), like endpoints without structured outputs."""
+        self.rejected_formats.update(types)
+
+    def chat_bodies(self) -> list[dict[str, Any]]:
+        """Bodies of the chat completion requests received, in order."""
+        with self._lock:
+            return [r.body for r in self.requests if r.path == "/v1/chat/completions"]
+
+    def _next_chat(self) -> ChatReply:
+        with self._lock:
+            return self._script.pop(0) if self._script else self.chat_reply
+
     def fail_always(self, *, status: int = 500) -> None:
         """Make every following request fail (until :meth:`reset`)."""
         self.fail_next(1_000_000, status=status)
@@ -179,6 +204,8 @@ class OpenAIStub:
         """Forget pending failures and recorded requests."""
         with self._lock:
             self._failures.clear()
+            self._script.clear()
+            self.rejected_formats.clear()
             self.requests.clear()
 
     def count(self, path: str = "/v1/embeddings") -> int:
@@ -299,7 +326,11 @@ class _Handler(BaseHTTPRequestHandler):
         )
 
     def _chat(self, body: dict[str, Any]) -> None:
-        reply = self.owner.chat_reply
+        fmt = body.get("response_format")
+        if isinstance(fmt, dict) and fmt.get("type") in self.owner.rejected_formats:
+            self._error(400, f"response_format {fmt.get('type')} is not supported", "bad_format")
+            return
+        reply = self.owner._next_chat()
         content = reply(body) if callable(reply) else reply
         prompt_tokens = sum(
             len(_WORD_RE.findall(str(m.get("content", ""))))

@@ -1,0 +1,381 @@
+"""Pattern tables of the ``rules`` provider (Chinese and English), kept apart from its logic.
+
+Each pattern names a fact ``kind`` and how to read its subject/value from the match. The first
+person ("我", "I", "my") and the third person used in stored facts ("用户", "the user") are both
+accepted, so a stored fact can be re-analysed by the judge.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from memory_engine.models import MemoryType
+
+SENTENCE_RE = re.compile(r"(?<=[。！？!?；;\n])|(?<=\.)\s+")
+
+CHITCHAT_RE = re.compile(
+    r"(?:你好|您好|嗨|哈喽|哈啰|在吗|谢谢你?|多谢|感谢|谢啦|好的|好滴|好|行|嗯+|哦+|噢+|哈+|呵呵|收到|"
+    r"明白了?|知道了|了解|再见|拜拜|晚安|早上好|早安|午安|下午好|晚上好|没问题|不客气|辛苦了?|对|是的|"
+    r"不错|太好了|厉害|棒|ok|okay|k|hi|hello|hey|yo|thanks|thank you|thank you so much|thx|ty|"
+    r"sure|got it|cool|great|nice|awesome|bye|goodbye|see you|good (?:morning|night|evening|"
+    r"afternoon)|yes|no|yeah|yep|nope|lol|haha|you're welcome|no problem|sounds good|perfect|"
+    r"alright|all right|hmm+|wow|ok thanks|okay thanks)",
+    re.I,
+)
+QUESTION_RE = re.compile(
+    r"[?？]\s*$|吗\s*[。]?$|^(?:请问|能不能|可不可以|是不是|有没有|为什么|怎么|什么|哪|谁)|"
+    r"^(?:what|how|why|when|where|who|which|can you|could you|would you|do you|does|is it|"
+    r"are you|is there|should i)\b",
+    re.I,
+)
+REQUEST_RE = re.compile(
+    r"^(?:请)?(?:帮我|帮忙|给我|替我|麻烦你?)(?:查|找|写|翻译|总结|看|算|搜|订|生成|改|发)|"
+    r"^(?:please )?(?:help me|summari[sz]e|translate|write|find|search|check|look up|"
+    r"calculate|draft|generate|show me|tell me|give me|list)\b",
+    re.I,
+)
+INSTRUCTION_RE = re.compile(
+    r"以后|今后|从现在起|从今天起|每次|总是|一律|(?:别|不要|不用|请勿|勿)(?:再)?(?:给我|帮我|跟我|"
+    r"给用户|帮用户)|记住|"
+    r"\b(?:always|never|from now on|in the future|going forward|please don't|don't ever|"
+    r"every time|remember that)\b",
+    re.I,
+)
+CHANGE_RE = re.compile(
+    r"改成|改到|改为|换成|换到|调整到|挪到|推迟到|提前到|"
+    r"\b(?:changed? to|moved? to|switch(?:ed)? to|reschedul\w* (?:to|for)|is now on|now on)\b",
+    re.I,
+)
+TEMPORARY_RE = re.compile(
+    r"最近|这几天|这阵子|这段时间|暂时|这周|近期|\b(?:these days|lately|recently|for now|"
+    r"this week|at the moment|right now|temporarily|for the time being)\b",
+    re.I,
+)
+WEEKDAY_RE = re.compile(
+    r"(?P<day>(?:周|星期|礼拜)[一二三四五六日天]|\b(?:monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday)s?\b)",
+    re.I,
+)
+_ME_ZH = r"(?:我|用户)"
+_ME_EN = r"(?:I|the user|[Tt]he user)"
+_TAIL = r"(?=$|[，,。.!！;；]| and | but | because | so )"
+
+
+@dataclass(frozen=True)
+class Match:
+    """What one sentence says: its kind, subject, polarity (+1/-1), value, type, importance."""
+
+    kind: str
+    subject: str
+    memory_type: MemoryType = MemoryType.SEMANTIC
+    importance: float = 0.6
+    polarity: int = 1
+    value: str | None = None
+    tags: tuple[str, ...] = ()
+
+
+def normalise_subject(text: str) -> str:
+    """Lowercased subject without fillers ("any more", "很", "吃"), for comparisons."""
+    t = text.strip().lower()
+    t = re.sub(r"\b(?:any ?more|at all|very much|a lot|so much|now|too|either|really)\b", "", t)
+    t = re.sub(r"^(?:the|a|an|some|eating|to eat|to drink|to)\s+", "", t.strip())
+    t = re.sub(r"^(?:吃|喝|用|看|听|玩)(?=.)", "", t)
+    t = re.sub(r"[了的啦呀吧呢啊哦]+$", "", t)
+    return re.sub(r"\s+", " ", t).strip(" ，,。.!！")
+
+
+_EN_VERBS = {
+    "like": "likes",
+    "love": "loves",
+    "hate": "hates",
+    "prefer": "prefers",
+    "enjoy": "enjoys",
+    "dislike": "dislikes",
+    "have": "has",
+    "live": "lives",
+    "work": "works",
+    "want": "wants",
+    "need": "needs",
+    "go": "goes",
+    "eat": "eats",
+    "drink": "drinks",
+    "avoid": "avoids",
+    "usually": "usually",
+    "don't": "doesn't",
+    "do": "does",
+    "take": "takes",
+    "own": "owns",
+    "play": "plays",
+    "speak": "speaks",
+    "study": "studies",
+    "teach": "teaches",
+    "use": "uses",
+    "start": "starts",
+    "get": "gets",
+    "run": "runs",
+    "walk": "walks",
+    "cook": "cooks",
+}
+
+
+def third_person(text: str) -> str:
+    """First person -> "用户" / "the user" (verb agreement for common English verbs)."""
+    if re.search(r"[\u4e00-\u9fff]", text):
+        out = re.sub(r"我们", "我们", text)
+        out = re.sub(r"我(?!们)", "用户", out)
+        return out.rstrip("。.")
+    subs = [
+        (r"\bI'm\b|\bI am\b", "the user is"),
+        (r"\bI've\b", "the user has"),
+        (r"\bI'd\b", "the user would"),
+        (r"\bI'll\b", "the user will"),
+        (r"\bI was\b", "the user was"),
+        (r"\bI\b", "the user"),
+        (r"\b[Mm]y\b", "the user's"),
+        (r"\b[Mm]ine\b", "the user's"),
+        (r"\b[Mm]yself\b", "the user"),
+        (r"\b[Mm]e\b", "the user"),
+    ]
+    out = text
+    for pattern, repl in subs:
+        out = re.sub(pattern, repl, out)
+
+    def agree(m: re.Match[str]) -> str:
+        word = m.group(2)
+        return m.group(1) + _EN_VERBS.get(word.lower(), word)
+
+    out = re.sub(
+        r"(the user (?:also |really |usually |often |never |always )?)([\w']+)", agree, out
+    )
+    out = out.strip().rstrip(".")
+    return out[:1].upper() + out[1:]
+
+
+Reader = Callable[[re.Match[str]], Match]
+
+
+def _p(pattern: str, flags: int = re.I) -> re.Pattern[str]:
+    return re.compile(pattern, flags)
+
+
+def _subj(m: re.Match[str], group: int | str = 1) -> str:
+    return normalise_subject(m.group(group) or "")
+
+
+_PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
+    # allergies
+    (
+        _p(r"对(.{1,12}?)过敏"),
+        lambda m: Match("allergy", _subj(m), importance=0.9, tags=("allergy", "health")),
+    ),
+    (
+        _p(rf"{_ME_ZH}?(.{{1,10}}?)过敏"),
+        lambda m: Match("allergy", _subj(m), importance=0.9, tags=("allergy", "health")),
+    ),
+    (
+        _p(rf"allergic to ([\w\s-]{{1,30}}?){_TAIL}"),
+        lambda m: Match("allergy", _subj(m), importance=0.9, tags=("allergy", "health")),
+    ),
+    (
+        _p(r"(?:have|has) an? ([\w\s-]{1,30}?) allergy"),
+        lambda m: Match("allergy", _subj(m), importance=0.9, tags=("allergy", "health")),
+    ),
+    # preferences (negative first: 不喜欢 contains 喜欢)
+    (
+        _p(
+            r"(?:不喜欢|不爱吃|不爱喝|不爱|讨厌|不吃|不喝|受不了|吃不了|喝不了|不能吃|不能喝|不想要|反感)"
+            r"([^，,。.!！;；]{1,20})"
+        ),
+        lambda m: Match("preference", _subj(m), importance=0.7, polarity=-1, tags=("preference",)),
+    ),
+    (
+        _p(r"(?:喜欢|爱吃|爱喝|偏好|偏爱|更喜欢|最爱|热爱|习惯用)([^，,。.!！;；]{1,20})"),
+        lambda m: Match("preference", _subj(m), importance=0.7, tags=("preference",)),
+    ),
+    (
+        _p(
+            rf"{_ME_EN} (?:really |also |just |still )?(?:don't|do not|doesn't|does not|no longer|"
+            rf"can't|cannot|can no longer|won't) (?:really )?(?:like|love|enjoy|eat|drink|stand|"
+            rf"want|use)s? ([\w\s'-]{{1,40}}?){_TAIL}"
+        ),
+        lambda m: Match("preference", _subj(m), importance=0.7, polarity=-1, tags=("preference",)),
+    ),
+    (
+        _p(
+            rf"{_ME_EN} (?:really |also |just )?(?:hate|dislike|avoid)s? ([\w\s'-]{{1,40}}?){_TAIL}"
+        ),
+        lambda m: Match("preference", _subj(m), importance=0.7, polarity=-1, tags=("preference",)),
+    ),
+    (
+        _p(
+            rf"{_ME_EN} (?:really |also |just |usually )?(?:like|love|enjoy|prefer|adore)s? "
+            rf"([\w\s'-]{{1,40}}?){_TAIL}"
+        ),
+        lambda m: Match("preference", _subj(m), importance=0.7, tags=("preference",)),
+    ),
+    (
+        _p(rf"\b(?:my|the user's) fav(?:ou?rite) ([\w\s-]{{1,20}}?) is ([\w\s'-]{{1,30}}?){_TAIL}"),
+        lambda m: Match("attr", "favourite " + _subj(m), value=_subj(m, 2), tags=("preference",)),
+    ),
+    # names
+    (
+        _p(r"(?:我|用户)(?:叫|的名字是|的名字叫|名叫)([\u4e00-\u9fffA-Za-z·]{1,12})"),
+        lambda m: Match("name", "name", value=m.group(1), importance=0.8, tags=("identity",)),
+    ),
+    (
+        _p(r"\b(?:[Mm]y|[Tt]he user's) name is ([A-Z][\w'-]*(?: [A-Z][\w'-]*)?)", 0),
+        lambda m: Match("name", "name", value=m.group(1), importance=0.8, tags=("identity",)),
+    ),
+    (
+        _p(r"\b[Cc]all me ([A-Z][\w'-]*)", 0),
+        lambda m: Match("name", "name", value=m.group(1), importance=0.8, tags=("identity",)),
+    ),
+    # places
+    (
+        _p(r"(?:我|用户)(?:现在|目前)?(?:住在|搬到了?|搬去了?)([^，,。.!！;；]{1,15})"),
+        lambda m: Match("residence", "residence", value=_subj(m), importance=0.7, tags=("place",)),
+    ),
+    (
+        _p(
+            r"(?:我|用户)(?:现在|目前)?(?:在|就职于)([^，,。.!！;；]{1,15}?)(?:工作|上班|上学|读书|实习)"
+        ),
+        lambda m: Match("workplace", "workplace", value=_subj(m), importance=0.7, tags=("place",)),
+    ),
+    (
+        _p(r"(?:我|用户)来自([^，,。.!！;；]{1,15})"),
+        lambda m: Match("origin", "origin", value=_subj(m), importance=0.6, tags=("place",)),
+    ),
+    (
+        _p(
+            rf"{_ME_EN} (?:now |currently )?(?:live|lives|am living|is living) in "
+            rf"([A-Z][\w\s-]{{1,30}}?){_TAIL}",
+            0,
+        ),
+        lambda m: Match("residence", "residence", value=_subj(m), importance=0.7, tags=("place",)),
+    ),
+    (
+        _p(
+            rf"{_ME_EN} (?:just |recently )?(?:moved|relocated) to ([A-Z][\w\s-]{{1,30}}?){_TAIL}",
+            0,
+        ),
+        lambda m: Match("residence", "residence", value=_subj(m), importance=0.7, tags=("place",)),
+    ),
+    (
+        _p(
+            rf"{_ME_EN} (?:work|works|am working|is working) (?:at|for) ([A-Z][\w&\s.-]{{1,30}}?)"
+            rf"{_TAIL}",
+            0,
+        ),
+        lambda m: Match(
+            "workplace", "workplace", value=_subj(m), importance=0.7, tags=("place", "work")
+        ),
+    ),
+    (
+        _p(rf"(?:{_ME_EN} am|I'm|the user is) from ([A-Z][\w\s-]{{1,30}}?){_TAIL}", 0),
+        lambda m: Match("origin", "origin", value=_subj(m), importance=0.6, tags=("place",)),
+    ),
+    # occupation
+    (
+        _p(r"(?:我|用户)是(?:一名|一个|一位|个|名)([^，,。.!！;；]{1,15})"),
+        lambda m: Match(
+            "occupation", "occupation", value=_subj(m), importance=0.7, tags=("identity",)
+        ),
+    ),
+    (
+        _p(
+            r"(?:I'm|I am|the user is|I work as|the user works as) an? ([a-z][\w\s-]{2,30}?)"
+            r"(?=$|[,.!;]| at | for | in )"
+        ),
+        lambda m: Match(
+            "occupation", "occupation", value=_subj(m), importance=0.7, tags=("identity",)
+        ),
+    ),
+    # possessions / family
+    (
+        _p(
+            r"(?:我|用户)(?:家)?有(?:一|两|三|四|\d+)(?:只|个|条|辆|位|套|台|匹)([^，,。.!！;；]{1,10})"
+        ),
+        lambda m: Match("has", _subj(m), importance=0.6, tags=("personal",)),
+    ),
+    (
+        _p(
+            rf"{_ME_EN} (?:have|has|own|owns) (?:a|an|two|three|four|\d+) ([\w\s-]{{1,30}}?){_TAIL}"
+        ),
+        lambda m: Match("has", _subj(m), importance=0.6, tags=("personal",)),
+    ),
+    # amounts
+    (
+        _p(
+            r"(预算|工资|月薪|年薪|房租|报价|贷款|存款|花了|付了|价格|费用)[^，,。.!！;；\d]{0,6}"
+            r"([\d,.]+\s*(?:万|千|百)?\s*(?:元|块|美元|欧元|rmb|RMB)?)"
+        ),
+        lambda m: Match(
+            "amount", normalise_subject(m.group(1)), value=m.group(2).strip(), tags=("amount",)
+        ),
+    ),
+    (
+        _p(
+            r"\b(budget|salary|rent|loan|savings|price|cost|fee)\b[^.,;!\d$€¥]{0,20}"
+            r"([$€¥£]\s?[\d,.]+\s*(?:k|m|million|thousand)?|[\d,.]+\s*(?:dollars|usd|eur|euros|yuan|"
+            r"rmb|k)\b)"
+        ),
+        lambda m: Match("amount", m.group(1).lower(), value=m.group(2).strip(), tags=("amount",)),
+    ),
+    (
+        _p(r"\b(?:spent|paid|saved) ([$€¥£]\s?[\d,.]+|[\d,.]+ (?:dollars|euros|yuan))"),
+        lambda m: Match("amount", "spent", value=m.group(1), tags=("amount",)),
+    ),
+    # my X is Y
+    (
+        _p(r"(?:我|用户)的([^，,。.!！;；是]{1,10}?)(?:是|叫|在)([^，,。.!！;；]{1,20})"),
+        lambda m: Match("attr", _subj(m), value=_subj(m, 2), importance=0.6, tags=("personal",)),
+    ),
+    (
+        _p(
+            rf"\b(?:my|the user's) ([\w\s'-]{{1,25}}?) (?:is|are|was) ([\w\s'@.:/-]{{1,40}}?){_TAIL}"
+        ),
+        lambda m: Match("attr", _subj(m), value=_subj(m, 2), importance=0.6, tags=("personal",)),
+    ),
+    # deadlines and dated events
+    (
+        _p(r"(截止|截止日期|之前交|前交|前提交|到期|deadline|due|ddl)"),
+        lambda m: Match("deadline", "deadline", importance=0.8, tags=("deadline",)),
+    ),
+    (
+        _p(
+            r"(航班|飞机|机票|高铁|火车|预约|约了|面试|考试|生日|纪念日|婚礼|体检|开会|会议|出差|旅行|去了|回了|"
+            r"flight|appointment|interview|exam|birthday|anniversary|wedding|trip|went to|visited|"
+            r"travel+ed to|flew to|meeting)"
+        ),
+        lambda m: Match("event", normalise_subject(m.group(1)), importance=0.6, tags=("event",)),
+    ),
+]
+
+
+def match_patterns(sentence: str) -> Match | None:
+    """The first pattern that matches ``sentence`` (table order), or None."""
+    for pattern, read in _PATTERNS:
+        m = pattern.search(sentence)
+        if m:
+            found = read(m)
+            if found.kind in ("deadline", "event") and not _has_time(sentence):
+                continue
+            return found
+    return None
+
+
+_TIME_RE = re.compile(
+    r"\d{1,4}[-/月年.]\d{1,2}|\d{1,2}[日号]|\d{1,2}(?:点|:\d\d)|[上下这本](?:个)?(?:周|星期|月)|"
+    r"(?:大)?[前昨今明后]天|去年|今年|明年|(?:周|星期|礼拜)[一二三四五六日天]|\d+\s*天[前后]|"
+    r"\b(?:yesterday|today|tomorrow|tonight|last|next|this|ago|monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday|january|february|march|april|may|june|july|august|september|"
+    r"october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b|"
+    r"\b\d{1,2}(?:st|nd|rd|th)?\b",
+    re.I,
+)
+
+
+def _has_time(sentence: str) -> bool:
+    return bool(_TIME_RE.search(sentence))

@@ -1,0 +1,412 @@
+"""Extract-mode write pipeline (DESIGN.md section 5): guard -> evaluate+extract -> embed ->
+exact dedupe -> near-duplicate candidates -> judge -> commit, with a decision trail.
+
+One call of ``run_extract`` handles one ``WriteRequest``. Order of effects on a contradiction:
+the new memory is inserted first, then the old one is marked ``superseded`` with
+``superseded_by`` (version-checked), so a failure in between leaves both memories, never zero.
+The judge sees candidates by index only; ids are mapped back here, within the caller's scope.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from memory_engine import text as textmod
+from memory_engine.config import Settings
+from memory_engine.embedding.base import Embedder
+from memory_engine.errors import MemoryEngineError, VersionConflictError
+from memory_engine.llm.base import ExtractInput, JudgeCandidate, WriteLLM
+from memory_engine.llm.prompts import CANARY
+from memory_engine.llm.schemas import Extraction, Fact
+from memory_engine.models import Candidate, Memory, MemoryStatus, Scope, ensure_utc, utcnow
+from memory_engine.stores.base import MemoryStore, NewMemory
+from memory_engine.write.guard import guard_untrusted
+from memory_engine.write.raw import WriteRequest
+
+log = logging.getLogger(__name__)
+
+#: Characters of the source text kept in a trail and in each memory's metadata.
+SPAN_CHARS = 2000
+
+#: Longest text sent to one extract call; longer inputs are split (sentence-aligned).
+EXTRACT_CHUNK_CHARS = 6000
+
+
+@dataclass
+class PipelineParts:
+    """What the pipeline needs: settings, store, embedder, LLM and the shared call limit."""
+
+    settings: Settings
+    store: MemoryStore
+    embedder: Embedder
+    llm: WriteLLM
+    limit: threading.BoundedSemaphore = field(default_factory=lambda: threading.BoundedSemaphore(4))
+
+
+@dataclass
+class Outcome:
+    """Result of one extract-mode write: actions taken (or planned, in a dry run) and trail."""
+
+    write_id: str
+    remembered: bool
+    reason: str
+    actions: list[dict[str, Any]]
+    trail: dict[str, Any]
+    warnings: list[str]
+
+    @property
+    def memory_ids(self) -> list[str]:
+        """Ids of the memories this write created or reinforced."""
+        return [
+            a["memory_id"]
+            for a in self.actions
+            if a["action"] in ("create", "duplicate") and a.get("memory_id")
+        ]
+
+
+def _memory(scope: Scope, req: WriteRequest, fact: Fact, write_id: str, span: str) -> Memory:
+    observed = ensure_utc(req.observed_at) or utcnow()
+    meta = dict(req.metadata)
+    meta.update({"write_id": write_id, "source_span": span[:300]})
+    if fact.key:
+        meta["fact_key"] = fact.key
+    return Memory(
+        tenant_id=scope.tenant_id,
+        user_id=scope.user_id,
+        agent_id=scope.agent_id,
+        session_id=scope.session_id or req.session_id,
+        content=fact.content,
+        memory_type=fact.memory_type,
+        entities=tuple(dict.fromkeys(req.entities + fact.entities)),
+        tags=tuple(dict.fromkeys(req.tags + fact.tags)),
+        importance=fact.importance,
+        confidence=fact.confidence,
+        source=req.source,
+        source_ref=req.source_ref,
+        observed_at=observed,
+        valid_from=ensure_utc(fact.valid_from) or observed,
+        valid_until=ensure_utc(fact.valid_until),
+        content_hash=textmod.content_hash(fact.content),
+        metadata=meta,
+    )
+
+
+def _candidates(
+    parts: PipelineParts, scope: Scope, mem: Memory, vector: list[float]
+) -> list[Candidate]:
+    """Stored active memories near ``mem``: cosine >= threshold, plus keyword hits on its
+    entities (the subject), at most ``judge_max_candidates``, best first."""
+    s = parts.settings
+    found: dict[uuid.UUID, Candidate] = {}
+    for c in parts.store.dense_search(vector, scope=scope, k=s.judge_max_candidates):
+        if c.scores.get("cosine", 0.0) >= s.conflict_similarity or (
+            c.memory.content_hash == mem.content_hash
+        ):
+            found[c.memory.id] = c
+    terms = [t for e in mem.entities for t in textmod.tokenize(e)]
+    if terms:
+        for c in parts.store.keyword_search(terms, scope=scope, k=s.judge_max_candidates):
+            if c.memory.id not in found and c.scores.get("bm25", 0.0) > 0:
+                found[c.memory.id] = c
+    ranked = sorted(found.values(), key=lambda c: -c.scores.get("cosine", 0.0))
+    return ranked[: s.judge_max_candidates]
+
+
+def _reinforce(
+    parts: PipelineParts, scope: Scope, old: Memory, write_id: str, actor: str
+) -> dict[str, Any]:
+    meta = dict(old.metadata)
+    meta["reinforced"] = int(meta.get("reinforced", 0)) + 1
+    try:
+        parts.store.update(
+            old.id,
+            scope=scope,
+            expected_version=old.version,
+            changes={"confidence": min(1.0, old.confidence + 0.05), "metadata": meta},
+            actor=actor,
+            reason="reinforced by a duplicate write",
+            request_id=write_id,
+        )
+    except VersionConflictError:
+        return {"action": "duplicate", "memory_id": str(old.id), "note": "changed concurrently"}
+    return {"action": "duplicate", "memory_id": str(old.id), "reason": "reinforced"}
+
+
+def _extract_all(
+    parts: PipelineParts, item: ExtractInput, trail: dict[str, Any], warnings: list[str]
+) -> Extraction:
+    """One extract call, or one per ``EXTRACT_CHUNK_CHARS`` chunk of a long input (sentence
+    aligned), facts concatenated in order; remembered when any chunk is."""
+    pieces = [item.text]
+    if len(item.text) > EXTRACT_CHUNK_CHARS:
+        pieces = textmod.chunk_text(
+            item.text, min_chars=EXTRACT_CHUNK_CHARS // 2, max_chars=EXTRACT_CHUNK_CHARS
+        )
+    results = []
+    for piece in pieces:
+        with parts.limit:
+            extraction, call = parts.llm.extract(item.model_copy(update={"text": piece}))
+        trail["llm_calls"].append(call.model_dump(mode="json"))
+        warnings.extend(call.warnings)
+        results.append(extraction)
+    if len(results) == 1:
+        return results[0]
+    remembered = [r for r in results if r.should_remember]
+    return Extraction(
+        should_remember=bool(remembered),
+        reason="; ".join(dict.fromkeys(r.reason for r in (remembered or results) if r.reason)),
+        facts=tuple(f for r in remembered for f in r.facts),
+    )
+
+
+def run_extract(
+    req: WriteRequest,
+    *,
+    scope: Scope,
+    parts: PipelineParts,
+    actor: str,
+    write_id: str,
+    text: str,
+    dry_run: bool = False,
+) -> Outcome:
+    """Run the pipeline on one guarded ``text`` (already cleaned by ``clean_text``).
+
+    Raises:
+        ExtractionFailedError, LLMError: the LLM failed (the caller keeps the input to retry).
+        EmbeddingError, StoreError: lower layers failed; nothing of this write is committed
+            except memories already reported in a previous step (each insert is atomic).
+    """
+    s = parts.settings
+    observed = ensure_utc(req.observed_at) or utcnow()
+    warnings: list[str] = []
+    trail: dict[str, Any] = {
+        "write_id": write_id,
+        "dry_run": dry_run,
+        "source": {
+            "text": text[:SPAN_CHARS],
+            "chars": len(text),
+            "source": req.source.value,
+            "source_ref": req.source_ref,
+            "observed_at": observed.isoformat(),
+        },
+        "llm_calls": [],
+        "facts": [],
+        "actions": [],
+    }
+    guarded, report = guard_untrusted(
+        text,
+        source=req.source.value,
+        metadata=req.metadata,
+        max_tool_chars=s.tool_output_max_chars,
+    )
+    trail["guard"] = report.model_dump()
+    if report.memory_tool_call or report.injection:
+        reason = "; ".join(report.notes)
+        trail["decision"] = {"should_remember": False, "reason": reason}
+        return Outcome(write_id, False, reason, [], trail, warnings)
+
+    item = ExtractInput(
+        text=guarded,
+        observed_at=observed,
+        timezone=s.user_timezone,
+        source=req.source,
+        speaker=str(req.metadata.get("speaker")) if req.metadata.get("speaker") else None,
+    )
+    extraction = _extract_all(parts, item, trail, warnings)
+    trail["decision"] = {"should_remember": extraction.should_remember, "reason": extraction.reason}
+    facts = []
+    for fact in extraction.facts:
+        if CANARY.lower() in fact.content.lower():
+            warnings.append(
+                f"fact dropped: copied from the prompt examples ({fact.content[:40]!r})"
+            )
+            continue
+        facts.append(fact)
+    if not extraction.should_remember or not facts:
+        reason = extraction.reason or "nothing worth remembering"
+        if extraction.should_remember and not facts:
+            reason = "every extracted fact was dropped"
+        return Outcome(write_id, False, reason, [], trail, warnings)
+
+    mems = [_memory(scope, req, f, write_id, text) for f in facts]
+    with parts.limit:
+        vectors = parts.embedder.embed([m.content for m in mems])
+    mems = [m.model_copy(update={"embedding_model": parts.embedder.model_name}) for m in mems]
+    actions: list[dict[str, Any]] = []
+    for fact, mem, vector in zip(facts, mems, vectors, strict=True):
+        fact_trail: dict[str, Any] = {"fact": fact.model_dump(mode="json"), "candidates": []}
+        trail["facts"].append(fact_trail)
+        actions.extend(
+            _decide_and_apply(
+                parts,
+                scope,
+                req,
+                fact,
+                mem,
+                list(vector),
+                item,
+                fact_trail,
+                warnings,
+                actor=actor,
+                write_id=write_id,
+                dry_run=dry_run,
+            )
+        )
+    trail["actions"] = actions
+    trail["rows"] = sorted({a["memory_id"] for a in actions if a.get("memory_id")})
+    return Outcome(write_id, True, extraction.reason, actions, trail, warnings)
+
+
+def _decide_and_apply(
+    parts: PipelineParts,
+    scope: Scope,
+    req: WriteRequest,
+    fact: Fact,
+    mem: Memory,
+    vector: list[float],
+    item: ExtractInput,
+    fact_trail: dict[str, Any],
+    warnings: list[str],
+    *,
+    actor: str,
+    write_id: str,
+    dry_run: bool,
+) -> list[dict[str, Any]]:
+    """Dedupe, judge and commit one fact; returns its actions."""
+    cands = _candidates(parts, scope, mem, vector)
+    fact_trail["candidates"] = [
+        {
+            "index": i,
+            "memory_id": str(c.memory.id),
+            "content": c.memory.content,
+            "cosine": round(c.scores.get("cosine", 0.0), 4),
+            "bm25": round(c.scores.get("bm25", 0.0), 4),
+        }
+        for i, c in enumerate(cands)
+    ]
+    exact = next((c for c in cands if c.memory.content_hash == mem.content_hash), None)
+    if exact is not None:  # exact hash first, before any judge call
+        fact_trail["judge"] = "skipped: exact duplicate"
+        if dry_run:
+            return [{"action": "duplicate", "memory_id": str(exact.memory.id), "planned": True}]
+        return [_reinforce(parts, scope, exact.memory, write_id, actor)]
+    relations: dict[int, tuple[str, str]] = {}
+    if cands:
+        shown = [
+            JudgeCandidate(
+                index=i,
+                content=c.memory.content,
+                memory_type=c.memory.memory_type.value,
+                observed_at=c.memory.observed_at,
+                valid_until=c.memory.valid_until,
+                similarity=c.scores.get("cosine", 0.0),
+                key=dict(c.memory.metadata.get("fact_key") or {}),
+            )
+            for i, c in enumerate(cands)
+        ]
+        try:
+            with parts.limit:
+                judgement, call = parts.llm.judge(fact, shown, item)
+        except MemoryEngineError as exc:  # keep both: never lose a fact to a failed judge
+            warnings.append(f"judge failed, both memories kept: {exc.message}")
+            fact_trail["judge"] = {"error": exc.to_dict()}
+        else:
+            fact_trail["judge"] = call.model_dump(mode="json")
+            warnings.extend(call.warnings)
+            for d in judgement.decisions:
+                if d.candidate >= len(cands):  # providers filter too; never trust an index
+                    warnings.append(f"judge named candidate {d.candidate}, not shown: dropped")
+                    continue
+                relations[d.candidate] = (d.relation, d.reason)
+    else:
+        fact_trail["judge"] = "skipped: no candidates"
+    dup = next((i for i, (rel, _) in relations.items() if rel == "duplicate"), None)
+    if dup is not None:
+        if dry_run:
+            return [
+                {"action": "duplicate", "memory_id": str(cands[dup].memory.id), "planned": True}
+            ]
+        return [_reinforce(parts, scope, cands[dup].memory, write_id, actor)]
+    actions: list[dict[str, Any]] = []
+    new_id = str(mem.id)
+    if dry_run:
+        actions.append(
+            {"action": "create", "memory_id": new_id, "content": mem.content, "planned": True}
+        )
+    else:
+        outcome = parts.store.insert(
+            [
+                NewMemory(
+                    memory=mem, embedding=tuple(vector), terms=tuple(textmod.tokenize(mem.content))
+                )
+            ],
+            scope=scope,
+            actor=actor,
+            reason="extracted",
+            request_id=write_id,
+        )[0]
+        if outcome.status == "duplicate":
+            return [{"action": "duplicate", "memory_id": str(outcome.existing_id)}]
+        actions.append({"action": "create", "memory_id": new_id, "content": mem.content})
+    for i, (rel, why) in sorted(relations.items()):
+        old = cands[i].memory
+        if rel == "contradicts":
+            actions.append(_supersede(parts, scope, old, mem, why, write_id, actor, dry_run))
+        elif rel == "supplements":
+            actions.append(
+                {
+                    "action": "supplement",
+                    "memory_id": new_id,
+                    "target_id": str(old.id),
+                    "reason": why,
+                }
+            )
+    return actions
+
+
+def _supersede(
+    parts: PipelineParts,
+    scope: Scope,
+    old: Memory,
+    new: Memory,
+    why: str,
+    write_id: str,
+    actor: str,
+    dry_run: bool,
+) -> dict[str, Any]:
+    action = {
+        "action": "supersede",
+        "memory_id": str(new.id),
+        "target_id": str(old.id),
+        "reason": why,
+    }
+    if dry_run:
+        return {**action, "planned": True}
+    try:
+        parts.store.update(
+            old.id,
+            scope=scope,
+            expected_version=old.version,
+            changes={
+                "status": MemoryStatus.SUPERSEDED,
+                "superseded_by": new.id,
+                "valid_until": new.valid_from or new.observed_at or utcnow(),
+            },
+            actor=actor,
+            reason=f"superseded: {why}"[:500],
+            action="supersede",
+            request_id=write_id,
+        )
+    except VersionConflictError:
+        return {**action, "action": "supersede_skipped", "note": "changed concurrently"}
+    return action
+
+
+def now_ms() -> float:
+    """Monotonic milliseconds (for trail timings)."""
+    return time.perf_counter() * 1000.0

@@ -1,0 +1,272 @@
+"""Write journal: the durable write queue and the store of write trails (SQLite, stdlib).
+
+Why SQLite in ``MEMORY_DATA_DIR`` rather than the store's database: both stores (PostgreSQL and
+Qdrant local/server) get the same queue with no new store method, and an accepted write is on
+disk (WAL, ``synchronous=FULL``) before ``write(..., wait=False)`` returns its id.
+
+States: ``pending`` -> ``running`` -> ``done`` | ``skipped`` (not worth remembering) |
+``failed`` (error kept with the raw input, retryable). A process killed while a write was
+``running`` leaves it ``running``; ``recover()`` (run when a journal is opened) puts it back to
+``pending``. Re-running a write is safe: inserts dedupe by content hash.
+
+Every row belongs to one tenant; every read filters by tenant (and narrows by the scope's ids).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from memory_engine.errors import MemoryNotFoundError
+from memory_engine.models import Page, Scope, utcnow
+from memory_engine.stores.common import decode_cursor, encode_cursor
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS writes (
+    seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+    id         TEXT UNIQUE NOT NULL,
+    tenant_id  TEXT NOT NULL,
+    scope      TEXT NOT NULL,
+    mode       TEXT NOT NULL,
+    request    TEXT NOT NULL,
+    actor      TEXT NOT NULL,
+    input_hash TEXT NOT NULL,
+    status     TEXT NOT NULL,
+    attempts   INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    result     TEXT,
+    error      TEXT,
+    trail      TEXT
+);
+CREATE INDEX IF NOT EXISTS writes_status ON writes (status, seq);
+CREATE INDEX IF NOT EXISTS writes_tenant ON writes (tenant_id, seq);
+CREATE INDEX IF NOT EXISTS writes_hash ON writes (tenant_id, input_hash);
+"""
+
+STATUSES = ("pending", "running", "done", "skipped", "failed")
+
+
+class WriteJournal:
+    """SQLite journal at ``path`` (created with its folder). Thread-safe."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.RLock()
+        self._conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._conn.execute("PRAGMA journal_mode=WAL")
+        self._conn.execute("PRAGMA synchronous=FULL")
+        self._conn.execute("PRAGMA busy_timeout=10000")
+        self._conn.executescript(_SCHEMA)
+        self.recover()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def recover(self) -> int:
+        """Put writes left ``running`` by a killed process back to ``pending``; returns count."""
+        with self._tx() as c:
+            return c.execute("UPDATE writes SET status='pending' WHERE status='running'").rowcount
+
+    def accept(
+        self, scope: Scope, mode: str, request: dict[str, Any], actor: str, input_hash: str
+    ) -> str:
+        """Record a write as ``pending`` (durable when this returns); returns its id."""
+        write_id = str(uuid.uuid4())
+        now = utcnow().isoformat()
+        with self._tx() as c:
+            c.execute(
+                "INSERT INTO writes (id, tenant_id, scope, mode, request, actor, input_hash,"
+                " status, created_at, updated_at) VALUES (?,?,?,?,?,?,?,'pending',?,?)",
+                (
+                    write_id,
+                    scope.tenant_id,
+                    scope.model_dump_json(),
+                    mode,
+                    json.dumps(request, ensure_ascii=False),
+                    actor,
+                    input_hash,
+                    now,
+                    now,
+                ),
+            )
+        return write_id
+
+    def claim(self) -> dict[str, Any] | None:
+        """The oldest ``pending`` write, now ``running`` (attempts + 1), or None."""
+        with self._tx() as c:
+            row = c.execute(
+                "SELECT id FROM writes WHERE status='pending' ORDER BY seq LIMIT 1"
+            ).fetchone()
+            if row is None:
+                return None
+            c.execute(
+                "UPDATE writes SET status='running', attempts=attempts+1, updated_at=? WHERE id=?",
+                (utcnow().isoformat(), row[0]),
+            )
+        return self._row(row[0])
+
+    def mark_running(self, write_id: str) -> None:
+        """A write processed by its caller right away (``wait=True``)."""
+        with self._tx() as c:
+            c.execute(
+                "UPDATE writes SET status='running', attempts=attempts+1, updated_at=? WHERE id=?",
+                (utcnow().isoformat(), write_id),
+            )
+
+    def finish(
+        self,
+        write_id: str,
+        status: str,
+        *,
+        result: dict[str, Any] | None = None,
+        error: dict[str, Any] | None = None,
+        trail: dict[str, Any] | None = None,
+    ) -> None:
+        """Record the end state of a write (``done``, ``skipped`` or ``failed``)."""
+        if status not in STATUSES:
+            raise ValueError(status)
+        with self._tx() as c:
+            c.execute(
+                "UPDATE writes SET status=?, result=?, error=?, trail=?, updated_at=? WHERE id=?",
+                (
+                    status,
+                    json.dumps(result, ensure_ascii=False, default=str) if result else None,
+                    json.dumps(error, ensure_ascii=False, default=str) if error else None,
+                    json.dumps(trail, ensure_ascii=False, default=str) if trail else None,
+                    utcnow().isoformat(),
+                    write_id,
+                ),
+            )
+
+    def retry(self, write_id: str, scope: Scope) -> None:
+        """Put a ``failed`` write of the scope back to ``pending``. Raises MemoryNotFoundError."""
+        self.get(write_id, scope)
+        with self._tx() as c:
+            c.execute(
+                "UPDATE writes SET status='pending', updated_at=? WHERE id=? AND status='failed'",
+                (utcnow().isoformat(), write_id),
+            )
+
+    def add_review(self, write_id: str, key: str, review: dict[str, Any]) -> None:
+        """Record a human review of one judgement (``result.reviews[key]``) of a write."""
+        with self._tx() as c:
+            row = c.execute("SELECT result FROM writes WHERE id=?", (write_id,)).fetchone()
+            result = json.loads(row[0]) if row and row[0] else {}
+            result.setdefault("reviews", {})[key] = review
+            c.execute(
+                "UPDATE writes SET result=?, updated_at=? WHERE id=?",
+                (
+                    json.dumps(result, ensure_ascii=False, default=str),
+                    utcnow().isoformat(),
+                    write_id,
+                ),
+            )
+
+    def _row(self, write_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            cur = self._conn.execute("SELECT * FROM writes WHERE id=?", (write_id,))
+            row = cur.fetchone()
+            names = [d[0] for d in cur.description]
+        if row is None:
+            return None
+        out = dict(zip(names, row, strict=True))
+        for key in ("scope", "request", "result", "error", "trail"):
+            if out.get(key):
+                out[key] = json.loads(out[key])
+        return out
+
+    def get(self, write_id: str, scope: Scope) -> dict[str, Any]:
+        """One write of the scope's tenant (narrowed by its ids). Raises MemoryNotFoundError."""
+        row = self._row(str(write_id))
+        if row is None or not _visible(row, scope):
+            raise MemoryNotFoundError(f"write {write_id} not found", write_id=write_id)
+        return row
+
+    def find_done(self, scope: Scope, input_hash: str) -> dict[str, Any] | None:
+        """The newest ``done`` write of the same scope with the same input hash, or None."""
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT id FROM writes WHERE tenant_id=? AND input_hash=? AND status='done'"
+                " ORDER BY seq DESC LIMIT 20",
+                (scope.tenant_id, input_hash),
+            ).fetchall()
+        for (wid,) in rows:
+            row = self._row(wid)
+            if row and row["scope"] == scope.model_dump(mode="json"):
+                return row
+        return None
+
+    def list(
+        self, scope: Scope, *, limit: int = 50, cursor: str | None = None, status: str | None = None
+    ) -> Page:
+        """Writes of the scope newest first (trail omitted), keyset-paginated by sequence."""
+        before = int(decode_cursor(cursor, "i")[0]) if cursor else None
+        sql = "SELECT seq, id FROM writes WHERE tenant_id=?"
+        args: list[Any] = [scope.tenant_id]
+        if status:
+            sql += " AND status=?"
+            args.append(status)
+        if before is not None:
+            sql += " AND seq<?"
+            args.append(before)
+        sql += " ORDER BY seq DESC LIMIT ?"
+        args.append(limit * 4 + 1)
+        with self._lock:
+            rows = self._conn.execute(sql, args).fetchall()
+        items: list[dict[str, Any]] = []
+        last_seq = None
+        for seq, wid in rows:
+            row = self._row(wid)
+            if row is None or not _visible(row, scope):
+                continue
+            if len(items) == limit:
+                break
+            row.pop("trail", None)
+            items.append(row)
+            last_seq = seq
+        more = len(items) == limit and last_seq is not None and len(rows) > len(items)
+        return Page(
+            items=items,
+            next_cursor=encode_cursor(last_seq) if more else None,
+            truncated=more,
+        )
+
+    def counts(self) -> dict[str, int]:
+        """Writes per status, all tenants (for the worker and tests)."""
+        with self._lock:
+            rows = self._conn.execute("SELECT status, count(*) FROM writes GROUP BY status")
+            return {s: n for s, n in rows}
+
+    def close(self) -> None:
+        """Close the database. Safe to call twice."""
+        with self._lock:
+            try:
+                self._conn.close()
+            except sqlite3.Error:  # pragma: no cover
+                pass
+
+
+def _visible(row: dict[str, Any], scope: Scope) -> bool:
+    stored = row["scope"]
+    if stored.get("tenant_id") != scope.tenant_id:
+        return False
+    return all(
+        getattr(scope, key) is None or stored.get(key) == getattr(scope, key)
+        for key in ("user_id", "agent_id", "session_id")
+    )

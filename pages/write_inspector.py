@@ -1,0 +1,96 @@
+"""Write Inspector: run the extract pipeline on pasted text (dry or for real) and see every
+step and the resulting rows; browse past write trails (the trail shown is in the URL:
+``?write=<id>``)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from memory_engine.models import MemorySource, Scope
+from memory_engine.ui import state
+from memory_engine.ui.errors import guard
+from memory_engine.ui.i18n import t
+from memory_engine.ui.write_inspector import render_trail, writes_frame
+from memory_engine.write.raw import WriteRequest
+
+QP_WRITE = "write"
+PAST_WRITES = 20
+
+state.ensure_router()
+lang = state.current_lang()
+tenant = state.current_tenant()
+engine = state.get_engine()
+
+st.title(t("write.title", lang))
+st.caption(t("write.intro", lang))
+if tenant is None:
+    st.info(t("common.no_tenant", lang))
+    st.stop()
+scope = Scope.of(tenant)
+st.caption(t("common.current_tenant", lang, tenant=tenant))
+
+with st.form("mi_write"):
+    text = st.text_area(t("write.text", lang), key="mi_w_text", height=120)
+    c = st.columns(2)
+    source = c[0].selectbox(
+        t("write.source", lang),
+        [
+            MemorySource.CONVERSATION.value,
+            MemorySource.MANUAL.value,
+            MemorySource.TOOL_OUTPUT.value,
+        ],
+        key="mi_w_source",
+    )
+    dry_run = c[1].checkbox(t("write.dry_run", lang), value=True, key="mi_w_dry")
+    submitted = st.form_submit_button(t("write.run", lang), type="primary")
+
+if submitted:
+    if not text.strip():
+        st.error(t("write.need_text", lang))
+    else:
+        with guard(lang, stop=False):
+            result = engine.write_extract(
+                scope,
+                WriteRequest(text=text, source=MemorySource(source)),
+                actor="dashboard",
+                dry_run=dry_run,
+            )
+            if result.error:
+                st.error(t("write.failed", lang, write_id=result.write_id))
+                st.error(result.error.get("message", ""))
+            elif result.remembered:
+                st.success(t("write.remembered", lang, reason=result.reason))
+            else:
+                st.info(t("write.not_remembered", lang, reason=result.reason))
+            state.set_param(QP_WRITE, result.write_id)
+
+st.divider()
+st.subheader(t("write.history", lang))
+with guard(lang):
+    page = engine.list_writes(scope, limit=PAST_WRITES)
+if not page.items:
+    st.caption(t("write.no_history", lang))
+else:
+    st.dataframe(writes_frame(page.items, lang), hide_index=True)
+    if page.truncated:
+        st.caption(t("write.history_more", lang, n=PAST_WRITES))
+    ids = [w["id"] for w in page.items]
+    current = state.get_param(QP_WRITE)
+    st.session_state["mi_w_pick"] = current if current in ids else None
+
+    def _picked() -> None:
+        state.set_param(QP_WRITE, st.session_state.get("mi_w_pick"))
+
+    st.selectbox(t("write.open", lang), ids, key="mi_w_pick", on_change=_picked)
+
+write_id = state.get_param(QP_WRITE)
+if write_id:
+    with guard(lang):
+        row = engine.write_status(scope, write_id)
+    st.subheader(t("write.trail_of", lang, write_id=write_id, status=row["status"]))
+    if row.get("trail"):
+        render_trail({**row["trail"]}, lang)
+    else:
+        st.caption(t("write.no_trail", lang, status=row["status"]))
+        if row.get("error"):
+            st.error(str(row["error"].get("message", "")))

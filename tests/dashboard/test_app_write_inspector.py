@@ -1,0 +1,95 @@
+"""Page tests of the Write Inspector (AppTest, real engine + DB, offline rules LLM)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from memory_engine import MemoryEngine, Scope
+from memory_engine.ui.i18n import t
+from tests.dashboard.conftest import new_tenant
+from tests.dashboard.helpers import assert_clean, button, run_app
+
+PAGE = "pages/write_inspector.py"
+
+
+@pytest.fixture
+def journal_engine(dash_engine: MemoryEngine, tmp_path: Path) -> MemoryEngine:
+    """The app's engine with its write journal in this test's tmp folder."""
+    dash_engine.open_write_journal(tmp_path / "journal.sqlite3")
+    return dash_engine
+
+
+def run_pipeline(at: AppTest, text: str, *, dry: bool, lang: str = "en") -> AppTest:
+    at.text_area(key="mi_w_text").input(text)
+    at.checkbox(key="mi_w_dry").set_value(dry)
+    button(at, t("write.run", lang)).click().run()
+    assert_clean(at)
+    return at
+
+
+def test_write_inspector_dry_then_real(journal_engine: MemoryEngine) -> None:
+    tenant = new_tenant("write")
+    scope = Scope.of(tenant)
+    at = run_app(page=PAGE, tenant=tenant)
+    assert [s.value for s in at.title] == ["Write Inspector"]
+    assert t("write.no_history", "en") in [c.value for c in at.caption]
+
+    run_pipeline(at, "我周五下午一般都有会，别给我排东西", dry=True)
+    assert [s.value for s in at.success] == ["Remembered: matched: schedule"]
+    assert journal_engine.list(scope).items == []  # dry run: nothing stored
+    actions = [d.value for d in at.dataframe if "action" in d.value.columns]
+    assert list(actions[-1]["action"]) == ["create (dry run)"]
+    dry_id = at.query_params["write"]
+
+    run_pipeline(at, "我周五下午一般都有会，别给我排东西", dry=False)
+    (mem,) = journal_engine.list(scope).items
+    assert mem.content == "用户周五下午一般都有会，别给用户排东西"
+    assert at.query_params["write"] != dry_id
+    shown = [d.value for d in at.dataframe if "action" in d.value.columns][-1]
+    assert list(shown["action"]) == ["create"] and list(shown["memory"]) == [str(mem.id)]
+    assert list(shown["detail"]) == [mem.content]
+
+    run_pipeline(at, "你好", dry=False)
+    assert [i.value for i in at.info] == ["Not remembered: greeting, thanks or small talk"]
+    history = [d.value for d in at.dataframe if "write id" in d.value.columns]
+    assert len(history[0]) == 3 and list(history[0]["status"]) == ["skipped", "done", "skipped"]
+
+
+def test_write_inspector_open_past_trail_in_chinese(journal_engine: MemoryEngine) -> None:
+    tenant = new_tenant("write")
+    scope = Scope.of(tenant)
+    journal_engine.write(scope, "以后周四汇报", mode="extract")
+    result = journal_engine.write(scope, "改成周五汇报", mode="extract")
+    at = run_app(page=PAGE, tenant=tenant, lang="zh", write=str(result.write_id))
+    assert [s.value for s in at.title] == ["写入检查"]
+    headers = [h.value for h in at.subheader]
+    assert t("write.trail_of", "zh", write_id=result.write_id, status="done") in headers
+    actions = [d.value for d in at.dataframe if "动作" in d.value.columns][-1]
+    assert list(actions["动作"]) == ["create", "supersede"]
+    run_pipeline(at, "   ", dry=True, lang="zh")
+    assert [e.value for e in at.error] == [t("write.need_text", "zh")]
+
+
+def test_conflicts_page_reject_restores(journal_engine: MemoryEngine) -> None:
+    tenant = new_tenant("conflict")
+    scope = Scope.of(tenant)
+    thu = journal_engine.write(scope, "以后周四汇报", mode="extract").outcomes[0].memory_id
+    journal_engine.write(scope, "改成周五汇报", mode="extract")
+    at = run_app(page="pages/conflicts.py", tenant=tenant)
+    (frame,) = [d.value for d in at.dataframe if "old memory" in d.value.columns]
+    assert list(frame["old memory"]) == ["用户以后周四汇报"]
+    assert list(frame["new memory"]) == ["用户的汇报改为周五"]
+    assert list(frame["old status"]) == ["superseded"]
+    button(at, t("conflicts.save", "en")).click().run()
+    assert [e.value for e in at.error] == [t("conflicts.need_reason", "en")]
+    at.radio(key="mi_c_decision").set_value("reject")
+    at.text_input(key="mi_c_reason").input("both reports happen")
+    button(at, t("conflicts.save", "en")).click().run()
+    assert_clean(at)
+    assert [s.value for s in at.success] == ["Review saved: Reject (restore the old memory)."]
+    assert journal_engine.get(scope, thu).status == "active"
+    zh = run_app(page="pages/conflicts.py", tenant=tenant, lang="zh")
+    assert [s.value for s in zh.title] == ["冲突审核"]
