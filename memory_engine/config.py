@@ -71,8 +71,10 @@ class Settings(BaseSettings):
     )
 
     # --- embedding ---
-    embedder: Literal["minilm", "openai_compat"] = Field(
-        "minilm", description="Embedder: minilm (offline, English) or openai_compat."
+    embedder: Literal["minilm", "use_m3", "openai_compat"] = Field(
+        "minilm",
+        description="Embedder: minilm (offline, English), use_m3 (offline, multilingual) "
+        "or openai_compat.",
     )
     embedding_base_url: str | None = Field(
         None, description="Base URL of an OpenAI-compatible /v1/embeddings endpoint."
