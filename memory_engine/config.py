@@ -118,6 +118,32 @@ class Settings(BaseSettings):
     # --- logging ---
     log_level: str = Field("WARNING", description="Python logging level (logs go to stderr).")
 
+    # --- retrieval stages (issue 5; README "Retrieval") ---
+    fusion: Literal["rrf", "zscore", "minmax"] = Field(
+        "rrf", description="Fusion of the legs: rrf, zscore or minmax (normalised scores)."
+    )
+    dense_weight: float = Field(1.0, ge=0.0, description="Dense leg weight (zscore/minmax).")
+    keyword_weight: float = Field(1.0, ge=0.0, description="Keyword leg weight (zscore/minmax).")
+    session_weight: float = Field(
+        0.0, ge=0.0, description="Share of a neighbouring turn's score a turn borrows; 0 = off."
+    )
+    session_window: int = Field(1, ge=1, le=5, description="Neighbouring turns on each side.")
+    session_mode: Literal["lift", "sum"] = Field(
+        "lift", description="Session smoothing: lift (toward a stronger neighbour) or sum."
+    )
+    calibrated_min_cosine: bool = Field(
+        False, description="Raise min_cosine to the embedder's calibrated floor."
+    )
+    near_duplicate: float = Field(
+        1.01,
+        gt=0.0,
+        description="Term-set Jaccard at which a result is a near duplicate; >1 = off.",
+    )
+    mmr_lambda: float = Field(1.0, ge=0.0, le=1.0, description="MMR trade-off; 1.0 = off.")
+    rerank_pool: int = Field(
+        20, ge=1, le=100, description="Candidates a configured reranker rescores (bounded)."
+    )
+
     @model_validator(mode="after")
     def _check(self) -> Settings:
         if self.chunk_min_chars >= self.chunk_max_chars:
