@@ -77,14 +77,23 @@ def load(data: Path, lang: str) -> tuple[dict[str, dict[str, Any]], list[dict[st
     return memories, read_jsonl(data / f"MADial-Bench-{lang}-dialogue.json")
 
 
-def dialogue_query(dialogue: dict[str, Any]) -> str:
-    """The lines before the first test turn, as ``Name: utterance`` lines."""
+def dialogue_lines(dialogue: dict[str, Any]) -> list[str]:
+    """The lines before the first test turn, as ``Name: utterance``."""
     first = min(dialogue["test-turn"])
     lines = []
     for raw in dialogue["dialogue"][1:first]:
         m = _LINE_RE.match(raw.strip())
         lines.append(f"{m.group(1)}: {m.group(2).strip()}" if m else raw.strip())
-    return "\n".join(line for line in lines if line)
+    return [line for line in lines if line]
+
+
+def dialogue_query(dialogue: dict[str, Any], mode: str = "joined") -> tuple[str, list[str]]:
+    """(query, recent_turns): ``joined`` = all lines as one query; ``turns`` = the last line
+    as the query and the earlier lines as recent turns (the engine's composite query)."""
+    lines = dialogue_lines(dialogue)
+    if mode == "turns" and len(lines) > 1:
+        return lines[-1], lines[:-1]
+    return "\n".join(lines), []
 
 
 def metrics(ranked: list[str], gold: set[str]) -> dict[str, float]:
@@ -109,6 +118,12 @@ def main() -> None:
     )
     ap.add_argument(
         "--data-dir", type=Path, help="embedded PostgreSQL folder (default: a temp dir)"
+    )
+    ap.add_argument(
+        "--query-mode",
+        choices=["joined", "turns"],
+        default="joined",
+        help="joined: the lines as one query; turns: last line + recent_turns",
     )
     add_common_args(ap)
     args = ap.parse_args()
@@ -162,7 +177,7 @@ def main() -> None:
     ingest_s = time.perf_counter() - t0
 
     cases = [d for d in dialogues if int(d["user-id"]) in users]
-    prefill_queries(engine, [dialogue_query(d) for d in cases])
+    prefill_queries(engine, [dialogue_query(d, args.query_mode)[0] for d in cases])
     for overrides in configs:
         params: dict[str, Any] = {
             "k": 10,
@@ -176,7 +191,9 @@ def main() -> None:
         for d in tqdm(cases, desc="dialogues", file=sys.stderr):
             scope = Scope.of(f"madial-{args.lang}-u{int(d['user-id'])}")
             t = time.perf_counter()
-            res = engine.search(scope, dialogue_query(d), options=options, save_trace=False)
+            query, turns = dialogue_query(d, args.query_mode)
+            opts = options.model_copy(update={"recent_turns": tuple(turns)}) if turns else options
+            res = engine.search(scope, query, options=opts, save_trace=False)
             latencies.append((time.perf_counter() - t) * 1000)
             ranked = [c.memory.source_ref or "" for c in res.memories]
             for name, value in metrics(ranked, {str(r) for r in d["relevant-id"]}).items():
@@ -191,6 +208,7 @@ def main() -> None:
                 "embedder": args.embedder,
                 "legs": list(options.legs),
                 "options": overrides,
+                "query_mode": args.query_mode,
                 "ingest_s": round(ingest_s, 1),
                 "search_ms_p50": round(statistics.median(latencies), 2) if latencies else 0.0,
             }

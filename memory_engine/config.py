@@ -124,6 +124,12 @@ class Settings(BaseSettings):
     )
     dense_weight: float = Field(1.0, ge=0.0, description="Dense leg weight (zscore/minmax).")
     keyword_weight: float = Field(1.0, ge=0.0, description="Keyword leg weight (zscore/minmax).")
+    keyword_terms_ref: int = Field(
+        0,
+        ge=0,
+        le=1000,
+        description="Long-query damping: keyword weight x sqrt(ref/terms) above ref terms; 0=off.",
+    )
     session_weight: float = Field(
         0.0, ge=0.0, description="Share of a neighbouring turn's score a turn borrows; 0 = off."
     )

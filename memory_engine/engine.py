@@ -155,6 +155,7 @@ class MemoryEngine(ReadsMixin, EditsMixin):
             "fusion": s.fusion,
             "dense_weight": s.dense_weight,
             "keyword_weight": s.keyword_weight,
+            "keyword_terms_ref": s.keyword_terms_ref,
             "session_weight": s.session_weight,
             "session_window": s.session_window,
             "session_mode": s.session_mode,

@@ -10,7 +10,7 @@ import plotly.express as px
 import streamlit as st
 
 from memory_engine.models import Scope, Trace
-from memory_engine.ui import state, tables
+from memory_engine.ui import config_compare, relevance, state, tables, why_not
 from memory_engine.ui.errors import guard
 from memory_engine.ui.i18n import t, warning_text
 
@@ -160,6 +160,10 @@ else:
         st.dataframe(timings, hide_index=True, key="mi_timings", placeholder="")
     with st.expander(t("replay.config", lang)):
         st.code(json.dumps(trace.config, indent=1, ensure_ascii=False), language="json")
+    # retrieval tools (issue 5): why not X?, compare configurations, relevance labels
+    why_not.render(trace, lang)
+    config_compare.render(engine, scope, trace, lang)
+    relevance.render(trace, lang)
 
 # ---- past searches: open (?trace=) or re-run with the stored configuration
 st.divider()

@@ -11,6 +11,7 @@ score under a name from ``scores.SCORE_KINDS`` and its rank under ``ranks[<stage
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Sequence
 from typing import Any, Literal
@@ -66,6 +67,9 @@ class SearchOptions(BaseModel):
         rrf_k: RRF constant (computed for every fusion method).
         fusion: ``rrf``, ``zscore`` or ``minmax`` (see ``normfusion``).
         dense_weight, keyword_weight: leg weights of the normalised fusions (>= 0).
+        keyword_terms_ref: long-query damping of the keyword leg: with n query terms above
+            this, its weight is multiplied by sqrt(ref / n) (a long conversational query
+            matches many memories on a few common words each); 0 = off.
         session_weight: share of a neighbouring turn's fused score a turn borrows (0 = off).
         session_window: neighbouring turns on each side (1..5).
         session_decay: factor per extra step of distance, [0, 1].
@@ -92,6 +96,7 @@ class SearchOptions(BaseModel):
     fusion: FusionMethod = "rrf"
     dense_weight: float = Field(1.0, ge=0.0)
     keyword_weight: float = Field(1.0, ge=0.0)
+    keyword_terms_ref: int = Field(0, ge=0, le=1000)
     session_weight: float = Field(0.0, ge=0.0)
     session_window: int = Field(1, ge=1, le=5)
     session_decay: float = Field(0.5, ge=0.0, le=1.0)
@@ -177,7 +182,11 @@ def _recall(
                 )
             else:
                 legs["keyword" + suffix] = []
-                warnings.append(f"query {i} has no keyword terms; keyword leg skipped")
+                warnings.append(
+                    "query has no keyword terms; keyword leg skipped"
+                    if i == 0
+                    else f"expansion {i} has no keyword terms; its keyword leg skipped"
+                )
             clock.lap("keyword")
     # Defence in depth: no leg may hold another tenant's row (FAILURES.md section 1).
     for name, cands in legs.items():
@@ -192,6 +201,12 @@ def _recall(
         for name, cands in legs.items()
     }
     return ranked, first_terms
+
+
+def _query_index(leg: str) -> int:
+    """Index in the searched queries of a leg name (``dense`` -> 0, ``keyword@x2`` -> 2)."""
+    _, sep, suffix = leg.partition("@x")
+    return int(suffix) if sep else 0
 
 
 def run_search(
@@ -251,14 +266,25 @@ def run_search(
         name: {"count": len(c), "empty": not c} for name, c in legs.items()
     }
     for name, health in leg_health.items():
-        if health["empty"]:
+        if not health["empty"]:
+            continue
+        if name.startswith("keyword") and not textmod.query_terms(queries[_query_index(name)]):
+            health["skipped"] = True  # already warned: the query has no keyword terms
+        else:
             warnings.append(f"leg {name} returned no candidates")
 
+    kw_weight = options.keyword_weight
+    if options.keyword_terms_ref and len(terms) > options.keyword_terms_ref:
+        kw_weight *= math.sqrt(options.keyword_terms_ref / len(terms))
+    for name, health in leg_health.items():
+        health["weight"] = round(
+            kw_weight if name.startswith("keyword") else options.dense_weight, 4
+        )
     fused = fuse(
         legs,
         method=options.fusion,
         rrf_k=options.rrf_k,
-        weights={"dense": options.dense_weight, "keyword": options.keyword_weight},
+        weights={"dense": options.dense_weight, "keyword": kw_weight},
         depth=max(options.candidates_per_leg, options.k),
     )
     stages.append(f"fuse:{options.fusion}")

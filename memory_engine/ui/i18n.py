@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from memory_engine.ui import i18n_retrieval as _retrieval
+
 LANGS: Final = ("en", "zh")
 DEFAULT_LANG: Final = "en"
 LANG_LABELS: Final = {"en": "English", "zh": "中文"}
@@ -320,6 +322,9 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
 }
 
 
+STRINGS.update(_retrieval.STRINGS)
+
+
 def t(key: str, lang: str, **fields: object) -> str:
     """The UI string ``key`` in ``lang`` (``en`` or ``zh``), with ``{fields}`` filled in.
 
@@ -336,6 +341,7 @@ def t(key: str, lang: str, **fields: object) -> str:
 KNOWN_WARNINGS: Final = {
     "query has no keyword terms; keyword leg skipped": "warning.no_keyword_terms",
 }
+KNOWN_WARNINGS.update(_retrieval.WARNINGS)
 
 
 def warning_text(warning: str, lang: str) -> str:

@@ -94,11 +94,18 @@ def test_trace_names_stages_and_flags_an_empty_leg(engine: MemoryEngine, tenant:
     engine.write(s, "The user lives in Lisbon")
     res = engine.search(s, "zzzzqqq", options=engine.search_options(fusion="zscore"))
     health = res.trace.leg_health
-    assert health["keyword"] == {"count": 0, "empty": True}
+    assert health["keyword"] == {"count": 0, "empty": True, "weight": 1.0}
     assert health["dense"]["count"] == 1 and not health["dense"]["empty"]
     assert any("keyword returned no candidates" in w for w in res.trace.warnings)
     assert res.trace.stages[:3] == ["dense", "keyword", "fuse:zscore"]
     assert res.trace.stages[-2:] == ["top_k", "budget"]
+    # a long query damps the keyword leg (keyword_terms_ref), recorded in the leg health
+    long_q = " ".join(f"word{i}" for i in range(48))
+    damped = engine.search(
+        s, long_q, options=engine.search_options(fusion="zscore", keyword_terms_ref=12)
+    )
+    assert damped.trace.leg_health["keyword"]["weight"] == 0.5  # sqrt(12 / 48)
+    assert damped.trace.leg_health["dense"]["weight"] == 1.0
     stored = engine.get_trace(s, res.trace.id)
     assert stored.leg_health == health and stored.stages == res.trace.stages
 
