@@ -172,6 +172,7 @@ def run_config(
     recall: dict[int, list[float]] = {k: [] for k in KS}
     anyhit: dict[int, list[float]] = {k: [] for k in KS}
     per_cat: dict[str, dict[int, list[float]]] = defaultdict(lambda: {k: [] for k in KS})
+    per_split: dict[str, dict[int, list[float]]] = defaultdict(lambda: {k: [] for k in KS})
     latencies: list[float] = []
     skipped = 0
     valid_ids = {cid: {t.turn_id for t in turns if t.turn_id} for cid, turns in convs.items()}
@@ -190,6 +191,8 @@ def run_config(
             recall[k].append(found / len(evidence))
             anyhit[k].append(1.0 if found else 0.0)
             per_cat[str(qa.get("category"))][k].append(found / len(evidence))
+            split = "dev" if cid in DEV_SPLIT else "heldout"
+            per_split[split][k].append(found / len(evidence))
 
     def pct(v: list[float]) -> float:
         return round(100 * statistics.fmean(v), 2) if v else 0.0
@@ -199,6 +202,10 @@ def run_config(
     out["per_category"] = {
         cat: {f"r@{k}": pct(v[k]) for k in KS} | {"n": len(v[KS[0]])}
         for cat, v in sorted(per_cat.items())
+    }
+    out["per_split"] = {
+        split: {f"r@{k}": pct(v[k]) for k in KS} | {"n": len(v[KS[0]])}
+        for split, v in sorted(per_split.items())
     }
     out.update(
         {

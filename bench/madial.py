@@ -187,6 +187,7 @@ def main() -> None:
         }
         options = engine.search_options(**(params | overrides))
         per: dict[str, list[float]] = {}
+        per_split: dict[str, dict[str, list[float]]] = {}
         latencies = []
         for d in tqdm(cases, desc="dialogues", file=sys.stderr):
             scope = Scope.of(f"madial-{args.lang}-u{int(d['user-id'])}")
@@ -198,7 +199,14 @@ def main() -> None:
             ranked = [c.memory.source_ref or "" for c in res.memories]
             for name, value in metrics(ranked, {str(r) for r in d["relevant-id"]}).items():
                 per.setdefault(name, []).append(value)
+                split = "dev" if int(d["user-id"]) in DEV_USERS else "heldout"
+                per_split.setdefault(split, {}).setdefault(name, []).append(value)
         out: dict[str, Any] = {name: round(100 * statistics.fmean(v), 2) for name, v in per.items()}
+        out["per_split"] = {
+            split: {name: round(100 * statistics.fmean(v), 2) for name, v in m.items()}
+            | {"n": len(next(iter(m.values())))}
+            for split, m in sorted(per_split.items())
+        }
         out.update(
             {
                 "dialogues": len(cases),

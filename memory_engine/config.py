@@ -120,20 +120,23 @@ class Settings(BaseSettings):
 
     # --- retrieval stages (issue 5; README "Retrieval") ---
     fusion: Literal["rrf", "zscore", "minmax"] = Field(
-        "rrf", description="Fusion of the legs: rrf, zscore or minmax (normalised scores)."
+        "zscore", description="Fusion of the legs: rrf, zscore or minmax (normalised scores)."
     )
     dense_weight: float = Field(1.0, ge=0.0, description="Dense leg weight (zscore/minmax).")
     keyword_weight: float = Field(1.0, ge=0.0, description="Keyword leg weight (zscore/minmax).")
     keyword_terms_ref: int = Field(
-        0,
+        12,
         ge=0,
         le=1000,
         description="Long-query damping: keyword weight x sqrt(ref/terms) above ref terms; 0=off.",
     )
     session_weight: float = Field(
-        0.0, ge=0.0, description="Share of a neighbouring turn's score a turn borrows; 0 = off."
+        0.6, ge=0.0, description="Share of a neighbouring turn's score a turn borrows; 0 = off."
     )
-    session_window: int = Field(1, ge=1, le=5, description="Neighbouring turns on each side.")
+    session_window: int = Field(2, ge=1, le=5, description="Neighbouring turns on each side.")
+    session_decay: float = Field(
+        1.0, ge=0.0, le=1.0, description="Session smoothing factor per extra step of distance."
+    )
     session_mode: Literal["lift", "sum"] = Field(
         "lift", description="Session smoothing: lift (toward a stronger neighbour) or sum."
     )

@@ -158,6 +158,7 @@ class MemoryEngine(ReadsMixin, EditsMixin):
             "keyword_terms_ref": s.keyword_terms_ref,
             "session_weight": s.session_weight,
             "session_window": s.session_window,
+            "session_decay": s.session_decay,
             "session_mode": s.session_mode,
             "calibrated_min_cosine": s.calibrated_min_cosine,
             "near_duplicate": s.near_duplicate,

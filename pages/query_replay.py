@@ -10,7 +10,7 @@ import plotly.express as px
 import streamlit as st
 
 from memory_engine.models import Scope, Trace
-from memory_engine.ui import config_compare, relevance, state, tables, why_not
+from memory_engine.ui import config_compare, golden, relevance, state, tables, why_not
 from memory_engine.ui.errors import guard
 from memory_engine.ui.i18n import t, warning_text
 
@@ -164,6 +164,7 @@ else:
     why_not.render(trace, lang)
     config_compare.render(engine, scope, trace, lang)
     relevance.render(trace, lang)
+    golden.render(engine, scope, trace, lang)
 
 # ---- past searches: open (?trace=) or re-run with the stored configuration
 st.divider()

@@ -121,6 +121,7 @@ def test_reopened_trace_in_chinese_pipeline_order_labels_and_empty_cells(
         "dense",
         "keyword",
         "fuse",
+        "session",
         "weight",
         "dedupe",
         "select",

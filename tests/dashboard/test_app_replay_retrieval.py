@@ -5,10 +5,15 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 
 import pandas as pd
+import pytest
 
-from memory_engine import MemoryEngine, Scope
+from memory_engine import InvalidInputError, MemoryEngine, Scope
+from memory_engine.retrieval.explain import returned_ids
+from memory_engine.retrieval.golden import GoldenStore, parse_golden
+from memory_engine.ui import golden as golden_ui
 from memory_engine.ui.i18n import t
 from memory_engine.ui.relevance import metrics
 from tests.dashboard.helpers import REPLAY, assert_clean, button, run_app, table, texts
@@ -71,3 +76,44 @@ def test_relevance_metrics_of_labels() -> None:
     m = metrics(["a", "b", "c"], {"b"}, 3)
     assert m["p"] == 1 / 3 and m["mrr"] == 0.5 and 0 < m["ndcg"] < 1
     assert metrics(["a"], set(), 1) == {"p": 0.0, "mrr": 0.0, "ndcg": 0.0}
+
+
+def test_golden_set_save_run_export_import(
+    make_tenant: Callable[..., str],
+    dash_engine: MemoryEngine,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # the app keeps golden sets under <data_dir>/golden; this test keeps them in its tmp dir
+    monkeypatch.setattr(golden_ui, "store_for", lambda engine, scope: GoldenStore(tmp_path, scope))
+    tenant = make_tenant(extra=2)
+    scope = Scope.of(tenant)
+    at = run_app(page=REPLAY, tenant=tenant)
+    submit_search(at, "peanut allergy", k=2)
+    trace = dash_engine.get_trace(scope, uuid.UUID(at.query_params["trace"]))
+    top = returned_ids(trace)[0]
+    at.text_input(key="mi_gold_name").input("allergies")
+    button(at, t("gold.save", "en")).click().run()
+    assert_clean(at)
+    assert t("gold.saved", "en", name="allergies", n=1) in texts(at.success)
+    store = GoldenStore(tmp_path, scope)
+    assert store.names() == ["allergies"]
+    assert store.load("allergies").cases[0].expected == [top]
+    # run it twice: two stored runs with recall 100% (the top memory is returned)
+    for _ in range(2):
+        at.button(key="mi_gold_run").click().run()
+        assert_clean(at)
+    runs = _frame_with(at, t("gold.recall", "en"))
+    assert list(runs[t("gold.recall", "en")]) == [100.0, 100.0]
+    assert len(store.load("allergies").runs) == 2
+    # another tenant sees none of it
+    assert GoldenStore(tmp_path, Scope.of(make_tenant())).names() == []
+    # export -> import under a new name round-trips; malformed JSON is a typed error
+    exported = store.load("allergies").model_dump_json()
+    renamed = parse_golden(exported).model_copy(update={"name": "copy"})
+    store.save(renamed)
+    assert store.names() == ["allergies", "copy"]
+    with pytest.raises(InvalidInputError):
+        parse_golden('{"name": "x", "cases": []}')
+    with pytest.raises(InvalidInputError):
+        store.load("../etc")

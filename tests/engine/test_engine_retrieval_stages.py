@@ -134,7 +134,9 @@ def test_session_smoothing_lifts_the_answer_turn(engine: MemoryEngine, tenant: s
     ]
     engine.ingest(s, turns)
     q = "which city did Ben move to last spring"
-    plain = engine.search(s, q, k=3, options=engine.search_options(k=3, fusion="zscore"))
+    plain = engine.search(
+        s, q, k=3, options=engine.search_options(k=3, fusion="zscore", session_weight=0.0)
+    )
     smooth = engine.search(
         s, q, k=3, options=engine.search_options(k=3, fusion="zscore", session_weight=0.8)
     )
@@ -155,19 +157,22 @@ def test_task_type_weights_memory_types(engine: MemoryEngine, tenant: str) -> No
     engine.write(s, "Last deploy of the image failed on Friday", memory_type=MemoryType.EPISODIC)
     engine.write(s, "The image registry is registry.example.org", memory_type=MemoryType.SEMANTIC)
     q = "deploy the image"
+    base = engine.search(s, q, k=3)
+    base_rank = {c.memory.memory_type: c.ranks["final"] for c in base.memories}
     for task, expected in (
         ("workflow", MemoryType.PROCEDURAL),
         ("consultation", MemoryType.EPISODIC),
         ("knowledge_qa", MemoryType.SEMANTIC),
     ):
-        opts = engine.search_options(k=3, fusion="minmax")
-        base = engine.search(s, q, options=opts)
         res = engine.search(s, q, k=3, task_type=task)
-        top = res.memories[0]
-        assert top.scores["type_weight"] > 1.0 or base.memories[0].memory.memory_type == expected
-        boosted = [c for c in res.memories if c.memory.memory_type == expected][0]
-        assert boosted.scores["type_weight"] > 1.0
         assert res.trace.config["task_type"] == task
+        by_type = {c.memory.memory_type: c for c in res.memories}
+        boosted = by_type[expected]
+        assert boosted.scores["type_weight"] == 1.3
+        assert boosted.scores["final"] == pytest.approx(boosted.scores["session"] * 1.3)
+        assert boosted.ranks["final"] <= base_rank[expected]  # never moves down
+        others = [c for c in res.memories if c.memory.memory_type != expected]
+        assert all(c.scores["type_weight"] <= 1.0 for c in others)
     with pytest.raises(InvalidInputError):
         engine.search(s, q, task_type="chitchat")
 
