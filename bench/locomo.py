@@ -2,9 +2,10 @@
 
 Usage::
 
-    python bench/locomo.py --data ../shared/data/locomo/locomo10.json [--conversations conv-26 conv-30]
+    python bench/locomo.py --data ../shared/data/locomo/locomo10.json [--conversations dev]
+        [--embedder minilm|use_m3] [--set fusion=zscore --set session_weight=0.3] [--grid g.json]
 
-Prints one JSON object. Metrics (LoCoMo paper, Maharana et al. 2024): for each question with at
+Prints one JSON object per configuration (one line each; see bench/harness.py). Metrics (LoCoMo paper, Maharana et al. 2024): for each question with at
 least one valid evidence id, r@k = fraction of its evidence turns found among the top-k
 memories; averaged over questions, in percent (category 5 included). ``recall_any@k`` = percent
 of questions with at least one evidence turn in the top k. Query = the question verbatim.
@@ -30,8 +31,17 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.harness import (  # noqa: E402
+    CachingEmbedder,
+    CachingStore,
+    add_common_args,
+    configurations,
+    prefill_queries,
+)
 from memory_engine import MemoryEngine, Scope, Settings  # noqa: E402
+from memory_engine.embedding import build_embedder  # noqa: E402
 from memory_engine.ingest import read_locomo  # noqa: E402
+from memory_engine.stores import build_store  # noqa: E402
 
 KS = (5, 10, 25, 50)
 DEV_SPLIT = ("conv-26", "conv-30", "conv-41", "conv-42", "conv-43")
@@ -71,20 +81,22 @@ def main() -> None:
     ap.add_argument(
         "--data-dir", type=Path, help="embedded PostgreSQL folder (default: a temp dir)"
     )
-    ap.add_argument("--legs", default="dense,keyword", help="comma-separated legs")
     ap.add_argument(
         "--store",
         choices=["postgres", "qdrant"],
         default="postgres",
         help="store backend (qdrant: local mode in DATA_DIR/qdrant)",
     )
-    ap.add_argument("--candidates", type=int, default=100, help="candidates per leg")
+    add_common_args(ap)
     args = ap.parse_args()
+    configs = configurations(args)
 
     convs = read_locomo(args.data)
     wanted = args.conversations or sorted(convs)
     if wanted == ["dev"]:
         wanted = list(DEV_SPLIT)
+    elif wanted == ["heldout"]:
+        wanted = [c for c in sorted(convs) if c not in DEV_SPLIT]
     samples = {s["sample_id"]: s for s in json.loads(args.data.read_text(encoding="utf-8"))}
 
     tmp = None
@@ -92,16 +104,20 @@ def main() -> None:
     if data_dir is None:
         tmp = tempfile.TemporaryDirectory(prefix="locomo-bench-")
         data_dir = Path(tmp.name)
-    settings = Settings(data_dir=data_dir, trace_retention=0, token_budget=0)
+    common: dict[str, Any] = {"trace_retention": 0, "token_budget": 0, "embedder": args.embedder}
+    settings = Settings(data_dir=data_dir, **common)
     if args.store == "qdrant":
         settings = Settings(
             store="qdrant",
             qdrant_path=str(data_dir.parent / f"{data_dir.name}-qdrant"),
-            trace_retention=0,
-            token_budget=0,
             qdrant_local_warn_points=10**9,
+            **common,
         )
-    engine = MemoryEngine(settings)
+    engine = MemoryEngine(
+        settings,
+        store=CachingStore(build_store(settings)),  # type: ignore[arg-type]
+        embedder=CachingEmbedder(build_embedder(settings)),
+    )
     legs = tuple(args.legs.split(","))
 
     t0 = time.perf_counter()
@@ -114,28 +130,60 @@ def main() -> None:
         n_turns += len(convs[cid])
     ingest_s = time.perf_counter() - t0
 
+    questions = [(cid, qa) for cid in wanted for qa in samples[cid]["qa"]]
+    prefill_queries(engine, [qa["question"] for _, qa in questions])
+    for overrides in configs:
+        out = run_config(engine, convs, questions, legs, args.candidates, overrides)
+        out.update(
+            {
+                "conversations": wanted,
+                "turns": n_turns,
+                "embedder": args.embedder,
+                "store": args.store,
+                "ingest_s": round(ingest_s, 1),
+            }
+        )
+        print(json.dumps(out, ensure_ascii=False), flush=True)
+    engine.close()
+    if tmp:
+        if args.store == "postgres":
+            from memory_engine.stores.pg_embedded import stop_embedded_server
+
+            stop_embedded_server(data_dir)  # stop the server before its folder is removed
+        tmp.cleanup()
+
+
+def run_config(
+    engine: MemoryEngine,
+    convs: dict[str, Any],
+    questions: list[tuple[str, dict[str, Any]]],
+    legs: tuple[str, ...],
+    candidates: int,
+    overrides: dict[str, Any],
+) -> dict[str, Any]:
+    """Measure one configuration over ``questions``; returns the metrics dict."""
+    params: dict[str, Any] = {
+        "k": max(KS),
+        "legs": legs,
+        "candidates_per_leg": candidates,
+        "token_budget": 0,
+    }
+    options = engine.search_options(**(params | overrides))
     recall: dict[int, list[float]] = {k: [] for k in KS}
     anyhit: dict[int, list[float]] = {k: [] for k in KS}
     per_cat: dict[str, dict[int, list[float]]] = defaultdict(lambda: {k: [] for k in KS})
+    per_split: dict[str, dict[int, list[float]]] = defaultdict(lambda: {k: [] for k in KS})
     latencies: list[float] = []
-    questions = [(cid, qa) for cid in wanted for qa in samples[cid]["qa"]]
     skipped = 0
+    valid_ids = {cid: {t.turn_id for t in turns if t.turn_id} for cid, turns in convs.items()}
     for cid, qa in tqdm(questions, desc="questions", file=sys.stderr):
-        valid = {t.turn_id for t in convs[cid] if t.turn_id}
-        evidence = normalise_evidence(qa.get("evidence", []), valid)
+        evidence = normalise_evidence(qa.get("evidence", []), valid_ids[cid])
         if not evidence:
             skipped += 1
             continue
         scope = Scope.of(f"locomo-{cid}")
         t = time.perf_counter()
-        res = engine.search(
-            scope,
-            qa["question"],
-            k=max(KS),
-            legs=legs,
-            candidates_per_leg=args.candidates,
-            save_trace=False,
-        )
+        res = engine.search(scope, qa["question"], options=options, save_trace=False)
         latencies.append((time.perf_counter() - t) * 1000)
         refs = [c.memory.source_ref for c in res.memories]
         for k in KS:
@@ -143,7 +191,8 @@ def main() -> None:
             recall[k].append(found / len(evidence))
             anyhit[k].append(1.0 if found else 0.0)
             per_cat[str(qa.get("category"))][k].append(found / len(evidence))
-    engine.close()
+            split = "dev" if cid in DEV_SPLIT else "heldout"
+            per_split[split][k].append(found / len(evidence))
 
     def pct(v: list[float]) -> float:
         return round(100 * statistics.fmean(v), 2) if v else 0.0
@@ -154,27 +203,23 @@ def main() -> None:
         cat: {f"r@{k}": pct(v[k]) for k in KS} | {"n": len(v[KS[0]])}
         for cat, v in sorted(per_cat.items())
     }
+    out["per_split"] = {
+        split: {f"r@{k}": pct(v[k]) for k in KS} | {"n": len(v[KS[0]])}
+        for split, v in sorted(per_split.items())
+    }
     out.update(
         {
             "qa": len(recall[KS[0]]),
             "qa_skipped_no_valid_evidence": skipped,
-            "conversations": wanted,
-            "turns": n_turns,
-            "legs": list(legs),
-            "embedder": engine.settings.embedder,
-            "store": args.store,
-            "ingest_s": round(ingest_s, 1),
+            "legs": list(options.legs),
+            "options": overrides,
+            # with a grid, legs are cached after the first configuration: only the first
+            # configuration's latency includes the store
             "search_ms_p50": round(percentile(latencies, 50), 2),
             "search_ms_p95": round(percentile(latencies, 95), 2),
         }
     )
-    print(json.dumps(out, ensure_ascii=False))
-    if tmp:
-        if args.store == "postgres":
-            from memory_engine.stores.pg_embedded import stop_embedded_server
-
-            stop_embedded_server(data_dir)  # stop the server before its folder is removed
-        tmp.cleanup()
+    return out
 
 
 if __name__ == "__main__":

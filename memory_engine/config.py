@@ -71,8 +71,10 @@ class Settings(BaseSettings):
     )
 
     # --- embedding ---
-    embedder: Literal["minilm", "openai_compat"] = Field(
-        "minilm", description="Embedder: minilm (offline, English) or openai_compat."
+    embedder: Literal["minilm", "use_m3", "openai_compat"] = Field(
+        "minilm",
+        description="Embedder: minilm (offline, English), use_m3 (offline, multilingual) "
+        "or openai_compat.",
     )
     embedding_base_url: str | None = Field(
         None, description="Base URL of an OpenAI-compatible /v1/embeddings endpoint."
@@ -278,6 +280,41 @@ class Settings(BaseSettings):
         except (KeyError, ValueError) as exc:
             raise ConfigError(f"unknown time zone {self.user_timezone!r}") from exc
         return self
+
+    # --- retrieval stages (issue 5; README "Retrieval") ---
+    fusion: Literal["rrf", "zscore", "minmax"] = Field(
+        "zscore", description="Fusion of the legs: rrf, zscore or minmax (normalised scores)."
+    )
+    dense_weight: float = Field(1.0, ge=0.0, description="Dense leg weight (zscore/minmax).")
+    keyword_weight: float = Field(1.0, ge=0.0, description="Keyword leg weight (zscore/minmax).")
+    keyword_terms_ref: int = Field(
+        12,
+        ge=0,
+        le=1000,
+        description="Long-query damping: keyword weight x sqrt(ref/terms) above ref terms; 0=off.",
+    )
+    session_weight: float = Field(
+        0.6, ge=0.0, description="Share of a neighbouring turn's score a turn borrows; 0 = off."
+    )
+    session_window: int = Field(2, ge=1, le=5, description="Neighbouring turns on each side.")
+    session_decay: float = Field(
+        1.0, ge=0.0, le=1.0, description="Session smoothing factor per extra step of distance."
+    )
+    session_mode: Literal["lift", "sum"] = Field(
+        "lift", description="Session smoothing: lift (toward a stronger neighbour) or sum."
+    )
+    calibrated_min_cosine: bool = Field(
+        False, description="Raise min_cosine to the embedder's calibrated floor."
+    )
+    near_duplicate: float = Field(
+        1.01,
+        gt=0.0,
+        description="Term-set Jaccard at which a result is a near duplicate; >1 = off.",
+    )
+    mmr_lambda: float = Field(1.0, ge=0.0, le=1.0, description="MMR trade-off; 1.0 = off.")
+    rerank_pool: int = Field(
+        20, ge=1, le=100, description="Candidates a configured reranker rescores (bounded)."
+    )
 
     @model_validator(mode="after")
     def _check(self) -> Settings:

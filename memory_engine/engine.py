@@ -32,6 +32,7 @@ from memory_engine.models import (
     Trace,
 )
 from memory_engine.retrieval.pipeline import SearchOptions, run_search
+from memory_engine.retrieval.weighting import WeightFn
 from memory_engine.write.guard import clean_text
 from memory_engine.write.raw import WriteRequest, WriteResult, write_batch
 
@@ -176,13 +177,25 @@ class MemoryEngine(ReadsMixin, EditsMixin, LifecycleMixin, AsOfMixin, ContextMix
     def search_options(self, **overrides: Any) -> SearchOptions:
         """Default ``SearchOptions`` from settings, with ``overrides`` (None values ignored)."""
         s = self.settings
-        base = {
+        base: dict[str, Any] = {
             "k": s.search_k,
             "candidates_per_leg": s.candidates_per_leg,
             "rrf_k": s.rrf_k,
             "min_score": s.min_score,
             "min_cosine": s.min_cosine,
             "token_budget": s.token_budget,
+            "fusion": s.fusion,
+            "dense_weight": s.dense_weight,
+            "keyword_weight": s.keyword_weight,
+            "keyword_terms_ref": s.keyword_terms_ref,
+            "session_weight": s.session_weight,
+            "session_window": s.session_window,
+            "session_decay": s.session_decay,
+            "session_mode": s.session_mode,
+            "calibrated_min_cosine": s.calibrated_min_cosine,
+            "near_duplicate": s.near_duplicate,
+            "mmr_lambda": s.mmr_lambda,
+            "rerank_pool": s.rerank_pool,
         }
         base.update({k: v for k, v in overrides.items() if v is not None})
         if base["k"] > s.search_max_k:
@@ -205,18 +218,26 @@ class MemoryEngine(ReadsMixin, EditsMixin, LifecycleMixin, AsOfMixin, ContextMix
         min_cosine: float | None = None,
         token_budget: int | None = None,
         candidates_per_leg: int | None = None,
+        task_type: str | None = None,
+        recent_turns: Sequence[str] | None = None,
         options: SearchOptions | None = None,
         save_trace: bool = True,
         as_of: datetime | None = None,
+        weight_fn: WeightFn | None = None,
     ) -> SearchResult:
         """Hybrid search: dense + keyword legs, RRF, threshold, top-k, token budget, block.
 
+        ``task_type`` (general, consultation, knowledge_qa, workflow) weights memory types;
+        ``recent_turns`` (oldest first) build the composite query; ``weight_fn`` is the
+        retention/recency hook (memory -> weight >= 0, default 1.0).
+
         Returns:
             SearchResult whose ``trace`` holds every candidate of every leg with named scores
-            (``cosine`` in [-1,1], ``bm25`` >= 0, ``rrf``; higher is better), ranks, drop
-            reasons and per-stage timings (ms). The trace is stored unless ``save_trace=False``.
-            With ``as_of`` (UTC), searches the store as it was then (``search_as_of``: rebuilt
-            from events, facts valid at that time; no trace stored, no access counted).
+            (``retrieval.scores.SCORE_KINDS``; all higher is better), ranks per stage, drop
+            reasons, leg health and per-stage timings (ms). The trace is stored unless
+            ``save_trace=False``. With ``as_of`` (UTC), searches the store as it was then
+            (``search_as_of``: rebuilt from events, facts valid at that time; no trace stored,
+            no access counted).
 
         Raises:
             EmptyContentError, InvalidInputError, EmbeddingMismatchError, StoreError.
@@ -232,13 +253,22 @@ class MemoryEngine(ReadsMixin, EditsMixin, LifecycleMixin, AsOfMixin, ContextMix
             min_cosine=min_cosine,
             token_budget=token_budget,
             candidates_per_leg=candidates_per_leg,
+            task_type=task_type,
+            recent_turns=tuple(recent_turns) if recent_turns else None,
         )
         if not opts.legs:
             raise InvalidInputError("at least one retrieval leg is needed")
         if as_of is not None:
             return self.search_as_of(scope, query, as_of=as_of, options=opts)
         embedder = self.embedder if "dense" in opts.legs else None
-        result = run_search(query, scope=scope, options=opts, store=self.store, embedder=embedder)
+        result = run_search(
+            query,
+            scope=scope,
+            options=opts,
+            store=self.store,
+            embedder=embedder,
+            weight_fn=weight_fn,
+        )
         if save_trace:
             self.store.save_trace(result.trace, scope=scope)
         self._after_search(scope, query, result)  # access counts, restore on match

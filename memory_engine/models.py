@@ -216,6 +216,11 @@ class Trace(_Frozen):
     block: str = ""
     timings_ms: dict[str, float] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
+    # retrieval stages (issue 5): the stages run in order, each leg's health
+    # ({"count": int, "empty": bool}) and the queries the legs searched (expansion)
+    stages: list[str] = Field(default_factory=list)
+    leg_health: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    searched_queries: list[str] = Field(default_factory=list)
 
 
 class SearchResult(_Frozen):

@@ -10,7 +10,15 @@ import plotly.express as px
 import streamlit as st
 
 from memory_engine.models import Scope, Trace
-from memory_engine.ui import state, store_compare, tables
+from memory_engine.ui import (
+    config_compare,
+    golden,
+    relevance,
+    state,
+    store_compare,
+    tables,
+    why_not,
+)
 from memory_engine.ui.errors import guard
 from memory_engine.ui.i18n import t, warning_text
 
@@ -161,6 +169,11 @@ else:
     with st.expander(t("replay.config", lang)):
         st.code(json.dumps(trace.config, indent=1, ensure_ascii=False), language="json")
     store_compare.replay_section(scope, trace, lang)  # both stores configured: side by side
+    # retrieval tools (issue 5): why not X?, compare configurations, relevance labels
+    why_not.render(trace, lang)
+    config_compare.render(engine, scope, trace, lang)
+    relevance.render(trace, lang)
+    golden.render(engine, scope, trace, lang)
 
 # ---- past searches: open (?trace=) or re-run with the stored configuration
 st.divider()

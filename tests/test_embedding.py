@@ -1,4 +1,5 @@
-"""Tests of memory_engine.embedding: real MiniLM, OpenAI-compatible embedder vs a real stub."""
+"""Tests of memory_engine.embedding: real MiniLM and USE-m3, OpenAI-compatible embedder vs a
+real stub."""
 
 from __future__ import annotations
 
@@ -16,9 +17,11 @@ from memory_engine.embedding import (
     Embedder,
     MiniLMEmbedder,
     OpenAICompatEmbedder,
+    UseM3Embedder,
     build_embedder,
     normalize_vectors,
 )
+from memory_engine.embedding.usem3 import USEM3_MODEL_NAME
 from memory_engine.errors import ConfigError, EmbeddingError
 from tests.support.openai_stub import OpenAIStub, stub_vector
 
@@ -268,3 +271,51 @@ def test_openai_compat_settings_need_url_model_dim(missing: str) -> None:
     del values[missing]
     with pytest.raises(ConfigError):
         Settings(embedder="openai_compat", _env_file=None, **values)  # type: ignore[call-arg, arg-type]
+
+
+# --------------------------------------------------------------------------- USE-m3 (real model)
+
+
+@pytest.fixture(scope="module")
+def usem3() -> UseM3Embedder:
+    emb = UseM3Embedder(batch_size=3)
+    emb.warm_up()
+    return emb
+
+
+def test_usem3_cross_lingual_similarity_and_norm(usem3: UseM3Embedder) -> None:
+    zh, en, other = usem3.embed(["我对花生过敏", "I have a peanut allergy", "火车中午出发"])
+    for v in (zh, en, other):
+        assert len(v) == 512
+        assert math.isclose(math.sqrt(_dot(v, v)), 1.0, rel_tol=1e-6)
+    # multilingual: the Chinese and English sentences of the same fact are close
+    assert _dot(zh, en) > _dot(zh, other) + 0.2
+    assert isinstance(usem3, Embedder)
+    assert usem3.model_name == USEM3_MODEL_NAME and usem3.dim == 512
+
+
+def test_usem3_batches_keep_order_and_edges(usem3: UseM3Embedder) -> None:
+    texts = [f"第 {i} 条记忆：今天学习了 topic {i}" for i in range(7)]
+    together = usem3.embed(texts)  # 3 batches of <= 3
+    one_by_one = [usem3.embed([t])[0] for t in texts]
+    for a, b in zip(together, one_by_one, strict=True):
+        assert _dot(a, b) > 0.999
+    assert usem3.embed([]) == []
+    assert len(usem3.embed(["", "  "])) == 2  # empty text still gets one unit vector
+    with pytest.raises(EmbeddingError):
+        usem3.embed(["ok", 3])  # type: ignore[list-item]
+    with pytest.raises(ValueError):
+        UseM3Embedder(batch_size=0)
+
+
+def test_build_embedder_use_m3() -> None:
+    emb = build_embedder(Settings(embedder="use_m3", embedding_batch_size=8))
+    assert isinstance(emb, UseM3Embedder) and emb.batch_size == 8
+    with pytest.raises(ConfigError):
+        build_embedder(Settings(embedder="use_m3", embedding_dim=384))
+    with pytest.raises(ConfigError):
+        build_embedder(Settings(embedder="use_m3", embedding_model="bge-m3"))
+    assert isinstance(
+        build_embedder(Settings(embedder="use_m3", embedding_model=USEM3_MODEL_NAME)),
+        UseM3Embedder,
+    )

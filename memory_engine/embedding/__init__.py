@@ -1,4 +1,5 @@
-"""Embedders: the ``Embedder`` protocol, the offline MiniLM model, OpenAI-compatible endpoints.
+"""Embedders: the ``Embedder`` protocol, offline MiniLM (English) and USE-m3 (multilingual)
+models, OpenAI-compatible endpoints.
 
 ``build_embedder(settings)`` is the one place that turns settings into an embedder. Heavy
 imports (torch, sentence-transformers) happen only when MiniLM first embeds.
@@ -10,17 +11,23 @@ from memory_engine.config import Settings
 from memory_engine.embedding.base import Embedder, normalize_vectors
 from memory_engine.embedding.minilm import MINILM_DIM, MINILM_MODEL_NAME, MiniLMEmbedder
 from memory_engine.embedding.openai_compat import OpenAICompatEmbedder
+from memory_engine.embedding.usem3 import USEM3_DIM, USEM3_MODEL_NAME, UseM3Embedder
 from memory_engine.errors import ConfigError
 
 __all__ = [
     "Embedder",
     "MiniLMEmbedder",
     "OpenAICompatEmbedder",
+    "UseM3Embedder",
     "build_embedder",
     "normalize_vectors",
 ]
 
 _MINILM_ALIASES = frozenset({MINILM_MODEL_NAME, f"sentence-transformers/{MINILM_MODEL_NAME}"})
+_OFFLINE = {
+    "minilm": (MINILM_MODEL_NAME, MINILM_DIM, _MINILM_ALIASES),
+    "use_m3": (USEM3_MODEL_NAME, USEM3_DIM, frozenset({USEM3_MODEL_NAME, "use_m3", "usem3"})),
+}
 
 
 def build_embedder(settings: Settings) -> Embedder:
@@ -29,6 +36,8 @@ def build_embedder(settings: Settings) -> Embedder:
     * ``embedder="minilm"``: :class:`MiniLMEmbedder` with ``embedding_batch_size``.
       ``embedding_model`` / ``embedding_dim``, when set, must name this model (384 dims);
       anything else is refused rather than silently ignored.
+    * ``embedder="use_m3"``: :class:`UseM3Embedder` (512 dims, multilingual, pure numpy), with
+      the same checks of ``embedding_model`` / ``embedding_dim``.
     * ``embedder="openai_compat"``: :class:`OpenAICompatEmbedder` with
       ``embedding_base_url``, ``embedding_model``, ``embedding_dim``, ``embedding_api_key``
       and ``embedding_batch_size`` (``Settings`` already refuses a missing URL, model or dim).
@@ -38,19 +47,22 @@ def build_embedder(settings: Settings) -> Embedder:
     Raises:
         ConfigError: the settings contradict the chosen embedder.
     """
-    if settings.embedder == "minilm":
-        if settings.embedding_model and settings.embedding_model not in _MINILM_ALIASES:
+    if settings.embedder in _OFFLINE:
+        name, dim, aliases = _OFFLINE[settings.embedder]
+        if settings.embedding_model and settings.embedding_model not in aliases:
             raise ConfigError(
-                f"embedder=minilm is {MINILM_MODEL_NAME}, but MEMORY_EMBEDDING_MODEL is "
+                f"embedder={settings.embedder} is {name}, but MEMORY_EMBEDDING_MODEL is "
                 f"{settings.embedding_model!r}; unset it or use embedder=openai_compat",
                 embedding_model=settings.embedding_model,
             )
-        if settings.embedding_dim is not None and settings.embedding_dim != MINILM_DIM:
+        if settings.embedding_dim is not None and settings.embedding_dim != dim:
             raise ConfigError(
-                f"embedder=minilm has {MINILM_DIM} dims, but MEMORY_EMBEDDING_DIM is "
+                f"embedder={settings.embedder} has {dim} dims, but MEMORY_EMBEDDING_DIM is "
                 f"{settings.embedding_dim}",
                 embedding_dim=settings.embedding_dim,
             )
+        if settings.embedder == "use_m3":
+            return UseM3Embedder(batch_size=settings.embedding_batch_size)
         return MiniLMEmbedder(batch_size=settings.embedding_batch_size)
     if settings.embedder == "openai_compat":
         if not (

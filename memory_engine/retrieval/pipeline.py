@@ -1,15 +1,22 @@
-"""Search pipeline: scope -> dense + keyword recall -> RRF -> threshold -> dedupe -> top-k ->
-token budget -> memory block. Every stage writes into the ``Trace`` (DESIGN.md section 6).
+"""Search pipeline (the orchestrator; each stage lives in its own module of this package):
+
+scope -> expand (``expansion``) -> dense + keyword legs -> fuse (``fusion`` RRF or
+``normfusion`` z-score / min-max) -> session-neighbour smoothing (``session``) -> rerank
+(``rerank``, optional) -> weighting by task type and retention (``weighting``) -> threshold
+(``thresholds``) -> dedupe / MMR (``diversity``) -> top-k -> token budget -> memory block.
+Every stage writes into the ``Trace`` (DESIGN.md section 6): its name in ``trace.stages``, its
+score under a name from ``scores.SCORE_KINDS`` and its rank under ``ranks[<stage>]``.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from memory_engine import text as textmod
 from memory_engine.embedding.base import Embedder
@@ -22,7 +29,13 @@ from memory_engine.models import (
     TraceCandidate,
 )
 from memory_engine.retrieval.block import format_line, render_block
-from memory_engine.retrieval.fusion import rrf_fuse
+from memory_engine.retrieval.diversity import DROP_DUPLICATE, dedupe, mmr_order
+from memory_engine.retrieval.expansion import MAX_EXPANSIONS, Expander, composite_query
+from memory_engine.retrieval.normfusion import FusionMethod, fuse
+from memory_engine.retrieval.rerank import MAX_RERANK_POOL, Reranker, apply_rerank
+from memory_engine.retrieval.session import smooth_sessions
+from memory_engine.retrieval.thresholds import min_cosine_for
+from memory_engine.retrieval.weighting import TASK_TYPES, WeightFn, apply_weights
 from memory_engine.stores.base import MemoryStore
 
 log = logging.getLogger(__name__)
@@ -31,9 +44,17 @@ Leg = Literal["dense", "keyword"]
 
 DROP_MIN_SCORE = "below_min_score"
 DROP_MIN_COSINE = "below_min_cosine"
-DROP_DUPLICATE = "duplicate_content"
 DROP_TOP_K = "below_top_k"
 DROP_BUDGET = "over_token_budget"
+__all__ = [
+    "DROP_BUDGET",
+    "DROP_DUPLICATE",
+    "DROP_MIN_COSINE",
+    "DROP_MIN_SCORE",
+    "DROP_TOP_K",
+    "SearchOptions",
+    "run_search",
+]
 
 
 class SearchOptions(BaseModel):
@@ -43,9 +64,25 @@ class SearchOptions(BaseModel):
         k: memories returned, 1..search_max_k.
         legs: retrieval legs to run.
         candidates_per_leg: recall depth of each leg before fusion.
-        rrf_k: RRF constant.
+        rrf_k: RRF constant (computed for every fusion method).
+        fusion: ``rrf``, ``zscore`` or ``minmax`` (see ``normfusion``).
+        dense_weight, keyword_weight: leg weights of the normalised fusions (>= 0).
+        keyword_terms_ref: long-query damping of the keyword leg: with n query terms above
+            this, its weight is multiplied by sqrt(ref / n) (a long conversational query
+            matches many memories on a few common words each); 0 = off.
+        session_weight: share of a neighbouring turn's fused score a turn borrows (0 = off).
+        session_window: neighbouring turns on each side (1..5).
+        session_decay: factor per extra step of distance, [0, 1].
+        session_mode: ``lift`` (toward a stronger neighbour) or ``sum`` (see ``session``).
+        task_type: None or one of ``weighting.TASK_TYPES`` (memory-type weights).
+        recent_turns: the conversation's latest turns, oldest first (composite query).
         min_score: drop fused candidates with ``rrf`` below this (>= 0).
-        min_cosine: drop candidates found only by the dense leg with cosine below this.
+        min_cosine: drop candidates found only by dense legs with cosine below this.
+        calibrated_min_cosine: raise ``min_cosine`` to the embedder's calibrated floor.
+        near_duplicate: drop candidates whose term-set Jaccard with a better one is >= this;
+            above 1 = off.
+        mmr_lambda: MMR trade-off in [0, 1]; 1 = off (pure relevance).
+        rerank_pool: candidates a configured reranker rescores (1..100).
         token_budget: max tokens of the block (cl100k); 0 = unlimited.
         statuses: statuses searched (default active only).
     """
@@ -56,10 +93,31 @@ class SearchOptions(BaseModel):
     legs: tuple[Leg, ...] = ("dense", "keyword")
     candidates_per_leg: int = Field(50, ge=1, le=1000)
     rrf_k: int = Field(60, ge=1)
+    fusion: FusionMethod = "rrf"
+    dense_weight: float = Field(1.0, ge=0.0)
+    keyword_weight: float = Field(1.0, ge=0.0)
+    keyword_terms_ref: int = Field(0, ge=0, le=1000)
+    session_weight: float = Field(0.0, ge=0.0)
+    session_window: int = Field(1, ge=1, le=5)
+    session_decay: float = Field(0.5, ge=0.0, le=1.0)
+    session_mode: Literal["lift", "sum"] = "lift"
+    task_type: str | None = None
+    recent_turns: tuple[str, ...] = Field((), max_length=50)
     min_score: float = Field(0.0, ge=0.0)
     min_cosine: float = Field(-1.0, ge=-1.0, le=1.0)
+    calibrated_min_cosine: bool = False
+    near_duplicate: float = Field(1.01, gt=0.0)
+    mmr_lambda: float = Field(1.0, ge=0.0, le=1.0)
+    rerank_pool: int = Field(20, ge=1, le=MAX_RERANK_POOL)
     token_budget: int = Field(2000, ge=0)
     statuses: tuple[MemoryStatus, ...] = (MemoryStatus.ACTIVE,)
+
+    @field_validator("task_type")
+    @classmethod
+    def _known_task_type(cls, value: str | None) -> str | None:
+        if value is not None and value not in TASK_TYPES:
+            raise ValueError(f"unknown task_type {value!r}; known: {', '.join(TASK_TYPES)}")
+        return value
 
 
 def _summarise(c: Candidate, dropped: str | None = None) -> TraceCandidate:
@@ -77,6 +135,80 @@ def _summarise(c: Candidate, dropped: str | None = None) -> TraceCandidate:
     )
 
 
+class _Clock:
+    """Per-stage timings in ms."""
+
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = {}
+        self._t = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.timings[name] = self.timings.get(name, 0.0) + (now - self._t) * 1000
+        self._t = now
+
+
+def _recall(
+    queries: Sequence[str],
+    *,
+    scope: Scope,
+    options: SearchOptions,
+    store: MemoryStore,
+    embedder: Embedder | None,
+    clock: _Clock,
+    warnings: list[str],
+) -> tuple[dict[str, list[Candidate]], list[str]]:
+    """Run every leg for every query; leg names get ``@x<i>`` for the i-th expansion."""
+    legs: dict[str, list[Candidate]] = {}
+    first_terms: list[str] = []
+    depth = max(options.candidates_per_leg, options.k)  # a large k is never silently capped
+    for i, q in enumerate(queries):
+        suffix = f"@x{i}" if i else ""
+        terms = textmod.query_terms(q)
+        if i == 0:
+            first_terms = terms
+        clock.lap("terms")
+        if "dense" in options.legs and embedder is not None:
+            vector = embedder.embed([q])[0]
+            clock.lap("embed_query")
+            legs["dense" + suffix] = store.dense_search(
+                vector, scope=scope, k=depth, statuses=options.statuses
+            )
+            clock.lap("dense")
+        if "keyword" in options.legs:
+            if terms:
+                legs["keyword" + suffix] = store.keyword_search(
+                    terms, scope=scope, k=depth, statuses=options.statuses
+                )
+            else:
+                legs["keyword" + suffix] = []
+                warnings.append(
+                    "query has no keyword terms; keyword leg skipped"
+                    if i == 0
+                    else f"expansion {i} has no keyword terms; its keyword leg skipped"
+                )
+            clock.lap("keyword")
+    # Defence in depth: no leg may hold another tenant's row (FAILURES.md section 1).
+    for name, cands in legs.items():
+        for c in cands:
+            if c.memory.tenant_id != scope.tenant_id:
+                raise AssertionError(f"leg {name} returned a memory of another tenant")
+    ranked = {
+        name: [
+            Candidate(memory=c.memory, scores=c.scores, ranks={**c.ranks, name: pos})
+            for pos, c in enumerate(cands, start=1)
+        ]
+        for name, cands in legs.items()
+    }
+    return ranked, first_terms
+
+
+def _query_index(leg: str) -> int:
+    """Index in the searched queries of a leg name (``dense`` -> 0, ``keyword@x2`` -> 2)."""
+    _, sep, suffix = leg.partition("@x")
+    return int(suffix) if sep else 0
+
+
 def run_search(
     query: str,
     *,
@@ -84,72 +216,120 @@ def run_search(
     options: SearchOptions,
     store: MemoryStore,
     embedder: Embedder | None,
+    expander: Expander | None = None,
+    reranker: Reranker | None = None,
+    weight_fn: WeightFn | None = None,
 ) -> SearchResult:
-    """Run one traced hybrid search. ``embedder`` may be None only without the dense leg."""
-    timings: dict[str, float] = {}
-    warnings: list[str] = []
-    legs: dict[str, list[Candidate]] = {}
+    """Run one traced hybrid search.
+
+    Args:
+        query: the current input (already cleaned by the caller).
+        scope: tenant and narrowing ids; every leg filters by it.
+        options: the configuration (stored in the trace).
+        store: the memory store.
+        embedder: may be None only without the dense leg.
+        expander: optional source of related queries (LLM seam), at most 3 used.
+        reranker: optional reranker of the best ``options.rerank_pool`` fused candidates.
+        weight_fn: retention/recency weight per memory (``scoring.py`` hook); None = 1.0.
+
+    Returns:
+        SearchResult with the returned memories (``ranks["final"]``), the block and the trace.
+    """
+    clock = _Clock()
     t_all = time.perf_counter()
+    warnings: list[str] = []
+    stages: list[str] = []
 
-    t0 = time.perf_counter()
-    terms = textmod.query_terms(query)
-    timings["terms"] = (time.perf_counter() - t0) * 1000
-    # Each leg recalls at least k candidates, so a large k is never silently capped.
-    depth = max(options.candidates_per_leg, options.k)
-    if "dense" in options.legs and embedder is not None:
-        t0 = time.perf_counter()
-        vector = embedder.embed([query])[0]
-        timings["embed_query"] = (time.perf_counter() - t0) * 1000
-        t0 = time.perf_counter()
-        legs["dense"] = store.dense_search(vector, scope=scope, k=depth, statuses=options.statuses)
-        timings["dense"] = (time.perf_counter() - t0) * 1000
-    if "keyword" in options.legs:
-        t0 = time.perf_counter()
-        if terms:
-            legs["keyword"] = store.keyword_search(
-                terms, scope=scope, k=depth, statuses=options.statuses
-            )
-        else:
-            legs["keyword"] = []
-            warnings.append("query has no keyword terms; keyword leg skipped")
-        timings["keyword"] = (time.perf_counter() - t0) * 1000
-    # Defence in depth: no leg may hold another tenant's row (FAILURES.md section 1).
-    for name, cands in legs.items():
-        for c in cands:
-            if c.memory.tenant_id != scope.tenant_id:
-                raise AssertionError(f"leg {name} returned a memory of another tenant")
+    main_query = composite_query(query, options.recent_turns)
+    queries = [main_query]
+    if expander is not None:
+        extra = expander.expand(
+            query, task_type=options.task_type, recent_turns=options.recent_turns
+        )
+        queries += [q for q in dict.fromkeys(extra) if q and q != main_query][:MAX_EXPANSIONS]
+        stages.append("expand")
+    elif main_query != query:
+        stages.append("expand")
+    clock.lap("expand")
 
-    t0 = time.perf_counter()
-    ranked_legs = {
-        name: [
-            Candidate(memory=c.memory, scores=c.scores, ranks={**c.ranks, name: i})
-            for i, c in enumerate(cands, start=1)
-        ]
-        for name, cands in legs.items()
+    legs, terms = _recall(
+        queries,
+        scope=scope,
+        options=options,
+        store=store,
+        embedder=embedder,
+        clock=clock,
+        warnings=warnings,
+    )
+    stages += list(legs)
+    leg_health: dict[str, dict[str, Any]] = {
+        name: {"count": len(c), "empty": not c} for name, c in legs.items()
     }
-    fused = rrf_fuse(ranked_legs, k=options.rrf_k)
-    timings["fuse"] = (time.perf_counter() - t0) * 1000
-
-    t0 = time.perf_counter()
-    kept: list[Candidate] = []
-    dropped: list[TraceCandidate] = []
-    seen_hashes: set[str] = set()
-    for c in fused:
-        reason = None
-        if c.scores["rrf"] < options.min_score:
-            reason = DROP_MIN_SCORE
-        elif (
-            set(c.ranks) <= {"dense", "fused"} and c.scores.get("cosine", 1.0) < options.min_cosine
-        ):
-            reason = DROP_MIN_COSINE
-        elif c.memory.content_hash and c.memory.content_hash in seen_hashes:
-            reason = DROP_DUPLICATE
-        if reason:
-            dropped.append(_summarise(c, reason))
+    for name, health in leg_health.items():
+        if not health["empty"]:
             continue
-        if c.memory.content_hash:
-            seen_hashes.add(c.memory.content_hash)
-        kept.append(c)
+        if name.startswith("keyword") and not textmod.query_terms(queries[_query_index(name)]):
+            health["skipped"] = True  # already warned: the query has no keyword terms
+        else:
+            warnings.append(f"leg {name} returned no candidates")
+
+    kw_weight = options.keyword_weight
+    if options.keyword_terms_ref and len(terms) > options.keyword_terms_ref:
+        kw_weight *= math.sqrt(options.keyword_terms_ref / len(terms))
+    for name, health in leg_health.items():
+        health["weight"] = round(
+            kw_weight if name.startswith("keyword") else options.dense_weight, 4
+        )
+    fused = fuse(
+        legs,
+        method=options.fusion,
+        rrf_k=options.rrf_k,
+        weights={"dense": options.dense_weight, "keyword": kw_weight},
+        depth=max(options.candidates_per_leg, options.k),
+    )
+    stages.append(f"fuse:{options.fusion}")
+    clock.lap("fuse")
+    score_key = "fused"
+    if options.session_weight > 0:
+        fused = smooth_sessions(
+            fused,
+            weight=options.session_weight,
+            window=options.session_window,
+            decay=options.session_decay,
+            mode=options.session_mode,
+        )
+        score_key = "session"
+        stages.append("session")
+        clock.lap("session")
+    if reranker is not None:
+        fused = apply_rerank(query, fused, reranker=reranker, pool=options.rerank_pool)
+        score_key = "rerank"
+        stages.append(f"rerank:{reranker.name}")
+        clock.lap("rerank")
+    ranked = apply_weights(
+        fused, score_key=score_key, task_type=options.task_type, weight_fn=weight_fn
+    )
+    stages.append("weight")
+    clock.lap("weight")
+
+    model = embedder.model_name if embedder is not None else None
+    floor = min_cosine_for(model, options.min_cosine, calibrated=options.calibrated_min_cosine)
+    dropped: list[TraceCandidate] = []
+    passing: list[Candidate] = []
+    for c in ranked:
+        dense_only = not any(name.startswith("keyword") for name in c.ranks)
+        if c.scores["rrf"] < options.min_score:
+            dropped.append(_summarise(c, DROP_MIN_SCORE))
+        elif dense_only and c.scores.get("cosine", 1.0) < floor:
+            dropped.append(_summarise(c, DROP_MIN_COSINE))
+        else:
+            passing.append(c)
+    stages.append("threshold")
+    kept, dups = dedupe(passing, near_duplicate=options.near_duplicate, limit=options.k * 4)
+    dropped += [_summarise(c, reason) for c, reason in dups]
+    kept = mmr_order(kept, score_key="final", lam=options.mmr_lambda, pool=options.k * 4)
+    stages.append("dedupe" if options.mmr_lambda >= 1.0 else "dedupe+mmr")
+    clock.lap("dedupe")
 
     returned: list[Candidate] = []
     budget_used = textmod.count_tokens(render_block([]))
@@ -169,23 +349,27 @@ def run_search(
                 ranks={**c.ranks, "final": len(returned) + 1},
             )
         )
-    timings["select"] = (time.perf_counter() - t0) * 1000
+    stages += ["top_k", "budget"]
+    clock.lap("select")
     block = render_block([c.memory for c in returned])
+    timings = clock.timings
     timings["total"] = (time.perf_counter() - t_all) * 1000
 
-    trace_candidates = [_summarise(c) for c in returned] + dropped
     trace = Trace(
         tenant_id=scope.tenant_id,
         scope=scope,
         query=query,
         config=options.model_dump(mode="json"),
-        embedding_model=embedder.model_name if embedder and "dense" in legs else None,
+        embedding_model=model if any(n.startswith("dense") for n in legs) else None,
         query_terms=tuple(terms),
-        legs={name: [_summarise(c) for c in cands] for name, cands in ranked_legs.items()},
-        candidates=trace_candidates,
+        legs={name: [_summarise(c) for c in cands] for name, cands in legs.items()},
+        candidates=[_summarise(c) for c in returned] + dropped,
         block=block,
         timings_ms={k: round(v, 3) for k, v in timings.items()},
         warnings=warnings,
+        stages=stages,
+        leg_health=leg_health,
+        searched_queries=queries,
     )
     return SearchResult(memories=returned, block=block, trace=trace)
 
@@ -193,7 +377,7 @@ def run_search(
 def delta_rank(candidate: TraceCandidate) -> int | None:
     """Best single-leg rank minus final rank (positive: fusion moved it up); None if dropped."""
     final = candidate.ranks.get("final")
-    leg_ranks = [r for name, r in candidate.ranks.items() if name in ("dense", "keyword")]
+    leg_ranks = [r for name, r in candidate.ranks.items() if name.startswith(("dense", "keyword"))]
     if final is None or not leg_ranks:
         return None
     return min(leg_ranks) - final
@@ -201,4 +385,4 @@ def delta_rank(candidate: TraceCandidate) -> int | None:
 
 def legs_of(candidates: Sequence[TraceCandidate]) -> set[str]:
     """Names of the legs that produced any of ``candidates``."""
-    return {name for c in candidates for name in c.ranks if name in ("dense", "keyword")}
+    return {name for c in candidates for name in c.ranks if name.startswith(("dense", "keyword"))}

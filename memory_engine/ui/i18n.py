@@ -12,6 +12,8 @@ from typing import Final
 from memory_engine.ui.i18n_auth import STRINGS as _auth_strings
 from memory_engine.ui.i18n_context import STRINGS as _context_strings
 from memory_engine.ui.i18n_lifecycle import STRINGS as _lifecycle_strings
+from memory_engine.ui.i18n_retrieval import STRINGS as _retrieval_strings
+from memory_engine.ui.i18n_retrieval import WARNINGS as _retrieval_warnings
 from memory_engine.ui.i18n_stores import STRINGS as _stores_strings
 from memory_engine.ui.i18n_write import STRINGS as _WRITE_STRINGS
 
@@ -345,6 +347,7 @@ STRINGS: Final = _merge(
     _auth_strings,  # sign-in, roles, local-mode banner
     _context_strings,  # Context Preview page
     _WRITE_STRINGS,  # Write Inspector and Conflicts pages
+    _retrieval_strings,  # Query Replay: why not X, config compare, relevance, golden sets
 )
 
 
@@ -364,6 +367,7 @@ def t(key: str, lang: str, **fields: object) -> str:
 KNOWN_WARNINGS: Final = {
     "query has no keyword terms; keyword leg skipped": "warning.no_keyword_terms",
 }
+KNOWN_WARNINGS.update(_retrieval_warnings)
 
 
 def warning_text(warning: str, lang: str) -> str:

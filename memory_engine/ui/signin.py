@@ -125,7 +125,10 @@ def require_account(lang: str) -> Account:
     """The signed-in account; otherwise shows the sign-in page and stops the script run."""
     mode = auth_mode()
     if mode is AuthMode.NONE:
-        st.warning(t("auth.local_banner", lang), icon=":material/lock_open:")
+        # A coloured sidebar note, not st.warning: page warnings stay the pages' own.
+        st.sidebar.markdown(
+            f":material/lock_open: :orange-background[{t('auth.local_banner', lang)}]"
+        )
         return LOCAL_ACCOUNT
     account = current_account()
     if account is None and mode is AuthMode.OIDC:

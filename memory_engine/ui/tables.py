@@ -32,7 +32,20 @@ TIME_FORMAT = "%Y-%m-%d %H:%M UTC"
 #: Text that is an ISO-8601 date-time (e.g. a time inside an event snapshot).
 ISO_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}")
 #: Stages of ``Trace.timings_ms`` in pipeline order (stages not listed follow, as stored).
-STAGE_ORDER = ("terms", "embed_query", "dense", "keyword", "fuse", "select", "total")
+STAGE_ORDER = (
+    "expand",
+    "terms",
+    "embed_query",
+    "dense",
+    "keyword",
+    "fuse",
+    "session",
+    "rerank",
+    "weight",
+    "dedupe",
+    "select",
+    "total",
+)
 
 
 def fmt_time(value: datetime | str | None) -> str:

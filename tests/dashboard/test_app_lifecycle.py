@@ -96,7 +96,7 @@ def test_run_maintenance_from_the_page(
     assert dash_engine.get(s, low).status is MemoryStatus.ARCHIVED
     assert dash_engine.get(s, target).status is MemoryStatus.ACTIVE
     last = dash_engine.history(s, low).items[-1]
-    assert (last.action, last.actor) == (EventAction.ARCHIVE, "dashboard")
+    assert (last.action, last.actor) == (EventAction.ARCHIVE, "dashboard:local")
 
 
 def test_audit_page_log_diff_asof_timeline(

@@ -184,7 +184,11 @@ def test_edit_flow_preview_reason_and_version_check(
     assert saved.content == original.content + " (edited)" and saved.tags == ("x", "y")
     assert saved.version == 2
     last = dash_engine.history(scope, mid).items[-1]
-    assert (last.action.value, last.actor, last.reason) == ("update", "dashboard", "fix wording")
+    assert (last.action.value, last.actor, last.reason) == (
+        "update",
+        "dashboard:local",
+        "fix wording",
+    )
     # the form now edits version 2
     assert at.text_area(key=f"mi_e_content_{mid}_2").value == saved.content
     assert any(h == "update" for h in table(at, "mi_history")["action"])

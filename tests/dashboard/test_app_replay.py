@@ -114,7 +114,19 @@ def test_reopened_trace_in_chinese_pipeline_order_labels_and_empty_cells(
     trace_id = at.query_params["trace"]
     stored = dash_engine.get_trace(Scope.of(tenant), uuid.UUID(trace_id))
     expected = [s for s in tables.STAGE_ORDER if s in stored.timings_ms]
-    assert expected == ["terms", "embed_query", "dense", "keyword", "fuse", "select", "total"]
+    assert expected == [
+        "expand",
+        "terms",
+        "embed_query",
+        "dense",
+        "keyword",
+        "fuse",
+        "session",
+        "weight",
+        "dedupe",
+        "select",
+        "total",
+    ]
     # (the stored payload is JSONB, whose key order is not the pipeline's)
     reopened = run_app(page=REPLAY, tenant=tenant, trace=trace_id)
     assert list(table(reopened, "mi_timings")["stage"]) == expected
@@ -123,7 +135,7 @@ def test_reopened_trace_in_chinese_pipeline_order_labels_and_empty_cells(
     timings = [d.value for d in zh.dataframe if "阶段" in d.value.columns]
     assert len(timings) == 1
     assert list(timings[0]["阶段"]) == [stage_label(s, "zh") for s in expected]
-    assert list(timings[0]["阶段"])[:3] == ["提取查询词", "查询向量化", "向量检索"]
+    assert list(timings[0]["阶段"])[:4] == ["查询扩展", "提取查询词", "查询向量化", "向量检索"]
 
     # a keyword-only search for a query without keyword terms: a warning, no candidates
     submit_search(zh, "???", lang="zh", dense=False, keyword=True)

@@ -158,7 +158,11 @@ def test_edit_memory_in_browser_persists(
     assert saved.content == new_content
     assert saved.version == 2
     last = dash_engine.history(scope, target.id).items[-1]
-    assert (last.action.value, last.actor, last.reason) == ("update", "dashboard", "browser edit")
+    assert (last.action.value, last.actor, last.reason) == (
+        "update",
+        "dashboard:local",
+        "browser edit",
+    )
 
 
 def _click_table_row(page: Any, table: Any, row: int) -> None:

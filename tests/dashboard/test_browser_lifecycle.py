@@ -79,4 +79,4 @@ def test_run_maintenance_then_audit_in_browser(
     s = Scope.of(tenant)
     assert dash_engine.get(s, low).status is MemoryStatus.ARCHIVED
     last = dash_engine.history(s, low).items[-1]
-    assert (last.action, last.actor) == (EventAction.ARCHIVE, "dashboard")
+    assert (last.action, last.actor) == (EventAction.ARCHIVE, "dashboard:local")

@@ -267,7 +267,7 @@ def _trace() -> Trace:
             "fuse": 0.5,
             "dense": 2.0,
             "total": 14.0,
-            "rerank": 0.7,
+            "graph_walk": 0.7,
             "select": 0.25,
             "keyword": 1.0,
             "embed_query": 9.5,
@@ -316,7 +316,7 @@ def test_candidates_frame_has_every_candidate_score_rank_and_reason() -> None:
 def test_timings_traces_and_bounded() -> None:
     trace = _trace()
     timings = tables.timings_frame(trace, "en")
-    # pipeline order; a stage the dashboard does not know ("rerank") follows the known ones
+    # pipeline order; a stage the dashboard does not know ("graph_walk") follows the known ones
     assert list(timings["stage"]) == [
         "embed_query",
         "dense",
@@ -324,7 +324,7 @@ def test_timings_traces_and_bounded() -> None:
         "fuse",
         "select",
         "total",
-        "rerank",
+        "graph_walk",
     ]
     assert timings["ms"].tolist() == [9.5, 2.0, 1.0, 0.5, 0.25, 14.0, 0.7]
     zh = tables.timings_frame(trace, "zh")
@@ -336,7 +336,7 @@ def test_timings_traces_and_bounded() -> None:
         "融合",
         "筛选与截断",
         "总计",
-        "rerank",
+        "graph_walk",
     ]
     assert tables.ordered_stages({"total": 1.0, "terms": 0.1}) == ["terms", "total"]
     tid = uuid.uuid4()
@@ -368,7 +368,7 @@ def test_every_pipeline_stage_has_a_label_and_a_place() -> None:
     for stage in tables.STAGE_ORDER:
         assert i18n.stage_label(stage, "en") == stage
         assert i18n.stage_label(stage, "zh") != stage
-    assert i18n.stage_label("rerank", "zh") == "rerank"
+    assert i18n.stage_label("graph_walk", "zh") == "graph_walk"
 
 
 def test_warnings_are_translated_or_labelled() -> None:

@@ -1,0 +1,135 @@
+"""Shared parts of the retrieval benchmarks (bench/locomo.py, bench/madial.py).
+
+* ``--set key=value`` overrides of ``SearchOptions`` (JSON values: ``--set fusion="zscore"``
+  or ``--set fusion=zscore``, ``--set session_weight=0.3``);
+* ``--grid FILE``: a JSON list of such override dicts; every configuration is measured in one
+  process and printed as one JSON line each;
+* ``prefill_queries``: embeds all queries in batches first (query embedding is then not part
+  of the reported search latency: the lead measures latency with bench/latency.py);
+* ``CachingStore`` / ``CachingEmbedder``: wrappers that memoise ``dense_search``,
+  ``keyword_search`` and ``embed`` for identical inputs, so a grid pays for the legs once and
+  the rest is the in-process stages. Writes go straight through.
+
+Measurement only: nothing here is used by the engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from memory_engine.embedding.base import Embedder
+from memory_engine.models import Candidate, MemoryStatus, Scope
+from memory_engine.stores.base import MemoryStore
+
+
+def add_common_args(ap: argparse.ArgumentParser) -> None:
+    """Add --embedder, --set, --grid, --candidates, --legs."""
+    ap.add_argument(
+        "--embedder",
+        choices=["minilm", "use_m3"],
+        default="minilm",
+        help="offline embedder (default: minilm)",
+    )
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="SearchOptions override, e.g. fusion=zscore or session_weight=0.3 (repeatable)",
+    )
+    ap.add_argument("--grid", type=Path, help="JSON list of override dicts; one result each")
+    ap.add_argument("--legs", default="dense,keyword", help="comma-separated legs")
+    ap.add_argument("--candidates", type=int, default=100, help="candidates per leg")
+
+
+def _value(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
+def configurations(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The override dicts to measure: the grid's, each merged over the ``--set`` ones."""
+    base: dict[str, Any] = {}
+    for item in args.set:
+        key, sep, raw = item.partition("=")
+        if not sep:
+            raise SystemExit(f"--set needs KEY=VALUE, got {item!r}")
+        base[key.strip()] = _value(raw)
+    if args.grid:
+        grid = json.loads(args.grid.read_text(encoding="utf-8"))
+        if not isinstance(grid, list) or not all(isinstance(g, dict) for g in grid):
+            raise SystemExit("--grid must hold a JSON list of objects")
+        return [{**base, **g} for g in grid]
+    return [base]
+
+
+def prefill_queries(engine: Any, queries: Sequence[str]) -> None:
+    """Embed the benchmark's queries in batches up front (the ``CachingEmbedder`` then serves
+    each search's query embedding), so per-query model calls do not dominate the run."""
+    embedder = engine.embedder
+    if isinstance(embedder, CachingEmbedder):
+        unique = list(dict.fromkeys(queries))
+        for start in range(0, len(unique), 256):
+            embedder.embed(unique[start : start + 256])
+
+
+class CachingEmbedder:
+    """Memoises ``embed`` per text (benchmarks embed each query once per grid)."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.model_name = inner.model_name
+        self.dim = inner.dim
+        self.max_input_chars = inner.max_input_chars
+        self._cache: dict[str, list[float]] = {}
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        if missing:
+            self._cache.update(zip(missing, self.inner.embed(missing), strict=True))
+        return [self._cache[t] for t in texts]
+
+
+class CachingStore:
+    """Delegates to a store; memoises the two search legs for identical arguments."""
+
+    def __init__(self, inner: MemoryStore) -> None:
+        self._inner = inner
+        self._cache: dict[tuple[Any, ...], list[Candidate]] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def dense_search(
+        self,
+        vector: Sequence[float],
+        *,
+        scope: Scope,
+        k: int,
+        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
+    ) -> list[Candidate]:
+        key = ("dense", tuple(vector), scope, k, tuple(statuses))
+        if key not in self._cache:
+            self._cache[key] = self._inner.dense_search(vector, scope=scope, k=k, statuses=statuses)
+        return self._cache[key]
+
+    def keyword_search(
+        self,
+        terms: Sequence[str],
+        *,
+        scope: Scope,
+        k: int,
+        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
+    ) -> list[Candidate]:
+        key = ("keyword", tuple(terms), scope, k, tuple(statuses))
+        if key not in self._cache:
+            self._cache[key] = self._inner.keyword_search(
+                terms, scope=scope, k=k, statuses=statuses
+            )
+        return self._cache[key]

@@ -1,0 +1,130 @@
+"""Normalised-score fusion of retrieval legs (beside RRF in ``fusion.py``).
+
+Each leg's own score (``cosine`` for dense legs, ``bm25`` for keyword legs) is first given to
+every memory of the fused pool: a memory the leg did not return gets the leg's floor, which is
+0 for a keyword leg that returned fewer than ``depth`` rows (no other memory holds a query term)
+and otherwise the lowest score the leg returned. Then, over the pool:
+
+* ``zscore``: ``z_L(d) = (s_L(d) - mean_L) / std_L`` (population std; a leg whose values are
+  all equal gives 0). The weighted sum over the legs is rescaled with min-max to [0, 1].
+* ``minmax``: ``m_L(d) = (s_L(d) - min_L) / (max_L - min_L)`` (0 when all equal); weighted mean
+  over the legs, in [0, 1].
+
+Normalising over the pool rather than over the leg's own rows keeps a lone keyword hit strong
+(one row with a BM25 score against a pool of zeros is a clear outlier, not a zero-variance
+leg).
+
+Unlike RRF these keep the *gap* between a clear winner and the rest of a leg (Bruch, Gai and
+Ingber 2023, "An Analysis of Fusion Functions for Hybrid Retrieval", ACM TOIS: convex
+combinations of normalised scores beat RRF when tuned). ``rrf`` is computed as well, so the
+trace always carries it. Output: ``scores["fused"]`` (higher is better) and ``ranks["fused"]``.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+from memory_engine.models import Candidate
+from memory_engine.retrieval.fusion import rrf_fuse
+
+__all__ = ["FusionMethod", "fuse", "leg_score_key"]
+
+FusionMethod = Literal["rrf", "zscore", "minmax"]
+
+
+def leg_score_key(leg: str) -> str:
+    """Score a leg ranks by: ``cosine`` for ``dense*`` legs, ``bm25`` for ``keyword*`` legs."""
+    return "cosine" if leg.startswith("dense") else "bm25"
+
+
+def _leg_weight(leg: str, weights: Mapping[str, float]) -> float:
+    base = leg.split("@", 1)[0]  # "dense@x1" (an expansion's leg) weighs like "dense"
+    return weights.get(leg, weights.get(base, 1.0))
+
+
+def _normalise(values: list[float], method: str) -> list[float]:
+    """Z-scores or min-max values of ``values`` (0.0 for all when they are all equal)."""
+    if method == "zscore":
+        mean = sum(values) / len(values)
+        std = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+        if std == 0.0:
+            return [0.0] * len(values)
+        return [(v - mean) / std for v in values]
+    lo, hi = min(values), max(values)
+    if hi == lo:
+        return [0.0] * len(values)
+    return [(v - lo) / (hi - lo) for v in values]
+
+
+def fuse(
+    legs: Mapping[str, Sequence[Candidate]],
+    *,
+    method: FusionMethod = "rrf",
+    rrf_k: int = 60,
+    weights: Mapping[str, float] | None = None,
+    depth: int | None = None,
+) -> list[Candidate]:
+    """Fuse ranked legs.
+
+    Args:
+        legs: leg name -> candidates best first (each with its leg's score, see
+            :func:`leg_score_key`, and ``ranks[leg]``).
+        method: ``rrf``, ``zscore`` or ``minmax``.
+        rrf_k: RRF constant (>= 1), used by every method for ``scores["rrf"]``.
+        weights: per-leg weight (>= 0) for the normalised methods; missing legs weigh 1.0;
+            ``dense@x1`` falls back to the weight of ``dense``.
+        depth: rows each leg was asked for; a keyword leg that returned fewer has floor 0
+            (None: every leg's floor is its lowest returned score).
+
+    Returns:
+        One candidate per memory, sorted by ``scores["fused"]`` descending (ties: ``rrf``,
+        then id), with every leg's scores and ranks, ``scores["rrf"]``, ``scores["fused"]``
+        and ``ranks["fused"]`` (1-based).
+
+    Raises:
+        ValueError: unknown method, ``rrf_k < 1`` or a negative weight.
+    """
+    if method not in ("rrf", "zscore", "minmax"):
+        raise ValueError(f"unknown fusion method {method!r}")
+    w = dict(weights or {})
+    if any(v < 0 for v in w.values()):
+        raise ValueError("leg weights must be >= 0")
+    by_rrf = rrf_fuse(legs, k=rrf_k)
+    if method == "rrf":
+        fused = {c.memory.id: c.scores["rrf"] for c in by_rrf}
+    else:
+        pool = [c.memory.id for c in by_rrf]
+        raw: dict[uuid.UUID, float] = dict.fromkeys(pool, 0.0)
+        total_w = 0.0
+        for leg, cands in legs.items():
+            if not cands:
+                continue
+            weight = _leg_weight(leg, w)
+            total_w += weight
+            key = leg_score_key(leg)
+            got = {c.memory.id: c.scores.get(key, 0.0) for c in cands}
+            floor = min(got.values())
+            if key == "bm25" and depth is not None and len(cands) < depth:
+                floor = 0.0
+            norm = _normalise([got.get(mid, floor) for mid in pool], method)
+            for mid, v in zip(pool, norm, strict=True):
+                raw[mid] += weight * v
+        if method == "minmax":
+            fused = {mid: v / total_w if total_w else 0.0 for mid, v in raw.items()}
+        else:
+            lo, hi = (min(raw.values()), max(raw.values())) if raw else (0.0, 0.0)
+            fused = {mid: (v - lo) / (hi - lo) if hi > lo else 1.0 for mid, v in raw.items()}
+    ordered = sorted(
+        by_rrf, key=lambda c: (-fused[c.memory.id], -c.scores["rrf"], str(c.memory.id))
+    )
+    return [
+        Candidate(
+            memory=c.memory,
+            scores={**c.scores, "fused": fused[c.memory.id]},
+            ranks={**c.ranks, "fused": i},
+        )
+        for i, c in enumerate(ordered, start=1)
+    ]
