@@ -267,6 +267,24 @@ class Settings(BaseSettings):
         30.0, gt=0, description="Token-bucket rate limit of writes per session, per second."
     )
 
+    # --- write security: PII policy and injection screening (issue 7) ---
+    pii_policy: Literal["off", "redact", "block"] = Field(
+        "redact", description="What a write does with the PII kinds in pii_kinds."
+    )
+    pii_kinds: tuple[
+        Literal["email", "cn_mobile", "phone", "cn_id", "bank_card", "secret"], ...
+    ] = Field(
+        ("secret", "cn_id", "bank_card"),
+        description="PII kinds the policy applies to (JSON list in the environment).",
+    )
+    pii_tenant_policies: dict[str, Literal["off", "redact", "block"]] = Field(
+        default_factory=dict,
+        description='Per-tenant PII policy overrides, e.g. {"acme": "block"} (JSON).',
+    )
+    injection_screening: bool = Field(
+        True, description="Screen writes for prompt injection (flag or quarantine by source)."
+    )
+
     @model_validator(mode="after")
     def _check_llm(self) -> Settings:
         if self.llm_provider == "openai_compat" and not (self.llm_base_url and self.llm_model):

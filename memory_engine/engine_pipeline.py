@@ -30,7 +30,13 @@ from memory_engine.write.extract import Outcome, PipelineParts, run_extract
 from memory_engine.write.guard import clean_text
 from memory_engine.write.journal import WriteJournal
 from memory_engine.write.limits import TokenBuckets
-from memory_engine.write.raw import WriteRequest, WriteResult, check_metadata, write_batch
+from memory_engine.write.raw import (
+    WriteRequest,
+    WriteResult,
+    check_metadata,
+    screen_request,
+    write_batch,
+)
 
 log = logging.getLogger(__name__)
 
@@ -160,6 +166,7 @@ class PipelineMixin(EngineBase):
             EmptyContentError, ContentTooLargeError, InvalidInputError: bad input (not queued).
         """
         scope = check_scope(scope)
+        request = screen_request(request, scope, self.settings)  # PII never reaches the LLM
         write_id = self._accept(scope, request, "extract", actor)
         self.write_journal.mark_running(write_id)
         return self._process(write_id, scope, request, "extract", actor, dry_run, index)
@@ -287,7 +294,9 @@ class PipelineMixin(EngineBase):
         """
         if mode not in ("raw", "extract"):
             raise InvalidInputError(f"unknown write mode {mode!r}", mode=mode)
-        write_id = self._accept(check_scope(scope), request, mode, actor)
+        scope = check_scope(scope)
+        request = screen_request(request, scope, self.settings)  # the journal holds no PII
+        write_id = self._accept(scope, request, mode, actor)
         self.start_write_worker()
         return write_id
 

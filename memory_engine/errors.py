@@ -137,6 +137,12 @@ class RateLimitedError(MemoryEngineError):
     code = "rate_limited"
 
 
+class SensitiveDataError(InvalidInputError):
+    """Raised when a write holds PII or a secret and the tenant's PII policy is ``block``."""
+
+    code = "sensitive_data"
+
+
 def _all_subclasses(cls: type[MemoryEngineError]) -> list[type[MemoryEngineError]]:
     out = [cls]
     for sub in cls.__subclasses__():

@@ -13,6 +13,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from memory_engine.errors import ContentTooLargeError, EmptyContentError, InvalidInputError
+from memory_engine.security.injection import ScreenAction, screen
+from memory_engine.write import tool_calls
 
 MEMORY_TOOL_PREFIXES = ("memory_write", "memory_search", "memory_update", "memory_delete")
 
@@ -52,21 +54,6 @@ def clean_text(
 
 # ----------------------------------------------------------------------------- untrusted input
 
-_MEMORY_TOOL_CALL_RE = re.compile(
-    r"^\s*(?:[{\[]\s*\"?(?:tool|name|function)\"?\s*:\s*\"?|call(?:ing)?\s+|tool:\s*)?"
-    r"(?:" + "|".join(MEMORY_TOOL_PREFIXES) + r")\b",
-    re.I,
-)
-_INJECTION_RE = re.compile(
-    r"ignore (?:all |any )?(?:the )?(?:previous|prior|above|earlier) (?:instructions|prompts?|rules)|"
-    r"disregard (?:all |the )?(?:previous|prior|above) |forget (?:all )?(?:your|previous) instructions|"
-    r"you are now (?:a|an|in) |new instructions?:|system prompt|developer mode|"
-    r"(?:send|post|upload|leak|reveal|exfiltrate)\b[^.\n]{0,40}\b(?:api[ _-]?key|password|token|"
-    r"secret|credentials)|"
-    r"忽略(?:之前|以上|前面|上面)(?:的)?(?:所有)?(?:指令|指示|提示|规则)|无视(?:之前|以上)(?:的)?(?:指令|规则)|"
-    r"(?:发送|泄露|上传)[^。\n]{0,20}(?:密钥|密码|令牌|api ?key)|系统提示词|你现在是",
-    re.I,
-)
 _LOG_LINE_RE = re.compile(
     r"^\s*(?:\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}|\[?(?:DEBUG|INFO|WARN|WARNING|ERROR|TRACE)\]?\b|"
     r"at [\w.$]+\(|File \"|Traceback|\s*\^+\s*$|[-=*#]{5,})",
@@ -86,16 +73,21 @@ class GuardReport(BaseModel):
 
 
 def is_memory_tool_call(text: str, metadata: dict[str, Any] | None = None) -> bool:
-    """True for a call of the engine's own memory tools (never stored: FAILURES.md section 8)."""
+    """True for a call of the engine's own memory tools (never stored: FAILURES.md section 8).
+
+    ``metadata['tool_name']`` (or ``tool``) names the tool when the caller knows it; the text
+    is checked with ``memory_engine.write.tool_calls.is_memory_tool_call``.
+    """
     tool = str((metadata or {}).get("tool_name") or (metadata or {}).get("tool") or "")
     if tool and tool.lower().startswith(MEMORY_TOOL_PREFIXES):
         return True
-    return bool(_MEMORY_TOOL_CALL_RE.match(text))
+    return tool_calls.is_memory_tool_call(text, tool_name=tool or None)
 
 
-def looks_like_injection(text: str) -> bool:
-    """True when ``text`` holds instruction-like text aimed at the assistant (zh + en)."""
-    return bool(_INJECTION_RE.search(text))
+def looks_like_injection(text: str, source: str = "tool_output") -> bool:
+    """True when ``text`` from ``source`` must be quarantined: instruction-like text in an
+    untrusted source (the rules and action table of ``memory_engine.security.injection``)."""
+    return screen(text, source).action is ScreenAction.QUARANTINE
 
 
 def reduce_tool_output(text: str, max_chars: int) -> str:
@@ -132,8 +124,7 @@ def guard_untrusted(
     notes: list[str] = []
     original = len(text)
     tool_call = is_memory_tool_call(text, metadata)
-    untrusted = source in ("tool_output", "import")
-    injection = untrusted and looks_like_injection(text)
+    injection = looks_like_injection(text, source)
     reduced = None
     if source == "tool_output" and len(text) > max_tool_chars:
         text = reduce_tool_output(text, max_tool_chars)

@@ -19,7 +19,15 @@ from memory_engine import text as textmod
 from memory_engine.config import Settings
 from memory_engine.embedding.base import Embedder
 from memory_engine.errors import ContentTooLargeError, InvalidInputError, MemoryEngineError
-from memory_engine.models import Memory, MemorySource, MemoryType, Scope, ensure_utc
+from memory_engine.models import (
+    Memory,
+    MemorySource,
+    MemoryStatus,
+    MemoryType,
+    Scope,
+    ensure_utc,
+)
+from memory_engine.security.policy import screen_write
 from memory_engine.stores.base import InsertOutcome, MemoryStore, NewMemory
 from memory_engine.write.guard import clean_text, is_memory_tool_call
 
@@ -123,6 +131,24 @@ def check_metadata(metadata: dict[str, Any], *, max_bytes: int = 16_384) -> None
         raise InvalidInputError(
             f"metadata is larger than {max_bytes} bytes", size=len(encoded.encode("utf-8"))
         )
+
+
+def screen_request(req: WriteRequest, scope: Scope, settings: Settings) -> WriteRequest:
+    """``req`` with its text through the tenant's PII policy (``security.policy``) and the
+    findings in its metadata; the same object when nothing was found.
+
+    Raises:
+        SensitiveDataError: the tenant's PII policy is ``block`` and the text holds listed PII.
+        EmptyContentError, ContentTooLargeError, InvalidInputError: the text itself is bad.
+    """
+    cleaned = clean_text(req.text, max_chars=settings.max_input_chars)
+    screened = screen_write(
+        cleaned, source=req.source, tenant_id=scope.tenant_id, settings=settings
+    )
+    if not screened.pii:
+        return req
+    meta = {**req.metadata, "pii": screened.metadata()["pii"]}
+    return req.model_copy(update={"text": screened.text, "metadata": meta})
 
 
 def check_raw_untrusted(req: WriteRequest, text: str, settings: Settings) -> None:
@@ -231,8 +257,16 @@ def write_batch(
             cleaned = clean_text(req.text, max_chars=settings.max_input_chars)
             check_metadata(req.metadata)
             check_raw_untrusted(req, cleaned, settings)
-            for mem in extractor(scope, req, cleaned):
-                pending.append((i, mem.model_copy(update={"embedding_model": embedder.model_name})))
+            screened = screen_write(
+                cleaned, source=req.source, tenant_id=scope.tenant_id, settings=settings
+            )
+            if screened.metadata():
+                req = req.model_copy(update={"metadata": {**req.metadata, **screened.metadata()}})
+            update: dict[str, Any] = {"embedding_model": embedder.model_name}
+            if screened.quarantine:  # stored for review, not searchable until restored
+                update["status"] = MemoryStatus.ARCHIVED
+            for mem in extractor(scope, req, screened.text):
+                pending.append((i, mem.model_copy(update=update)))
             results[i] = WriteResult(index=i)
         except MemoryEngineError as exc:
             results[i] = WriteResult(index=i, error=exc.to_dict())
