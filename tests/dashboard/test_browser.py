@@ -8,6 +8,7 @@ Skipped when Chromium is not installed.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import socket
@@ -63,12 +64,14 @@ def _wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path, timeout: f
     raise TimeoutError(f"streamlit not healthy after {timeout}s:\n{log.read_text()[-3000:]}")
 
 
-@pytest.fixture
-def dashboard_server(dashboard_env: dict[str, str], tmp_path: Path) -> Iterator[str]:
-    """URL of ``streamlit run app.py`` on a free port, using the test database."""
+@contextlib.contextmanager
+def streamlit_server(
+    env: dict[str, str], tmp_path: Path, extra_args: tuple[str, ...] = ()
+) -> Iterator[str]:
+    """``streamlit run app.py`` on a free port with ``env`` added; yields its URL."""
     port = _free_port()
-    log = tmp_path / "streamlit.log"
-    env = {**os.environ, **dashboard_env, "PYTHONPATH": ROOT}
+    log = tmp_path / f"streamlit-{port}.log"
+    full_env = {**os.environ, **env, "PYTHONPATH": ROOT}
     with log.open("wb") as out:
         proc = subprocess.Popen(
             [
@@ -85,9 +88,10 @@ def dashboard_server(dashboard_env: dict[str, str], tmp_path: Path) -> Iterator[
                 "false",
                 "--server.fileWatcherType",
                 "none",
+                *extra_args,
             ],
             cwd=ROOT,
-            env=env,
+            env=full_env,
             stdout=out,
             stderr=subprocess.STDOUT,
         )
@@ -102,6 +106,13 @@ def dashboard_server(dashboard_env: dict[str, str], tmp_path: Path) -> Iterator[
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait(timeout=5)
+
+
+@pytest.fixture
+def dashboard_server(dashboard_env: dict[str, str], tmp_path: Path) -> Iterator[str]:
+    """URL of ``streamlit run app.py`` on a free port, using the test database."""
+    with streamlit_server(dashboard_env, tmp_path) as url:
+        yield url
 
 
 def test_edit_memory_in_browser_persists(

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,14 +15,7 @@ from memory_engine import MemoryEngine
 from memory_engine.config import Settings
 from memory_engine.stores.qdrant import QdrantStore
 from memory_engine.transfer import copy_stores
-from tests.dashboard.conftest import ROOT
-from tests.dashboard.test_browser import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    STREAMLIT,
-    _free_port,
-    _wait_healthy,
-)
+from tests.dashboard.test_browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs /usr/bin/chromium")
 
@@ -42,59 +34,26 @@ def test_pick_qdrant_in_the_sidebar_and_see_parity(
     with QdrantStore(Settings(_env_file=None, store="qdrant", qdrant_path=folder)) as qd:  # type: ignore[call-arg]
         assert copy_stores(dash_engine.store, qd, tenants=[tenant])["ok"]
 
-    port = _free_port()
-    log = tmp_path / "streamlit.log"
-    env = {**os.environ, **dashboard_env, "MEMORY_QDRANT_PATH": folder, "PYTHONPATH": ROOT}
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [
-                STREAMLIT,
-                "run",
-                "app.py",
-                "--server.headless",
-                "true",
-                "--server.port",
-                str(port),
-                "--server.address",
-                "127.0.0.1",
-                "--browser.gatherUsageStats",
-                "false",
-                "--server.fileWatcherType",
-                "none",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            url = f"http://127.0.0.1:{port}"
-            _wait_healthy(url, proc, log)
-            expect.set_options(timeout=60_000)
-            with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                try:
-                    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-                    page.set_default_timeout(60_000)
-                    page.goto(f"{url}/?tenant={tenant}")
-                    sidebar = page.get_by_test_id("stSidebar")
-                    expect(sidebar.get_by_text("Store: postgres")).to_be_visible()
-                    sidebar.get_by_text("Qdrant", exact=True).click()
-                    expect(page).to_have_url(re.compile(r"store=qdrant"))
-                    expect(sidebar.get_by_text("Store: qdrant")).to_be_visible()
-                    sidebar.get_by_role("link", name="Memories").click()
-                    expect(page.get_by_role("heading", name="Memories")).to_be_visible()
-                    expect(page).to_have_url(re.compile(r"/memories\?.*store=qdrant"))
-                    sidebar.get_by_role("link", name="Overview").click()
-                    expect(page.get_by_text("Parity: both stores hold the same 4")).to_be_visible()
-                    expect(sidebar.get_by_text("Store: qdrant")).to_be_visible()
-                    page.screenshot(path=str(tmp_path / "browser_stores.png"), full_page=True)
-                finally:
-                    browser.close()
-        finally:
-            proc.terminate()
+    env = {**dashboard_env, "MEMORY_QDRANT_PATH": folder}
+    with streamlit_server(env, tmp_path) as url:
+        expect.set_options(timeout=60_000)
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(timeout=5)
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                page.set_default_timeout(60_000)
+                page.goto(f"{url}/?tenant={tenant}")
+                sidebar = page.get_by_test_id("stSidebar")
+                expect(sidebar.get_by_text("Store: postgres")).to_be_visible()
+                sidebar.get_by_text("Qdrant", exact=True).click()
+                expect(page).to_have_url(re.compile(r"store=qdrant"))
+                expect(sidebar.get_by_text("Store: qdrant")).to_be_visible()
+                sidebar.get_by_role("link", name="Memories").click()
+                expect(page.get_by_role("heading", name="Memories")).to_be_visible()
+                expect(page).to_have_url(re.compile(r"/memories\?.*store=qdrant"))
+                sidebar.get_by_role("link", name="Overview").click()
+                expect(page.get_by_text("Parity: both stores hold the same 4")).to_be_visible()
+                expect(sidebar.get_by_text("Store: qdrant")).to_be_visible()
+                page.screenshot(path=str(tmp_path / "browser_stores.png"), full_page=True)
+            finally:
+                browser.close()
