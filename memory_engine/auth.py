@@ -214,9 +214,12 @@ class Accounts:
             raise AuthError(f"too many failed sign-ins; try again in {wait:.0f} s", retry_s=wait)
         entry = self.users.get(name)
         stored = str(entry.get("password_hash", "")) if entry else ""
+        raw = password.encode("utf-8")
         ok = False
-        if entry is not None and stored.startswith("$2"):
-            ok = bcrypt.checkpw(password.encode("utf-8"), stored.encode("ascii"))
+        # bcrypt >= 5 raises ValueError beyond 72 bytes; hash_password never stores such a
+        # password, so a longer one is simply wrong (same time spent, same message).
+        if entry is not None and stored.startswith("$2") and len(raw) <= 72:
+            ok = bcrypt.checkpw(raw, stored.encode("ascii"))
         else:  # spend the same time on unknown names (no user enumeration by timing)
             bcrypt.checkpw(b"x", _dummy_hash())
         if not ok or entry is None:

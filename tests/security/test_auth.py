@@ -92,6 +92,9 @@ def test_sign_in(secrets_file: Path) -> None:
         accounts.sign_in("alice", "wrong")
     with pytest.raises(AuthError, match="wrong name or password"):
         accounts.sign_in("mallory", "whatever")
+    for too_long in ("x" * 73, "马" * 30):  # over bcrypt's 72 bytes: wrong, not a ValueError
+        with pytest.raises(AuthError, match="wrong name or password"):
+            accounts.sign_in("alice", too_long)
 
 
 def test_lockout_after_repeated_failures(secrets_file: Path) -> None:
