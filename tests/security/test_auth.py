@@ -133,7 +133,8 @@ def test_oidc_mapping() -> None:
         accounts.for_oidc("stranger@example.com")
 
 
-def test_cli_user_add(tmp_path: Path) -> None:
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_cli_user_add(tmp_path: Path, newline: str) -> None:
     path = tmp_path / "secrets.toml"
     run = subprocess.run(
         [
@@ -153,7 +154,7 @@ def test_cli_user_add(tmp_path: Path) -> None:
             str(path),
             "--password-stdin",
         ],
-        input="carol-password\n",
+        input=f"carol-password{newline}",
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(REPO)},
