@@ -103,9 +103,17 @@ def _password_form(lang: str) -> None:
         try:
             st.session_state[SS_ACCOUNT] = accounts().sign_in(name or "", password or "")
         except AuthError as exc:
-            st.error(t("auth.failed", lang, message=exc.message))
+            st.error(t("auth.failed", lang, message=_failure(exc, lang)))
             return
         st.rerun()
+
+
+def _failure(exc: AuthError, lang: str) -> str:
+    """The reason of a refused password sign-in in the UI language."""
+    retry = exc.details.get("retry_s")
+    if isinstance(retry, (int, float)):
+        return t("auth.locked", lang, seconds=f"{retry:.0f}")
+    return t("auth.wrong", lang)
 
 
 def _oidc(lang: str) -> Account | None:
@@ -161,6 +169,7 @@ def denied(lang: str, action: Action | str, tenant: str | None = None) -> bool:
     if account is not None and not account.may_see(tenant):
         st.error(t("auth.tenant_denied", lang, tenant=tenant))
     else:
-        role = account.role.value if account else "-"
-        st.error(t("auth.denied", lang, role=role, action=Action(action).value))
+        role = t(f"auth.role.{account.role.value}", lang) if account else "-"
+        action_label = t(f"auth.action.{Action(action).value}", lang)
+        st.error(t("auth.denied", lang, role=role, action=action_label))
     return True
