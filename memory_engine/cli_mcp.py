@@ -39,8 +39,13 @@ def mcp_command(
     """Serve the memory tools over MCP (memory_write, memory_search, memory_update, ...)."""
     try:
         overrides: dict[str, Any] = {}
-        if tenant is not None:
+        if tenant is not None:  # a new tenant: user/agent of the environment do not carry over
             overrides.update(mcp_tenant=tenant, mcp_user_id=user, mcp_agent_id=agent)
+        else:  # MEMORY_MCP_TENANT: --user/--agent still narrow it (never silently dropped)
+            if user is not None:
+                overrides["mcp_user_id"] = user
+            if agent is not None:
+                overrides["mcp_agent_id"] = agent
         settings = Settings(**overrides)
         logging.basicConfig(level=settings.log_level.upper(), stream=sys.stderr)
         from memory_engine.mcp_server import run_http, run_stdio
