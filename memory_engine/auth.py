@@ -228,6 +228,21 @@ class Accounts:
             raise AuthError("wrong name or password")
         return _grant(entry, name, "password")
 
+    def refresh(self, account: Account) -> Account | None:
+        """``account`` as the current configuration grants it now (role and tenants re-read),
+        or None when the account was removed or its entry became invalid. A signed-in browser
+        session calls this on every run, so a revoked or downgraded account takes effect."""
+        if account.via == "local":
+            return account
+        entries = self.oidc_users if account.via == "oidc" else self.users
+        entry = entries.get(account.name)
+        if entry is None:
+            return None
+        try:
+            return _grant(entry, account.name, account.via)
+        except MemoryEngineError:  # AuthError, or TenantScopeError of a malformed grant
+            return None
+
     def for_oidc(self, email: str | None) -> Account:
         """The Account of an OIDC-signed-in e-mail. Raises AuthError when it has no grant."""
         if not email or email not in self.oidc_users:

@@ -75,7 +75,14 @@ def current_account() -> Account | None:
     if auth_mode() is AuthMode.NONE:
         return LOCAL_ACCOUNT
     account = st.session_state.get(SS_ACCOUNT)
-    return account if isinstance(account, Account) else None
+    if not isinstance(account, Account):
+        return None
+    fresh = accounts().refresh(account)  # secrets.toml changed: removed or new grants apply now
+    if fresh is None:
+        st.session_state.pop(SS_ACCOUNT, None)
+    elif fresh != account:
+        st.session_state[SS_ACCOUNT] = fresh
+    return fresh
 
 
 def actor() -> str:

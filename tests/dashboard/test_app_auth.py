@@ -149,3 +149,16 @@ def test_local_mode_shows_the_banner(monkeypatch: pytest.MonkeyPatch, dashboard_
     at = AppTest.from_file(APP, default_timeout=90).run()
     assert_clean(at)
     assert t("auth.local_banner", "en") in texts(at.warning)
+
+
+def test_removed_account_is_signed_out_on_the_next_run(
+    auth_app: Callable[..., AppTest], make_tenant: Callable[..., str]
+) -> None:
+    at = sign_in(auth_app(make_tenant()), "vera")
+    assert not [w for w in at.text_input if w.key == "mi_w_auth_password"]  # signed in
+    users = dict(at.secrets["memory_auth"]["users"])
+    del users["vera"]
+    at.secrets["memory_auth"] = {"mode": "password", "users": users}
+    at.run()
+    assert_clean(at)
+    assert at.text_input(key="mi_w_auth_password")  # back on the sign-in form

@@ -126,6 +126,16 @@ def test_add_user_refuses_bad_input(
     assert not path.exists()
 
 
+def test_refresh_applies_removal_and_new_grants() -> None:
+    bob = Account("bob", Role.EDITOR, ("acme", "globex"))
+    accounts = Accounts({"users": {"bob": {"role": "viewer", "tenants": ["acme"]}}})
+    assert accounts.refresh(bob) == Account("bob", Role.VIEWER, ("acme",))
+    assert Accounts({"users": {}}).refresh(bob) is None
+    assert Accounts({"users": {"bob": {"role": "root", "tenants": ["acme"]}}}).refresh(bob) is None
+    oidc = Account("li@example.cn", Role.EDITOR, ("acme",), via="oidc")
+    assert accounts.refresh(oidc) is None  # not a password account's entry
+
+
 def test_oidc_mapping() -> None:
     accounts = Accounts({"oidc_users": {"li@example.cn": {"role": "editor", "tenants": ["acme"]}}})
     assert accounts.for_oidc("li@example.cn").role is Role.EDITOR
