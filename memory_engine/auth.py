@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import os
 import threading
 import time
 from collections.abc import Mapping
@@ -280,6 +281,9 @@ def add_user(
     section.setdefault("mode", AuthMode.PASSWORD.value)
     section.setdefault("users", {})[name] = entry
     secrets_path.parent.mkdir(parents=True, exist_ok=True)
-    secrets_path.write_text(tomli_w.dumps(data), "utf-8")
-    secrets_path.chmod(0o600)
+    # Owner-only before the first byte is written (write_text would create it 0644 first).
+    fd = os.open(secrets_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(tomli_w.dumps(data))
     return account
