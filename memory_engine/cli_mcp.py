@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import signal
 import sys
 from enum import StrEnum
 from typing import Annotated, Any
@@ -51,6 +52,9 @@ def mcp_command(
         from memory_engine.mcp_server import run_http, run_stdio
 
         if transport is Transport.stdio:
+            # Not the CLI's SIGTERM -> SystemExit: asyncio would then wait forever for the
+            # thread blocked reading stdin. The default action (the process dies) stays.
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
             run_stdio(settings)
         else:
             run_http(
