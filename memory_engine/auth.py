@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import os
 import threading
 import time
 from collections.abc import Mapping
@@ -214,9 +215,12 @@ class Accounts:
             raise AuthError(f"too many failed sign-ins; try again in {wait:.0f} s", retry_s=wait)
         entry = self.users.get(name)
         stored = str(entry.get("password_hash", "")) if entry else ""
+        raw = password.encode("utf-8")
         ok = False
-        if entry is not None and stored.startswith("$2"):
-            ok = bcrypt.checkpw(password.encode("utf-8"), stored.encode("ascii"))
+        # bcrypt >= 5 raises ValueError beyond 72 bytes; hash_password never stores such a
+        # password, so a longer one is simply wrong (same time spent, same message).
+        if entry is not None and stored.startswith("$2") and len(raw) <= 72:
+            ok = bcrypt.checkpw(raw, stored.encode("ascii"))
         else:  # spend the same time on unknown names (no user enumeration by timing)
             bcrypt.checkpw(b"x", _dummy_hash())
         if not ok or entry is None:
@@ -224,6 +228,21 @@ class Accounts:
                 self._failures.setdefault(name, []).append(now)
             raise AuthError("wrong name or password")
         return _grant(entry, name, "password")
+
+    def refresh(self, account: Account) -> Account | None:
+        """``account`` as the current configuration grants it now (role and tenants re-read),
+        or None when the account was removed or its entry became invalid. A signed-in browser
+        session calls this on every run, so a revoked or downgraded account takes effect."""
+        if account.via == "local":
+            return account
+        entries = self.oidc_users if account.via == "oidc" else self.users
+        entry = entries.get(account.name)
+        if entry is None:
+            return None
+        try:
+            return _grant(entry, account.name, account.via)
+        except MemoryEngineError:  # AuthError, or TenantScopeError of a malformed grant
+            return None
 
     def for_oidc(self, email: str | None) -> Account:
         """The Account of an OIDC-signed-in e-mail. Raises AuthError when it has no grant."""
@@ -262,6 +281,9 @@ def add_user(
     section.setdefault("mode", AuthMode.PASSWORD.value)
     section.setdefault("users", {})[name] = entry
     secrets_path.parent.mkdir(parents=True, exist_ok=True)
-    secrets_path.write_text(tomli_w.dumps(data), "utf-8")
-    secrets_path.chmod(0o600)
+    # Owner-only before the first byte is written (write_text would create it 0644 first).
+    fd = os.open(secrets_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(tomli_w.dumps(data))
     return account

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import signal
 import sys
 from collections.abc import Callable
 from enum import StrEnum
@@ -280,8 +281,22 @@ def _register_subcommands() -> None:
 _register_subcommands()
 
 
+def _exit_on_sigterm() -> None:
+    """Make SIGTERM unwind like an exception (exit status 143), so ``finally`` blocks and
+    ``atexit`` handlers run. The default action killed the process outright: pgserver's atexit
+    handler never stopped the embedded PostgreSQL, and since the dead process stayed on
+    pgserver's handle list no later process stopped it either (``docker stop``, systemd, an
+    MCP client stopping ``memory-engine mcp``; uvicorn re-raises the SIGTERM it captured)."""
+
+    def handler(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, handler)
+
+
 def main() -> None:
     """Console-script entry point."""
+    _exit_on_sigterm()
     app()
 
 

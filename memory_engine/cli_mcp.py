@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import signal
 import sys
 from enum import StrEnum
 from typing import Annotated, Any
@@ -39,13 +40,21 @@ def mcp_command(
     """Serve the memory tools over MCP (memory_write, memory_search, memory_update, ...)."""
     try:
         overrides: dict[str, Any] = {}
-        if tenant is not None:
+        if tenant is not None:  # a new tenant: user/agent of the environment do not carry over
             overrides.update(mcp_tenant=tenant, mcp_user_id=user, mcp_agent_id=agent)
+        else:  # MEMORY_MCP_TENANT: --user/--agent still narrow it (never silently dropped)
+            if user is not None:
+                overrides["mcp_user_id"] = user
+            if agent is not None:
+                overrides["mcp_agent_id"] = agent
         settings = Settings(**overrides)
         logging.basicConfig(level=settings.log_level.upper(), stream=sys.stderr)
         from memory_engine.mcp_server import run_http, run_stdio
 
         if transport is Transport.stdio:
+            # Not the CLI's SIGTERM -> SystemExit: asyncio would then wait forever for the
+            # thread blocked reading stdin. The default action (the process dies) stays.
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
             run_stdio(settings)
         else:
             run_http(

@@ -31,7 +31,7 @@ def user_add(
     from memory_engine.cli import _run
 
     if password_stdin:
-        password = sys.stdin.readline().rstrip("\n")
+        password = sys.stdin.readline().rstrip("\r\n")
     else:
         password = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
     account = _run(lambda: add_user(secrets, name, password, role, list(tenant)))

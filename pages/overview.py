@@ -6,7 +6,7 @@ import plotly.express as px
 import streamlit as st
 
 from memory_engine.models import Scope
-from memory_engine.ui import state, store_compare, tables
+from memory_engine.ui import signin, state, store_compare, tables
 from memory_engine.ui.errors import guard
 from memory_engine.ui.i18n import t
 
@@ -22,7 +22,11 @@ st.title(t("overview.title", lang))
 
 # ---- across tenants (the one audited admin read; cached 30 s)
 st.subheader(t("overview.tenants_header", lang))
-st.caption(t("overview.tenants_caption", lang))
+account = signin.current_account()
+cross_tenant = account is not None and account.all_tenants  # else: scoped counts of the grants
+st.caption(
+    t("overview.tenants_caption" if cross_tenant else "overview.tenants_caption_granted", lang)
+)
 with guard(lang):
     counts = state.cached_tenant_counts("overview")
 if not counts:

@@ -14,6 +14,8 @@ percent-encodes the folder, so paths with spaces also work.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
 import subprocess
 import threading
@@ -53,6 +55,33 @@ def _log_tail(pgdata: Path, lines: int = 15) -> str:
         return ""
 
 
+def forget_dead_handles(pgdata: Path, lock: Any = None) -> list[int]:
+    """Drop processes that no longer exist from pgserver's handle list of ``pgdata``.
+
+    pgserver stops the server when the last process on ``.handle_pids.json`` exits (its atexit
+    handler). A process killed without running it (SIGKILL, OOM) stays on the list forever, so
+    no later process ever stopped the server: an orphan postgres per data folder. Returns the
+    pids removed. ``lock`` is pgserver's inter-process lock (held while the list changes).
+    """
+    path = pgdata / ".handle_pids.json"
+    if not path.exists():
+        return []
+    import psutil
+
+    with lock if lock is not None else contextlib.nullcontext():
+        try:
+            pids = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return []
+        if not isinstance(pids, list):
+            return []
+        dead = [p for p in pids if isinstance(p, int) and not psutil.pid_exists(p)]
+        if dead:
+            path.write_text(json.dumps([p for p in pids if p not in dead]))
+            logger.info("embedded PostgreSQL %s: dropped exited processes %s", pgdata, dead)
+        return dead
+
+
 def start_embedded_server(data_dir: Path) -> Any:
     """Start (or attach to) the embedded server whose data folder is ``data_dir``.
 
@@ -86,6 +115,9 @@ def start_embedded_server(data_dir: Path) -> Any:
                     data_dir=str(pgdata),
                 )
         pgserver = _import_pgserver()
+        forget_dead_handles(
+            pgdata, getattr(getattr(pgserver, "PostgresServer", None), "_lock", None)
+        )
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")

@@ -132,6 +132,10 @@ _CORE: Final[dict[str, dict[str, str]]] = {
         "en": "Active and archived memories per tenant (cross-tenant admin read; audited).",
         "zh": "各租户的活跃与已归档记忆数（跨租户管理读取，已审计）。",
     },
+    "overview.tenants_caption_granted": {
+        "en": "Active and archived memories of each tenant granted to you (one scoped count each).",
+        "zh": "授予您的各租户的活跃与已归档记忆数（每个租户单独计数）。",
+    },
     "overview.no_tenants": {
         "en": "The store holds no memories yet. Ingest with "
         "`memory-engine ingest FILE --tenant T --format locomo`.",

@@ -31,6 +31,11 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     },
     "auth.oidc_button": {"en": "Sign in with your identity provider", "zh": "使用身份提供商登录"},
     "auth.failed": {"en": "Sign-in failed: {message}", "zh": "登录失败：{message}"},
+    "auth.wrong": {"en": "wrong name or password", "zh": "用户名或密码错误"},
+    "auth.locked": {
+        "en": "too many failed sign-ins; try again in {seconds} s",
+        "zh": "登录失败次数过多，请在 {seconds} 秒后重试",
+    },
     "auth.denied": {
         "en": "Your role ({role}) may not do this: {action}.",
         "zh": "您的角色（{role}）无权执行此操作：{action}。",
@@ -42,4 +47,9 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "auth.role.viewer": {"en": "viewer", "zh": "查看者"},
     "auth.role.editor": {"en": "editor", "zh": "编辑者"},
     "auth.role.admin": {"en": "admin", "zh": "管理员"},
+    "auth.action.read": {"en": "read", "zh": "查看"},
+    "auth.action.edit": {"en": "edit", "zh": "编辑"},
+    "auth.action.maintain": {"en": "maintain", "zh": "执行维护"},
+    "auth.action.purge": {"en": "purge", "zh": "彻底删除"},
+    "auth.action.admin": {"en": "admin", "zh": "管理"},
 }

@@ -75,7 +75,14 @@ def current_account() -> Account | None:
     if auth_mode() is AuthMode.NONE:
         return LOCAL_ACCOUNT
     account = st.session_state.get(SS_ACCOUNT)
-    return account if isinstance(account, Account) else None
+    if not isinstance(account, Account):
+        return None
+    fresh = accounts().refresh(account)  # secrets.toml changed: removed or new grants apply now
+    if fresh is None:
+        st.session_state.pop(SS_ACCOUNT, None)
+    elif fresh != account:
+        st.session_state[SS_ACCOUNT] = fresh
+    return fresh
 
 
 def actor() -> str:
@@ -103,9 +110,17 @@ def _password_form(lang: str) -> None:
         try:
             st.session_state[SS_ACCOUNT] = accounts().sign_in(name or "", password or "")
         except AuthError as exc:
-            st.error(t("auth.failed", lang, message=exc.message))
+            st.error(t("auth.failed", lang, message=_failure(exc, lang)))
             return
         st.rerun()
+
+
+def _failure(exc: AuthError, lang: str) -> str:
+    """The reason of a refused password sign-in in the UI language."""
+    retry = exc.details.get("retry_s")
+    if isinstance(retry, (int, float)):
+        return t("auth.locked", lang, seconds=f"{retry:.0f}")
+    return t("auth.wrong", lang)
 
 
 def _oidc(lang: str) -> Account | None:
@@ -164,6 +179,7 @@ def denied(lang: str, action: Action | str, tenant: str | None = None) -> bool:
     if account is not None and not account.may_see(tenant):
         st.error(t("auth.tenant_denied", lang, tenant=tenant))
     else:
-        role = account.role.value if account else "-"
-        st.error(t("auth.denied", lang, role=role, action=Action(action).value))
+        role = t(f"auth.role.{account.role.value}", lang) if account else "-"
+        action_label = t(f"auth.action.{Action(action).value}", lang)
+        st.error(t("auth.denied", lang, role=role, action=action_label))
     return True

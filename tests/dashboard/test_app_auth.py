@@ -76,6 +76,12 @@ def test_wrong_password_is_refused(auth_app: Callable[..., AppTest], make_tenant
     sign_in(at, "ed", "not-the-password")
     assert any("wrong name or password" in s for s in texts(at.error))
     assert at.text_input(key="mi_w_auth_password")  # still on the sign-in form
+    at.query_params["lang"] = "zh"
+    at.run().text_input(key="mi_w_auth_name").input("ed")
+    at.text_input(key="mi_w_auth_password").input("x" * 80)  # over bcrypt's 72 bytes
+    button(at, t("auth.submit", "zh")).click().run()
+    assert_clean(at)
+    assert t("auth.failed", "zh", message=t("auth.wrong", "zh")) in texts(at.error)
 
 
 def test_viewer_reads_but_cannot_edit_or_run_maintenance(
@@ -86,6 +92,7 @@ def test_viewer_reads_but_cannot_edit_or_run_maintenance(
     tenant = make_tenant()
     at = sign_in(auth_app(tenant), "vera")
     assert any("vera" in s for s in texts(at.sidebar.caption))
+    assert t("overview.tenants_caption_granted", "en") in texts(at.caption)  # no admin read
     open_memory(at, dash_engine, tenant)
     assert button(at, t("memories.save", "en")).disabled
     assert button(at, t("memories.archive", "en")).disabled
@@ -142,3 +149,16 @@ def test_local_mode_shows_the_banner(monkeypatch: pytest.MonkeyPatch, dashboard_
     at = AppTest.from_file(APP, default_timeout=90).run()
     assert_clean(at)
     assert any(t("auth.local_banner", "en") in s for s in texts(at.sidebar.markdown))
+
+
+def test_removed_account_is_signed_out_on_the_next_run(
+    auth_app: Callable[..., AppTest], make_tenant: Callable[..., str]
+) -> None:
+    at = sign_in(auth_app(make_tenant()), "vera")
+    assert not [w for w in at.text_input if w.key == "mi_w_auth_password"]  # signed in
+    users = dict(at.secrets["memory_auth"]["users"])
+    del users["vera"]
+    at.secrets["memory_auth"] = {"mode": "password", "users": users}
+    at.run()
+    assert_clean(at)
+    assert at.text_input(key="mi_w_auth_password")  # back on the sign-in form

@@ -92,6 +92,9 @@ def test_sign_in(secrets_file: Path) -> None:
         accounts.sign_in("alice", "wrong")
     with pytest.raises(AuthError, match="wrong name or password"):
         accounts.sign_in("mallory", "whatever")
+    for too_long in ("x" * 73, "马" * 30):  # over bcrypt's 72 bytes: wrong, not a ValueError
+        with pytest.raises(AuthError, match="wrong name or password"):
+            accounts.sign_in("alice", too_long)
 
 
 def test_lockout_after_repeated_failures(secrets_file: Path) -> None:
@@ -123,6 +126,16 @@ def test_add_user_refuses_bad_input(
     assert not path.exists()
 
 
+def test_refresh_applies_removal_and_new_grants() -> None:
+    bob = Account("bob", Role.EDITOR, ("acme", "globex"))
+    accounts = Accounts({"users": {"bob": {"role": "viewer", "tenants": ["acme"]}}})
+    assert accounts.refresh(bob) == Account("bob", Role.VIEWER, ("acme",))
+    assert Accounts({"users": {}}).refresh(bob) is None
+    assert Accounts({"users": {"bob": {"role": "root", "tenants": ["acme"]}}}).refresh(bob) is None
+    oidc = Account("li@example.cn", Role.EDITOR, ("acme",), via="oidc")
+    assert accounts.refresh(oidc) is None  # not a password account's entry
+
+
 def test_oidc_mapping() -> None:
     accounts = Accounts({"oidc_users": {"li@example.cn": {"role": "editor", "tenants": ["acme"]}}})
     assert accounts.for_oidc("li@example.cn").role is Role.EDITOR
@@ -130,7 +143,8 @@ def test_oidc_mapping() -> None:
         accounts.for_oidc("stranger@example.com")
 
 
-def test_cli_user_add(tmp_path: Path) -> None:
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_cli_user_add(tmp_path: Path, newline: str) -> None:
     path = tmp_path / "secrets.toml"
     run = subprocess.run(
         [
@@ -150,7 +164,7 @@ def test_cli_user_add(tmp_path: Path) -> None:
             str(path),
             "--password-stdin",
         ],
-        input="carol-password\n",
+        input=f"carol-password{newline}",
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(REPO)},

@@ -122,3 +122,26 @@ def test_memory_tool_call_detection(text: str, tool: str | None, expected: bool)
     if expected:
         with pytest.raises(InvalidInputError):
             refuse_memory_tool_call(text, tool_name=tool)
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        ({"user": "u1"}, ("acme", "u1", "env-agent")),  # --user narrows MEMORY_MCP_TENANT
+        ({"tenant": "globex"}, ("globex", None, None)),  # a new tenant drops the env's ids
+        ({"tenant": "globex", "agent": "a1"}, ("globex", None, "a1")),
+    ],
+)
+def test_cli_user_and_agent_narrow_the_env_tenant(
+    monkeypatch: pytest.MonkeyPatch, args: dict[str, str], expected: tuple[str, ...]
+) -> None:
+    import memory_engine.mcp_server as mcp_server
+    from memory_engine.cli_mcp import mcp_command
+
+    monkeypatch.setenv("MEMORY_MCP_TENANT", "acme")
+    monkeypatch.setenv("MEMORY_MCP_AGENT_ID", "env-agent")
+    seen: list[Settings] = []
+    monkeypatch.setattr(mcp_server, "run_stdio", seen.append)
+    mcp_command(**args)  # type: ignore[arg-type]
+    (settings,) = seen
+    assert (settings.mcp_tenant, settings.mcp_user_id, settings.mcp_agent_id) == expected
