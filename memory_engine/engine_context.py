@@ -18,6 +18,7 @@ The system prompt and the current input are never trimmed: when they alone excee
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Sequence
 from datetime import datetime
@@ -44,6 +45,25 @@ TASK_TYPE_PREFERENCES: dict[str, tuple[MemoryType, ...]] = {
 }
 SUMMARY_HEADER = "Summary of earlier turns of this conversation (older rounds, summarised):"
 SECTION_ORDER = ("system", "memories", "summary", "recent", "input")
+
+
+def working_session(scope: Scope, session_id: str) -> str:
+    """The working-memory key of ``session_id`` for ``scope``.
+
+    A scope narrowed to a user or agent gets its own buffer per session id: the key is
+    ``<session_id>:u<12 hex of sha256(user, agent)>`` (the session id is hashed too when the
+    key would pass 64 characters). Two users of one tenant who both use ``s1`` never share
+    turns; a tenant-wide scope uses the key as given (the Context Preview lists stored keys).
+    """
+    if not isinstance(session_id, str):
+        raise InvalidInputError("session_id must be a string", field="session_id")
+    if not scope.user_id and not scope.agent_id:
+        return session_id
+    owner = hashlib.sha256(f"{scope.user_id or ''}\x00{scope.agent_id or ''}".encode())
+    suffix = f":u{owner.hexdigest()[:12]}"
+    if len(session_id) + len(suffix) > 64:
+        session_id = "h" + hashlib.sha256(session_id.encode()).hexdigest()[:32]
+    return session_id + suffix
 
 
 class ContextBudgetError(InvalidInputError):
@@ -148,7 +168,8 @@ class ContextMixin(EngineBase):
         Raises:
             InvalidInputError, EmptyContentError, ContentTooLargeError.
         """
-        self.working_memory.add(check_scope(scope).tenant_id, session_id, role, content)
+        scope = check_scope(scope)
+        self.working_memory.add(scope.tenant_id, working_session(scope, session_id), role, content)
 
     def context(
         self,
@@ -201,7 +222,7 @@ class ContextMixin(EngineBase):
                 tokens=fixed,
                 budget=budget,
             )
-        wm = view or self.working_memory.view(scope.tenant_id, session_id)
+        wm = view or self.working_memory.view(scope.tenant_id, working_session(scope, session_id))
         # The search keeps its own block budget (MEMORY_TOKEN_BUDGET); what the context budget
         # removes afterwards is trimmed here, so it is reported in ``trimmed``.
         result = self.search(scope, query, k=k)  # type: ignore[attr-defined]

@@ -160,3 +160,26 @@ def test_observe_writes_through_the_guard(context_engine: Any) -> None:
     assert context_engine.stats(scope).total == 2
     found = context_engine.search(scope, "why did the build fail", k=3)
     assert "STRIPE_KEY" in found.memories[0].memory.content
+
+
+def test_users_of_one_tenant_never_share_a_session_buffer(engine_with_store: Any) -> None:
+    """Review finding: two users who both used session "s1" saw each other's turns."""
+    tenant = new_tenant_id("wm")
+    alice = Scope.of(tenant, user_id="alice")
+    bob = Scope.of(tenant, user_id="bob")
+    engine_with_store.add_turn(alice, "s1", "user", "My bank PIN is 4321")
+    engine_with_store.add_turn(bob, "s1", "user", "我喜欢喝绿茶")
+    bob_view = " ".join(
+        m["content"] for m in engine_with_store.context(bob, "s1", "what did I say?").messages
+    )
+    alice_view = " ".join(
+        m["content"] for m in engine_with_store.context(alice, "s1", "what did I say?").messages
+    )
+    assert "4321" not in bob_view and "绿茶" in bob_view
+    assert "4321" in alice_view and "绿茶" not in alice_view
+    # a long session id still gets a valid, owner-specific key
+    long_id = "s" * 64
+    engine_with_store.add_turn(alice, long_id, "user", "long session turn")
+    assert "long session turn" not in " ".join(
+        m["content"] for m in engine_with_store.context(bob, long_id, "anything").messages
+    )
