@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -63,6 +63,16 @@ def _run(fn: Callable[[], T], as_json: bool = False) -> T:
         else:
             err.print(f"[red]error:[/red] {exc.message}")
         raise typer.Exit(2) from exc
+
+
+def _fail(exc: MemoryEngineError, as_json: bool) -> NoReturn:
+    """Report ``exc`` like ``_run`` does and exit with status 2."""
+
+    def boom() -> None:
+        raise exc
+
+    _run(boom, as_json)
+    raise typer.Exit(2)  # not reached: _run exits
 
 
 def _advance(progress: Progress, task: Any, done: int) -> None:
@@ -243,6 +253,9 @@ def isolation_check(
 ) -> None:
     """Plant canaries in fresh tenants and probe every path across them; exit 1 on any leak."""
     from memory_engine.isolation import run_isolation_check
+
+    if not 2 <= tenants <= 20:  # refused before the store opens
+        _fail(InvalidInputError("--tenants must be in 2..20", tenants=tenants), as_json)
 
     def work() -> dict[str, Any]:
         engine = _engine()

@@ -172,14 +172,15 @@ def sidebar_account(lang: str, account: Account) -> None:
 
 
 def denied(lang: str, action: Action | str, tenant: str | None = None) -> bool:
-    """Show the refusal and return True when the account may not ``action`` (else False)."""
+    """Note beside a disabled control why it is disabled; True when the account may not
+    ``action`` (else False, and nothing is shown). A caption, not an error: nothing failed."""
     account = current_account()
     if account is not None and account.can(action, tenant):
         return False
     if account is not None and not account.may_see(tenant):
-        st.error(t("auth.tenant_denied", lang, tenant=tenant))
+        st.caption(t("auth.tenant_denied", lang, tenant=tenant))
     else:
         role = t(f"auth.role.{account.role.value}", lang) if account else "-"
         action_label = t(f"auth.action.{Action(action).value}", lang)
-        st.error(t("auth.denied", lang, role=role, action=action_label))
+        st.caption(t("auth.denied", lang, role=role, action=action_label))
     return True

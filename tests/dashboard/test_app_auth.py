@@ -99,7 +99,7 @@ def test_viewer_reads_but_cannot_edit_or_run_maintenance(
     at.switch_page(RETENTION).run()
     assert_clean(at)
     assert at.button(key="mi_ret_run").disabled
-    assert any("viewer" in s for s in texts(at.error))
+    assert any("viewer" in s for s in texts(at.caption))
 
 
 def test_viewer_cannot_open_another_tenant(
