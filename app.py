@@ -166,6 +166,12 @@ page = st.navigation(
             icon=":material/rule:",
             url_path="conflicts",
         ),
+        st.Page(
+            "pages/isolation.py",
+            title=t("nav.isolation", LANG),
+            icon=":material/shield:",
+            url_path="isolation",
+        ),
     ],
     position="sidebar" if SIGNED_IN else "hidden",  # nothing to browse before sign-in
 )

@@ -11,6 +11,7 @@ from typing import Final
 
 from memory_engine.ui.i18n_auth import STRINGS as _auth_strings
 from memory_engine.ui.i18n_context import STRINGS as _context_strings
+from memory_engine.ui.i18n_isolation import STRINGS as _isolation_strings
 from memory_engine.ui.i18n_lifecycle import STRINGS as _lifecycle_strings
 from memory_engine.ui.i18n_retrieval import STRINGS as _retrieval_strings
 from memory_engine.ui.i18n_retrieval import WARNINGS as _retrieval_warnings
@@ -352,6 +353,7 @@ STRINGS: Final = _merge(
     _context_strings,  # Context Preview page
     _WRITE_STRINGS,  # Write Inspector and Conflicts pages
     _retrieval_strings,  # Query Replay: why not X, config compare, relevance, golden sets
+    _isolation_strings,  # Isolation page
 )
 
 

@@ -1,0 +1,67 @@
+"""Isolation: run the cross-tenant isolation check on the chosen store (admin only) and show
+probes and leaks per path, with the report as JSON (``memory_engine.isolation``)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from memory_engine.auth import Action
+from memory_engine.isolation import run_isolation_check
+from memory_engine.ui import signin, state
+from memory_engine.ui.errors import guard
+from memory_engine.ui.i18n import t
+
+state.ensure_router()
+lang = state.current_lang()
+engine = state.get_engine()
+
+st.title(t("isolation.title", lang))
+st.caption(t("isolation.caption", lang))
+account = signin.current_account()
+if account is None or not (account.can(Action.ADMIN) and account.all_tenants):
+    signin.denied(lang, Action.ADMIN)  # needs an admin granted every tenant ('*')
+    st.stop()
+
+tenants = st.slider(t("isolation.tenants", lang), 2, 6, 3, key="mi_iso_tenants")
+if st.button(t("isolation.run", lang), type="primary", key="mi_iso_run"):
+    pairs = tenants * (tenants - 1)
+    bar = st.progress(0.0, text=t("isolation.running", lang, done=0, total=pairs))
+
+    def tick(done: int, total: int) -> None:
+        bar.progress(done / total, text=t("isolation.running", lang, done=done, total=total))
+
+    with guard(lang):
+        report = run_isolation_check(engine, tenants=tenants, on_progress=tick)
+    st.session_state["mi_iso_report"] = report.to_dict()
+
+data = st.session_state.get("mi_iso_report")
+if data:
+    if data["ok"]:
+        st.success(t("isolation.ok", lang, probes=data["probes"], seconds=data["duration_s"]))
+    else:
+        st.error(t("isolation.leaks", lang, leaks=data["leaks"], errors=len(data["errors"])))
+    paths = pd.DataFrame(
+        {
+            t("isolation.col_path", lang): list(data["probes_by_path"]),
+            t("isolation.col_probes", lang): list(data["probes_by_path"].values()),
+            t("isolation.col_leaks", lang): [
+                sum(1 for x in data["leak_details"] if x["path"] == p)
+                for p in data["probes_by_path"]
+            ],
+        }
+    )
+    st.dataframe(paths, hide_index=True, key="mi_iso_paths")
+    if data["leak_details"]:
+        st.dataframe(pd.DataFrame(data["leak_details"]), hide_index=True, key="mi_iso_leaks")
+    for message in data["errors"][:20]:
+        st.warning(message)
+    st.download_button(
+        t("isolation.download", lang),
+        json.dumps(data, ensure_ascii=False, indent=1).encode("utf-8"),
+        file_name=f"isolation-{data['run_id']}.json",
+        mime="application/json",
+        key="mi_iso_download",
+    )

@@ -1,0 +1,36 @@
+"""Isolation page (AppTest, real engine + DB): an admin runs the check and sees zero leaks per
+path; a viewer is refused."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from streamlit.testing.v1 import AppTest
+
+from memory_engine.ui.i18n import t
+from tests.dashboard.helpers import assert_clean, run_app, texts
+from tests.dashboard.test_app_auth import auth_app, hashes, sign_in  # noqa: F401
+
+ISOLATION = "pages/isolation.py"
+
+
+def test_admin_runs_the_isolation_check(dashboard_env: dict[str, str]) -> None:
+    at = run_app(page=ISOLATION)
+    at.button(key="mi_iso_run").click().run()
+    assert_clean(at)
+    (ok,) = [s for s in texts(at.success)]
+    assert ok.startswith("No leak:")
+    paths = next(d.value for d in at.dataframe if "path" in d.value.columns)
+    assert paths["leaks"].sum() == 0 and paths["probes"].sum() == 120
+    assert set(paths["path"]) >= {"search.hybrid", "search.keyword", "get", "export"}
+
+
+def test_viewer_cannot_run_it(
+    auth_app: Callable[..., AppTest],  # noqa: F811
+    make_tenant: Callable[..., str],
+) -> None:
+    at = sign_in(auth_app(make_tenant()), "vera")
+    at.switch_page(ISOLATION).run()
+    assert_clean(at)
+    assert not [b for b in at.button if b.key == "mi_iso_run"]
+    assert any(t("auth.role.viewer", "en") in s for s in texts(at.caption))
