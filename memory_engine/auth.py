@@ -124,12 +124,15 @@ class Account:
         return tenant is None or self.all_tenants or tenant in self.tenants
 
     def can(self, action: Action | str, tenant: str | None = None) -> bool:
-        """True when the role allows ``action`` on ``tenant`` (which must be granted)."""
+        """True when the role allows ``action`` on ``tenant`` (which must be granted).
+
+        ``Action.ADMIN`` without a tenant is a cross-tenant view and needs every tenant (``*``).
+        """
         action = Action(action)
         if _RANK[self.role] < _RANK[REQUIRED[action]]:
             return False
-        if action is Action.ADMIN:
-            return self.all_tenants or tenant is None or tenant in self.tenants
+        if action is Action.ADMIN and tenant is None:  # a cross-tenant view: every tenant
+            return self.all_tenants
         return self.may_see(tenant)
 
     def require(self, action: Action | str, tenant: str | None = None) -> None:

@@ -175,9 +175,7 @@ def denied(lang: str, action: Action | str, tenant: str | None = None) -> bool:
     """Note beside a disabled control why it is disabled; True when the account may not
     ``action`` (else False, and nothing is shown). A caption, not an error: nothing failed."""
     account = current_account()
-    if account is not None and account.can(action, tenant) and action != Action.ADMIN:
-        return False
-    if account is not None and account.can(action, tenant) and account.all_tenants:
+    if account is not None and account.can(action, tenant):
         return False
     if account is not None and not account.may_see(tenant):
         st.caption(t("auth.tenant_denied", lang, tenant=tenant))
