@@ -48,6 +48,12 @@ class Settings(BaseSettings):
     hnsw_ef_search_max: int = Field(
         1000, ge=10, le=1000, description="Upper bound of the adaptive hnsw.ef_search."
     )
+    embedded_shared_buffers_mb: int = Field(
+        1024,
+        ge=0,
+        le=65536,
+        description="shared_buffers (MiB) of the embedded PostgreSQL; 0 = PostgreSQL's 128 MiB.",
+    )
     trace_retention: int = Field(
         1000, ge=0, description="Search traces kept per tenant (oldest removed first)."
     )

@@ -31,6 +31,7 @@ from memory_engine.models import (
 from memory_engine.retrieval.block import format_line, render_block
 from memory_engine.retrieval.diversity import DROP_DUPLICATE, dedupe, mmr_order
 from memory_engine.retrieval.expansion import MAX_EXPANSIONS, Expander, composite_query
+from memory_engine.retrieval.legs import run_legs
 from memory_engine.retrieval.normfusion import FusionMethod, fuse
 from memory_engine.retrieval.rerank import MAX_RERANK_POOL, Reranker, apply_rerank
 from memory_engine.retrieval.session import smooth_sessions
@@ -142,6 +143,12 @@ class _Clock:
         self.timings: dict[str, float] = {}
         self._t = time.perf_counter()
 
+    def add(self, timings: dict[str, float]) -> None:
+        """Take stage timings measured elsewhere (concurrent legs); restart the lap."""
+        for name, ms in timings.items():
+            self.timings[name] = self.timings.get(name, 0.0) + ms
+        self._t = time.perf_counter()
+
     def lap(self, name: str) -> None:
         now = time.perf_counter()
         self.timings[name] = self.timings.get(name, 0.0) + (now - self._t) * 1000
@@ -159,35 +166,18 @@ def _recall(
     warnings: list[str],
 ) -> tuple[dict[str, list[Candidate]], list[str]]:
     """Run every leg for every query; leg names get ``@x<i>`` for the i-th expansion."""
-    legs: dict[str, list[Candidate]] = {}
-    first_terms: list[str] = []
     depth = max(options.candidates_per_leg, options.k)  # a large k is never silently capped
-    for i, q in enumerate(queries):
-        suffix = f"@x{i}" if i else ""
-        terms = textmod.query_terms(q)
-        if i == 0:
-            first_terms = terms
-        clock.lap("terms")
-        if "dense" in options.legs and embedder is not None:
-            vector = embedder.embed([q])[0]
-            clock.lap("embed_query")
-            legs["dense" + suffix] = store.dense_search(
-                vector, scope=scope, k=depth, statuses=options.statuses
-            )
-            clock.lap("dense")
-        if "keyword" in options.legs:
-            if terms:
-                legs["keyword" + suffix] = store.keyword_search(
-                    terms, scope=scope, k=depth, statuses=options.statuses
-                )
-            else:
-                legs["keyword" + suffix] = []
-                warnings.append(
-                    "query has no keyword terms; keyword leg skipped"
-                    if i == 0
-                    else f"expansion {i} has no keyword terms; its keyword leg skipped"
-                )
-            clock.lap("keyword")
+    legs, timings, first_terms = run_legs(
+        queries,
+        scope=scope,
+        legs=options.legs,
+        depth=depth,
+        statuses=options.statuses,
+        store=store,
+        embedder=embedder,
+        warnings=warnings,
+    )
+    clock.add(timings)
     # Defence in depth: no leg may hold another tenant's row (FAILURES.md section 1).
     for name, cands in legs.items():
         for c in cands:

@@ -96,6 +96,9 @@ class MemoryStore(Protocol):
     """Storage of memories, events and traces, isolated by tenant."""
 
     name: str
+    #: True when ``dense_search`` and ``keyword_search`` may run at the same time from two
+    #: threads (the retrieval pipeline then runs the legs of a query concurrently).
+    concurrent_legs: bool
 
     def ensure_embedding(self, model: str, dim: int) -> None:
         """Record (first use) or check the embedding model and dimension.

@@ -26,6 +26,7 @@ from urllib.parse import quote
 
 from memory_engine.config import Settings
 from memory_engine.errors import StoreUnavailableError
+from memory_engine.stores.pg_tuning import write_tuning
 
 logger = logging.getLogger(__name__)
 
@@ -82,12 +83,15 @@ def forget_dead_handles(pgdata: Path, lock: Any = None) -> list[int]:
         return dead
 
 
-def start_embedded_server(data_dir: Path) -> Any:
+def start_embedded_server(data_dir: Path, *, shared_buffers_mb: int | None = None) -> Any:
     """Start (or attach to) the embedded server whose data folder is ``data_dir``.
 
     Args:
         data_dir: PostgreSQL data folder; created with its parents when missing. Must be empty
             or an existing pgserver data folder.
+        shared_buffers_mb: ``shared_buffers`` in MiB written to the folder's
+            ``memory_engine.conf`` (see :mod:`memory_engine.stores.pg_tuning`); None = the
+            ``Settings.embedded_shared_buffers_mb`` default, 0 = PostgreSQL's default.
 
     Returns:
         The ``pgserver.PostgresServer`` handle (shared per process and folder).
@@ -118,10 +122,20 @@ def start_embedded_server(data_dir: Path) -> Any:
         forget_dead_handles(
             pgdata, getattr(getattr(pgserver, "PostgresServer", None), "_lock", None)
         )
+        if shared_buffers_mb is None:
+            shared_buffers_mb = Settings.model_fields["embedded_shared_buffers_mb"].default
+        fresh = not (pgdata / "PG_VERSION").exists()
         try:
+            if not fresh:  # read at the next server start (now, unless it already runs)
+                write_tuning(pgdata, shared_buffers_mb)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 server = pgserver.get_server(pgdata)
+                if fresh and write_tuning(pgdata, shared_buffers_mb):
+                    # initdb just ran and the server started with the stock settings: restart
+                    # it so they apply (a no-op stop when another process attached meanwhile).
+                    server.cleanup()
+                    server = pgserver.get_server(pgdata)
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
             raise StoreUnavailableError(
                 f"embedded PostgreSQL in {pgdata} did not start: {exc}\n{_log_tail(pgdata)}",
@@ -178,5 +192,7 @@ def resolve_database_url(settings: Settings) -> str:
         url = settings.database_url.get_secret_value().strip()
         if url:
             return url
-    server = start_embedded_server(settings.data_dir)
+    server = start_embedded_server(
+        settings.data_dir, shared_buffers_mb=settings.embedded_shared_buffers_mb
+    )
     return embedded_url(server)

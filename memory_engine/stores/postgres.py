@@ -95,6 +95,7 @@ class PostgresStore(PgLifecycle, PgReader, PgBulkWriter, PgRecords):
     """
 
     name = "postgres"
+    concurrent_legs = True  # a thread-safe pool; each leg checks out its own connection
 
     def __init__(self, settings: Settings, *, conninfo: str | None = None) -> None:
         self.settings = settings

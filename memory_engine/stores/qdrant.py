@@ -129,6 +129,8 @@ class QdrantStore(QdrantLifecycle, QdrantRecords):
             self._client = client
             self._local = opts.get("path") is not None or opts.get("location") == ":memory:"
             self.location = str(opts.get("path") or opts.get("location") or opts.get("url"))
+        # Local mode is one embedded storage object; only a server takes concurrent legs.
+        self.concurrent_legs = not self._local
         self._node = 0 if self._local else secrets.randbits(NODE_BITS)
         self._layout = cluster_layout(settings, self._local)
         try:
