@@ -339,6 +339,12 @@ class Settings(BaseSettings):
     rerank_pool: int = Field(
         20, ge=1, le=100, description="Candidates a configured reranker rescores (bounded)."
     )
+    retention_search_weight: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description="Share of the retention score in search ranking: 1 - w + w * retention; 0 = off.",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> Settings:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import ValidationError
@@ -32,7 +32,7 @@ from memory_engine.models import (
     Trace,
 )
 from memory_engine.retrieval.pipeline import SearchOptions, run_search
-from memory_engine.retrieval.weighting import WeightFn
+from memory_engine.retrieval.weighting import WeightFn, retention_weight_fn
 from memory_engine.write.guard import clean_text
 from memory_engine.write.raw import WriteRequest, WriteResult, write_batch
 
@@ -196,6 +196,7 @@ class MemoryEngine(ReadsMixin, EditsMixin, LifecycleMixin, AsOfMixin, ContextMix
             "near_duplicate": s.near_duplicate,
             "mmr_lambda": s.mmr_lambda,
             "rerank_pool": s.rerank_pool,
+            "retention_weight": s.retention_search_weight,
         }
         base.update({k: v for k, v in overrides.items() if v is not None})
         if base["k"] > s.search_max_k:
@@ -229,7 +230,9 @@ class MemoryEngine(ReadsMixin, EditsMixin, LifecycleMixin, AsOfMixin, ContextMix
 
         ``task_type`` (general, consultation, knowledge_qa, workflow) weights memory types;
         ``recent_turns`` (oldest first) build the composite query; ``weight_fn`` is the
-        retention/recency hook (memory -> weight >= 0, default 1.0).
+        retention/recency hook (memory -> weight >= 0); without one, ``options.retention_weight``
+        (``MEMORY_RETENTION_SEARCH_WEIGHT``, default 0 = off) blends in the retention score
+        of ``scoring.py`` under the configured preset.
 
         Returns:
             SearchResult whose ``trace`` holds every candidate of every leg with named scores
@@ -261,6 +264,10 @@ class MemoryEngine(ReadsMixin, EditsMixin, LifecycleMixin, AsOfMixin, ContextMix
         if as_of is not None:
             return self.search_as_of(scope, query, as_of=as_of, options=opts)
         embedder = self.embedder if "dense" in opts.legs else None
+        if weight_fn is None and opts.retention_weight > 0:
+            weight_fn = retention_weight_fn(
+                opts.retention_weight, self.retention_params(), datetime.now(UTC)
+            )
         result = run_search(
             query,
             scope=scope,

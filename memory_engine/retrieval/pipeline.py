@@ -84,6 +84,9 @@ class SearchOptions(BaseModel):
             above 1 = off.
         mmr_lambda: MMR trade-off in [0, 1]; 1 = off (pure relevance).
         rerank_pool: candidates a configured reranker rescores (1..100).
+        retention_weight: share of the retention score (``scoring.py``) in the weighting
+            stage, [0, 1]; 0 = off (see ``weighting.retention_weight_fn``). Used by the engine
+            when the caller passes no ``weight_fn``.
         token_budget: max tokens of the block (cl100k); 0 = unlimited.
         statuses: statuses searched (default active only).
     """
@@ -110,6 +113,7 @@ class SearchOptions(BaseModel):
     near_duplicate: float = Field(1.01, gt=0.0)
     mmr_lambda: float = Field(1.0, ge=0.0, le=1.0)
     rerank_pool: int = Field(20, ge=1, le=MAX_RERANK_POOL)
+    retention_weight: float = Field(0.0, ge=0.0, le=1.0)
     token_budget: int = Field(2000, ge=0)
     statuses: tuple[MemoryStatus, ...] = (MemoryStatus.ACTIVE,)
 

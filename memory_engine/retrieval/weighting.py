@@ -24,10 +24,19 @@ what is true (semantic), a workflow on how things are done (procedural).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
 
 from memory_engine.models import Candidate, Memory, MemoryType
+from memory_engine.scoring import RetentionParams, retention
 
-__all__ = ["TASK_TYPES", "TASK_TYPE_WEIGHTS", "WeightFn", "apply_weights", "type_weight"]
+__all__ = [
+    "TASK_TYPES",
+    "TASK_TYPE_WEIGHTS",
+    "WeightFn",
+    "apply_weights",
+    "retention_weight_fn",
+    "type_weight",
+]
 
 #: A retention/recency weight (>= 0) for one memory; the hook for ``scoring.py``.
 WeightFn = Callable[[Memory], float]
@@ -58,6 +67,31 @@ def type_weight(task_type: str | None, memory_type: MemoryType) -> float:
     if table is None:
         raise ValueError(f"unknown task_type {task_type!r}; known: {', '.join(TASK_TYPES)}")
     return table[memory_type]
+
+
+def retention_weight_fn(share: float, params: RetentionParams, now: datetime) -> WeightFn:
+    """The engine's retention hook: ``weight(d) = 1 - share + share * min(1, retention(d, now))``.
+
+    Args:
+        share: in [0, 1]; 0 gives 1.0 for every memory, 1 multiplies by the retention score
+            itself (capped at 1, so the ``decay`` preset's access bonus cannot push a memory
+            above a fresh one by more than its own importance allows).
+        params: the retention preset and its half-life (``scoring.RetentionParams``).
+        now: the clock (UTC) ages are measured to.
+
+    Returns:
+        A function memory -> weight in [1 - share, 1].
+
+    Raises:
+        ValueError: ``share`` outside [0, 1].
+    """
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"retention share must be in [0, 1], got {share!r}")
+
+    def weight(memory: Memory) -> float:
+        return 1.0 - share + share * min(1.0, max(0.0, retention(memory, now, params)))
+
+    return weight
 
 
 def apply_weights(

@@ -76,7 +76,7 @@ def render(engine: MemoryEngine, scope: Scope, trace: Trace, lang: str) -> None:
     st.markdown(f"**{t('cmp.header', lang)}**")
     base = SearchOptions(**trace.config)
     with st.form("mi_cmp"):
-        c = st.columns(3)
+        c = st.columns(4)
         fusion = c[0].selectbox(
             t("cmp.fusion", lang), FUSIONS, index=FUSIONS.index(base.fusion), key="mi_cmp_fusion"
         )
@@ -96,11 +96,24 @@ def render(engine: MemoryEngine, scope: Scope, trace: Trace, lang: str) -> None:
             step=0.25,
             key="mi_cmp_dense",
         )
+        retention_w = c[3].number_input(
+            t("cmp.retention_weight", lang),
+            0.0,
+            1.0,
+            value=float(base.retention_weight),
+            step=0.1,
+            key="mi_cmp_retention",
+        )
         submitted = st.form_submit_button(t("cmp.run", lang))
     if not submitted:
         return
     options_b = base.model_copy(
-        update={"fusion": fusion, "session_weight": session, "dense_weight": dense_w}
+        update={
+            "fusion": fusion,
+            "session_weight": session,
+            "dense_weight": dense_w,
+            "retention_weight": retention_w,
+        }
     )
     with guard(lang, stop=False) as g:
         other = engine.search(scope, trace.query, options=options_b, save_trace=False).trace

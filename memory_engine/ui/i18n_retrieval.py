@@ -45,6 +45,7 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "cmp.fusion": {"en": "Fusion (B)", "zh": "融合方式（B）"},
     "cmp.session": {"en": "Session weight (B)", "zh": "会话权重（B）"},
     "cmp.dense_weight": {"en": "Dense weight (B)", "zh": "向量权重（B）"},
+    "cmp.retention_weight": {"en": "Retention weight (B)", "zh": "保留分权重（B）"},
     "cmp.run": {"en": "Compare", "zh": "对比"},
     "cmp.summary": {
         "en": "overlap@{k}: {overlap:.0%} · entered {entered} · left {left} · moved {moved}",

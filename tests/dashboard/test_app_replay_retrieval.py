@@ -70,6 +70,11 @@ def test_compare_two_configurations_and_relevance_labels(
     assert frame[t("cmp.rank_b", "zh")].notna().sum() == 3
     # relevance labels: nothing labelled yet -> zeros, shown in Chinese
     assert any(c.startswith("P@3：0.00") for c in texts(at.caption)), texts(at.caption)
+    # B with retention weighting on (fresh memories of importance < 1 lose a little)
+    at.number_input(key="mi_cmp_retention").set_value(0.5)
+    button(at, t("cmp.run", "zh")).click().run()
+    assert_clean(at)
+    assert len([m for m in texts(at.markdown) if m.startswith("前 3 重合度")]) == 1
 
 
 def test_relevance_metrics_of_labels() -> None:
