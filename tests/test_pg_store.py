@@ -159,7 +159,8 @@ def test_embedding_column_and_hnsw_index(pg_store: PostgresStore) -> None:
 def test_hnsw_plan_and_shortfall_fallback(
     pg_store_factory: Callable[..., PostgresStore], caplog: pytest.LogCaptureFixture
 ) -> None:
-    # ef_search capped at 10 with 10 tenants: HNSW yields ~1 row of the tenant per query.
+    # ef_search capped at 10 with 10 tenants: HNSW would yield ~1 row of the tenant per query,
+    # so the store goes to the exact scan directly.
     store = pg_store_factory(exact_search_max_rows=0, hnsw_ef_search_max=10)
     store.ensure_embedding("m", PG_TEST_DIM)
     rng = np.random.default_rng(4)
@@ -179,7 +180,41 @@ def test_hnsw_plan_and_shortfall_fallback(
     found = [store.dense_search(_vec(rng), scope=Scope.of(n), k=10) for n in names[:5]]
     assert [len(f) for f in found] == [10] * 5
     assert all(c.memory.tenant_id == n for f, n in zip(found, names, strict=False) for c in f)
-    assert any("hnsw ef_search=10" in r.getMessage() for r in caplog.records)
+    assert any("HNSW would yield ~1 of 10" in r.getMessage() for r in caplog.records)
+    assert not [r for r in caplog.records if r.levelno == logging.WARNING]
+
+
+def test_hnsw_shortfall_reruns_exactly(
+    pg_store_factory: Callable[..., PostgresStore], caplog: pytest.LogCaptureFixture
+) -> None:
+    # Two tenants of equal size, so ef_search 40 should yield ~20 rows of either; but tenant
+    # "far" lies entirely on the other side of the query, so HNSW finds none of its rows.
+    store = pg_store_factory(exact_search_max_rows=0, hnsw_ef_search_max=40)
+    store.ensure_embedding("m", PG_TEST_DIM)
+    rng = np.random.default_rng(8)
+    near, far = new_tenant_id("near"), new_tenant_id("far")
+    axis = np.zeros(PG_TEST_DIM)
+    axis[0] = 1.0
+    for name, sign in ((near, 1.0), (far, -1.0)):
+        vecs = [sign * axis * 5 + rng.normal(scale=0.3, size=PG_TEST_DIM) for _ in range(200)]
+        store.insert(
+            [
+                NewMemory(
+                    memory=Memory(tenant_id=name, content=f"{name} {i}", content_hash=f"{i}"),
+                    embedding=tuple(float(x) for x in v / np.linalg.norm(v)),
+                    terms=("row",),
+                )
+                for i, v in enumerate(vecs)
+            ],
+            scope=Scope.of(name),
+            actor="t",
+        )
+    with psycopg.connect(_url(store), autocommit=True) as conn:
+        conn.execute("ANALYZE memories")
+    caplog.set_level(logging.DEBUG, logger="memory_engine.stores.postgres")
+    found = store.dense_search(tuple(axis), scope=Scope.of(far), k=10)
+    assert len(found) == 10 and {c.memory.tenant_id for c in found} == {far}
+    assert any("hnsw ef_search=40" in r.getMessage() for r in caplog.records)
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert warnings and "re-running exactly" in warnings[0].getMessage()
 

@@ -16,8 +16,11 @@ about 1% of ``ef_search`` rows back (no iterative scan before pgvector 0.8). The
 2. up to ``exact_search_max_rows`` matching rows: exact scan over a MATERIALIZED CTE (the
    ORDER BY runs over the CTE, which no index can serve, so HNSW is never used);
 3. above: HNSW with ``SET LOCAL hnsw.ef_search`` sized by the tenant's share of the table
-   (:func:`hnsw_ef_search`); if it still returns fewer than
-   ``min(k, matching)`` rows, log a warning and re-run exactly.
+   (:func:`hnsw_ef_search`), unless ``ef_search`` is capped so low that the post-filtered scan
+   would yield fewer than ``min(k, matching)`` rows: then the exact scan directly (a tenant
+   holding a small share of a large table; pgvector 0.8's iterative scans or a partition per
+   tenant would be the remedy); if HNSW still returns fewer rows than wanted, log a warning
+   and re-run exactly.
 
 Either way the result has ``min(k, matching)`` candidates.
 """
@@ -396,8 +399,20 @@ def dense_search(
     if matching <= exact_max_rows:
         logger.debug("dense search: exact scan over %d rows (k=%d)", matching, k)
         rows = _exact(cur, where, params)
+    elif (total := table_rows(cur)) > 0 and (
+        expected := hnsw_ef_search(k, total, matching, ef_max) * matching / max(total, matching)
+    ) < want:
+        # ef_search is capped: the post-filtered HNSW scan would yield about `expected` rows
+        # of this scope, fewer than wanted, and be re-run exactly anyway.
+        logger.debug(
+            "dense search: exact scan over %d rows (HNSW would yield ~%.0f of %d; table~%.0f)",
+            matching,
+            expected,
+            want,
+            total,
+        )
+        rows = _exact(cur, where, params)
     else:
-        total = table_rows(cur)
         ef = hnsw_ef_search(k, total, matching, ef_max)
         logger.debug(
             "dense search: hnsw ef_search=%d (matching=%d, table~%.0f, k=%d)",
