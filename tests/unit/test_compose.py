@@ -45,6 +45,11 @@ def test_core_services_images_ports_and_health(compose: dict[str, Any]) -> None:
     assert depends["postgres"]["condition"] == depends["qdrant"]["condition"] == "service_healthy"
 
 
+def test_postgres_gets_the_tuned_shared_buffers(compose: dict[str, Any]) -> None:
+    pg = compose["services"]["postgres"]
+    assert pg["command"][:1] == ["postgres"] and "shared_buffers=1GB" in pg["command"]
+
+
 def test_named_volumes_are_declared_and_mounted(compose: dict[str, Any]) -> None:
     declared = set(compose["volumes"])
     mounted = set()
