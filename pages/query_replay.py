@@ -13,7 +13,9 @@ from memory_engine.models import Scope, Trace
 from memory_engine.ui import (
     config_compare,
     golden,
+    reads,
     relevance,
+    signin,
     state,
     store_compare,
     tables,
@@ -83,8 +85,10 @@ if submitted:
         st.error(t("replay.need_leg", lang))
     else:
         with guard(lang, stop=False) as g:
-            result = engine.search(
-                scope,
+            result = reads.search(
+                engine,
+                signin.current_account(),
+                tenant,
                 query,
                 k=int(k),
                 legs=legs,
