@@ -31,8 +31,9 @@ from memory_engine.models import (
     SearchResult,
     Trace,
 )
-from memory_engine.retrieval.pipeline import SearchOptions, run_search
+from memory_engine.retrieval.pipeline import SearchOptions
 from memory_engine.retrieval.weighting import WeightFn
+from memory_engine.security.tenant_guard import guarded_search
 from memory_engine.write.guard import clean_text
 from memory_engine.write.raw import WriteRequest, WriteResult, write_batch
 
@@ -261,7 +262,7 @@ class MemoryEngine(ReadsMixin, EditsMixin, LifecycleMixin, AsOfMixin, ContextMix
         if as_of is not None:
             return self.search_as_of(scope, query, as_of=as_of, options=opts)
         embedder = self.embedder if "dense" in opts.legs else None
-        result = run_search(
+        result = guarded_search(  # run_search + the cross-tenant alarm (security.tenant_guard)
             query,
             scope=scope,
             options=opts,

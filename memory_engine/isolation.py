@@ -39,6 +39,7 @@ from memory_engine.isolation_paths import (
     CliProber,
     DashboardProber,
     McpProber,
+    alarm_detail,
     path_of,
 )
 from memory_engine.models import MemoryFilter, MemorySource, MemoryStatus, MemoryType, Scope
@@ -185,7 +186,7 @@ class _Prober:
                     return f"{len(foreign)} foreign candidate(s): {sorted(map(str, foreign))[:3]}"
                 if b.canary in res.block:
                     return "B's canary in the memory block"
-                return None
+                return alarm_detail(res.trace.tenant_alarms)
 
             self.probe(label, a, b, search)
         target = b.memory_ids[0]

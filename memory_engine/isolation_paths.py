@@ -64,6 +64,15 @@ def foreign_in(ids: set[uuid.UUID], texts: list[str], a: _Planted, b: _Planted) 
     return None
 
 
+def alarm_detail(alarms: list[dict[str, Any]]) -> str | None:
+    """Leak detail when a trace carries cross-tenant alarms (``security.tenant_guard``): the
+    store returned foreign rows, which the guard dropped."""
+    if not alarms:
+        return None
+    dropped = sum(int(a.get("dropped", 0)) for a in alarms)
+    return f"tenant guard alarm: {dropped} foreign row(s) dropped"
+
+
 def trace_ids(trace: Any) -> set[uuid.UUID]:
     """Memory ids of every candidate of every leg and of the fused list of a trace."""
     ids = {c.memory_id for cs in trace.legs.values() for c in cs}
@@ -115,7 +124,7 @@ class CliProber:
             for cands in [*trace["legs"].values(), trace["candidates"]]:
                 ids |= {uuid.UUID(c["memory_id"]) for c in cands}
             texts = [data["block"], *(m["content"] for m in data["memories"])]
-            return foreign_in(ids, texts, a, b)
+            return foreign_in(ids, texts, a, b) or alarm_detail(trace.get("tenant_alarms", []))
 
         def stats() -> str | None:
             printed = self._json(["stats", "--tenant", a.tenant, "--json"])
@@ -177,9 +186,10 @@ class McpProber:
                 raise MemoryEngineError(f"memory_search failed: {result.structured_content}")
             data = result.structured_content or {}
             ids = {uuid.UUID(m["id"]) for m in data.get("memories", [])}
-            ids |= trace_ids(self.engine.get_trace(Scope.of(a.tenant), data["trace_id"]))
+            trace = self.engine.get_trace(Scope.of(a.tenant), data["trace_id"])
+            ids |= trace_ids(trace)
             texts = [str(data.get("block", "")), *(m["content"] for m in data.get("memories", []))]
-            return foreign_in(ids, texts, a, b)
+            return foreign_in(ids, texts, a, b) or alarm_detail(trace.tenant_alarms)
 
         prober.probe("mcp.search", a, b, search)
         target = str(b.memory_ids[0])
@@ -232,7 +242,8 @@ class DashboardProber:
         def search() -> str | None:
             res = reads.search(engine, viewer, a.tenant, query, k=10)
             ids = {c.memory.id for c in res.memories} | trace_ids(res.trace)
-            return foreign_in(ids, [res.block, *(c.memory.content for c in res.memories)], a, b)
+            texts = [res.block, *(c.memory.content for c in res.memories)]
+            return foreign_in(ids, texts, a, b) or alarm_detail(res.trace.tenant_alarms)
 
         def text_filter() -> str | None:
             filters = MemoryFilter(statuses=tuple(MemoryStatus), text_contains=b.canary)

@@ -11,6 +11,7 @@ import streamlit as st
 
 from memory_engine.models import Scope, Trace
 from memory_engine.ui import (
+    alarm_view,
     config_compare,
     golden,
     reads,
@@ -119,6 +120,7 @@ else:
             terms=", ".join(trace.query_terms) or "—",
         )
     )
+    alarm_view.render_alarm(trace, lang)  # rows of another tenant met (security.tenant_guard)
     for warning in trace.warnings:
         st.warning(warning_text(warning, lang))
     candidates = tables.candidates_frame(trace, lang)

@@ -21,4 +21,11 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "isolation.path.mcp": {"en": "mcp (MCP server)", "zh": "MCP 服务"},
     "isolation.path.dashboard": {"en": "dashboard (page reads)", "zh": "仪表盘（页面读取）"},
     "isolation.calls_header": {"en": "Probes per call", "zh": "各调用的探测"},
+    "alarm.badge": {"en": "Cross-tenant alarm", "zh": "跨租户警报"},
+    "alarm.detail": {
+        "en": "ALARM: the store returned {dropped} row(s) of another tenant (stages: {stages}). "
+        "They were dropped and are not shown; the event is in the audit log and the server log.",
+        "zh": "警报：存储返回了 {dropped} 条属于其他租户的记录（阶段：{stages}）。这些记录已被丢弃，"
+        "不会显示；该事件已记入审计日志和服务器日志。",
+    },
 }
