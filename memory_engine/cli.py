@@ -12,6 +12,7 @@ import logging
 import signal
 import sys
 from collections.abc import Callable
+from contextvars import ContextVar
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, NoReturn, TypeVar
@@ -35,6 +36,8 @@ app.command("mcp")(mcp_command)
 err = Console(stderr=True)
 out = Console()
 T = TypeVar("T")
+#: An open engine lent to in-process runs of the commands (the isolation check's CLI path).
+LENT_ENGINE: ContextVar[MemoryEngine | None] = ContextVar("lent_engine", default=None)
 
 
 class Fmt(StrEnum):
@@ -44,6 +47,8 @@ class Fmt(StrEnum):
 
 
 def _engine() -> MemoryEngine:
+    if (lent := LENT_ENGINE.get()) is not None:
+        return lent
     try:
         settings = Settings()
     except ConfigError as exc:

@@ -93,7 +93,8 @@ def register(app: typer.Typer) -> None:
         reason: Annotated[str, typer.Option(help="Why (recorded in the audit trail).")],
         as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     ) -> None:
-        """Erase every memory and search trace of one user, each purge verified."""
+        """Erase every memory, search trace and working-memory session of one user, each
+        purge verified."""
 
         def work() -> dict[str, Any]:
             engine = cli._engine()

@@ -31,8 +31,9 @@ from memory_engine.models import (
     SearchResult,
     Trace,
 )
-from memory_engine.retrieval.pipeline import SearchOptions, run_search
+from memory_engine.retrieval.pipeline import SearchOptions
 from memory_engine.retrieval.weighting import WeightFn, retention_weight_fn
+from memory_engine.security.tenant_guard import guarded_search
 from memory_engine.write.guard import clean_text
 from memory_engine.write.raw import WriteRequest, WriteResult, write_batch
 
@@ -268,7 +269,7 @@ class MemoryEngine(ReadsMixin, EditsMixin, LifecycleMixin, AsOfMixin, ContextMix
             weight_fn = retention_weight_fn(
                 opts.retention_weight, self.retention_params(), datetime.now(UTC)
             )
-        result = run_search(
+        result = guarded_search(  # run_search + the cross-tenant alarm (security.tenant_guard)
             query,
             scope=scope,
             options=opts,

@@ -29,6 +29,7 @@ from memory_engine.engine_base import EngineBase, as_uuid, check_scope
 from memory_engine.errors import InvalidInputError
 from memory_engine.models import Event, Memory, MemoryStatus, Scope, SearchResult, ensure_utc
 from memory_engine.retrieval.pipeline import SearchOptions, run_search
+from memory_engine.security.tenant_guard import guarded_search
 from memory_engine.stores.redaction import REDACTED
 
 #: Most events an as-of reconstruction reads (InvalidInputError above).
@@ -204,7 +205,7 @@ class AsOfMixin(EngineBase):
         opts = SearchOptions(**trace.config)
         then = self.search_as_of(trace.scope, trace.query, as_of=trace.created_at, options=opts)
         embedder = self.embedder if "dense" in opts.legs else None
-        now = run_search(
+        now = guarded_search(
             trace.query, scope=trace.scope, options=opts, store=self.store, embedder=embedder
         )
         erased = {c.memory_id for c in trace.candidates if c.content == REDACTED}

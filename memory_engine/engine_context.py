@@ -19,8 +19,9 @@ The system prompt and the current input are never trimmed: when they alone excee
 from __future__ import annotations
 
 import hashlib
+import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
@@ -47,23 +48,36 @@ SUMMARY_HEADER = "Summary of earlier turns of this conversation (older rounds, s
 SECTION_ORDER = ("system", "memories", "summary", "recent", "input")
 
 
+def _owner_hash(kind: str, value: str | None, width: int) -> str:
+    if value is None:
+        return "0" * width
+    return hashlib.sha256(f"{kind}\x00{value}".encode()).hexdigest()[:width]
+
+
 def working_session(scope: Scope, session_id: str) -> str:
     """The working-memory key of ``session_id`` for ``scope``.
 
     A scope narrowed to a user or agent gets its own buffer per session id: the key is
-    ``<session_id>:u<12 hex of sha256(user, agent)>`` (the session id is hashed too when the
-    key would pass 64 characters). Two users of one tenant who both use ``s1`` never share
-    turns; a tenant-wide scope uses the key as given (the Context Preview lists stored keys).
+    ``<session_id>:u<16 hex of sha256(user)><4 hex of sha256(agent)>`` (the session id is
+    hashed too when the key would pass 64 characters). Two users of one tenant who both use
+    ``s1`` never share turns, and every buffer of one user (any agent) is found by the user
+    part (:func:`user_session_match`, used by ``forget_user``). A tenant-wide scope uses the
+    key as given (the Context Preview lists stored keys).
     """
     if not isinstance(session_id, str):
         raise InvalidInputError("session_id must be a string", field="session_id")
     if not scope.user_id and not scope.agent_id:
         return session_id
-    owner = hashlib.sha256(f"{scope.user_id or ''}\x00{scope.agent_id or ''}".encode())
-    suffix = f":u{owner.hexdigest()[:12]}"
+    suffix = f":u{_owner_hash('user', scope.user_id, 16)}{_owner_hash('agent', scope.agent_id, 4)}"
     if len(session_id) + len(suffix) > 64:
         session_id = "h" + hashlib.sha256(session_id.encode()).hexdigest()[:32]
     return session_id + suffix
+
+
+def user_session_match(user_id: str) -> Callable[[str], bool]:
+    """A predicate that is True for the working-memory keys of ``user_id`` (any agent)."""
+    pattern = re.compile(rf".+:u{_owner_hash('user', user_id, 16)}[0-9a-f]{{4}}")
+    return lambda key: pattern.fullmatch(key) is not None
 
 
 class ContextBudgetError(InvalidInputError):
@@ -161,6 +175,20 @@ class ContextMixin(EngineBase):
         if self._working is not None:
             self._working.store.close()
         super().close()
+
+    def clear_user_sessions(self, scope: Scope) -> int:
+        """Forget every working-memory session of ``scope``'s user (any agent, any session id)
+        in this engine's backend (Redis: shared by every process; in-process: this process
+        only). Returns how many were forgotten.
+
+        Raises:
+            InvalidInputError: the scope has no ``user_id``. StoreUnavailableError: Redis down.
+        """
+        scope = check_scope(scope)
+        if scope.user_id is None:
+            raise InvalidInputError("clear_user_sessions needs a scope with user_id")
+        match = user_session_match(scope.user_id)
+        return self.working_memory.store.clear_matching(scope.tenant_id, match)
 
     def add_turn(self, scope: Scope, session_id: str, role: Role, content: str) -> None:
         """Append one message (``user`` or ``assistant``) to the session's working memory.

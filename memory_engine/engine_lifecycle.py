@@ -115,10 +115,13 @@ class ForgetReport(BaseModel):
     verified: int
     failed: list[str] = Field(default_factory=list)
     traces_deleted: int = 0
+    working_sessions_cleared: int = 0
 
 
 class LifecycleMixin(EngineBase):
     """Retention, maintenance, verified purge and forget-user."""
+
+    clear_user_sessions: Callable[[Scope], int]  # engine_context.ContextMixin
 
     # ------------------------------------------------------------------ retention
     def retention_params(self, **overrides: Any) -> RetentionParams:
@@ -463,8 +466,9 @@ class LifecycleMixin(EngineBase):
         actor: str = "api",
         progress: Callable[[int, int], None] | None = None,
     ) -> ForgetReport:
-        """Erase everything of (tenant, user): every memory (any status) with a verified purge,
-        then the user's stored search traces.
+        """Erase everything of (tenant, user): the user's working-memory sessions first (so a
+        backend that is down fails the call before anything is purged), then every memory (any
+        status) with a verified purge, then the user's stored search traces.
 
         Raises:
             InvalidInputError: the scope has no ``user_id`` or no reason is given.
@@ -475,6 +479,7 @@ class LifecycleMixin(EngineBase):
         if not reason or not reason.strip():
             raise InvalidInputError("a reason is required to forget a user")
         user_scope = Scope.of(scope.tenant_id, user_id=scope.user_id)
+        sessions = self.clear_user_sessions(user_scope)
         ids = [m.id for m in self.iter_memories(user_scope)]
         purged = verified = 0
         failed: list[str] = []
@@ -498,4 +503,5 @@ class LifecycleMixin(EngineBase):
             verified=verified,
             failed=failed,
             traces_deleted=traces,
+            working_sessions_cleared=sessions,
         )

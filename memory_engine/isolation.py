@@ -13,6 +13,9 @@ reach B's data through A's scope:
 - ``list`` (all statuses), ``events``, ``list_traces`` and ``export`` of A must hold only A's ids
   and no B canary.
 
+The same pairs are probed through the CLI, the MCP server and the dashboard reads
+(``memory_engine.isolation_paths``); the report counts probes and leaks per path.
+
 A *probe* is one such call; a *leak* is a probe that returned or changed anything of B. The
 probe tenants are purged at the end unless ``cleanup=False`` (their purge events remain in the
 audit log, identifiable by the ``isocheck-`` prefix).
@@ -20,14 +23,25 @@ audit log, identifiable by the ``isocheck-`` prefix).
 
 from __future__ import annotations
 
+import contextlib
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from anyio.from_thread import start_blocking_portal
+
 from memory_engine.errors import MemoryEngineError, MemoryNotFoundError
+from memory_engine.isolation_paths import (
+    PATHS,
+    CliProber,
+    DashboardProber,
+    McpProber,
+    alarm_detail,
+    path_of,
+)
 from memory_engine.models import MemoryFilter, MemorySource, MemoryStatus, MemoryType, Scope
 
 #: Search configurations probed: (label, legs, statuses).
@@ -80,6 +94,17 @@ class IsolationReport:
         """No leak and no unexpected error."""
         return not self.leaks and not self.errors
 
+    def paths(self) -> dict[str, dict[str, int]]:
+        """Probes and leaks per path (``engine``, ``cli``, ``mcp``, ``dashboard``) that ran."""
+        out: dict[str, dict[str, int]] = {}
+        for label, n in self.probes_by_path.items():
+            entry = out.setdefault(path_of(label), {"probes": 0, "leaks": 0})
+            entry["probes"] += n
+        for leak in self.leaks:
+            entry = out.setdefault(path_of(leak.path), {"probes": 0, "leaks": 0})
+            entry["leaks"] += 1
+        return {p: out[p] for p in (*PATHS, *sorted(set(out) - set(PATHS))) if p in out}
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe report (what ``memory-engine isolation-check --json`` prints)."""
         return {
@@ -89,6 +114,7 @@ class IsolationReport:
             "memories_planted": self.memories_planted,
             "probes": self.probes,
             "leaks": len(self.leaks),
+            "paths": self.paths(),
             "probes_by_path": self.probes_by_path,
             "leak_details": [x.to_dict() for x in self.leaks],
             "errors": self.errors,
@@ -160,7 +186,7 @@ class _Prober:
                     return f"{len(foreign)} foreign candidate(s): {sorted(map(str, foreign))[:3]}"
                 if b.canary in res.block:
                     return "B's canary in the memory block"
-                return None
+                return alarm_detail(res.trace.tenant_alarms)
 
             self.probe(label, a, b, search)
         target = b.memory_ids[0]
@@ -225,6 +251,7 @@ def run_isolation_check(
     tenants: int = 3,
     cleanup: bool = True,
     on_progress: Callable[[int, int], None] | None = None,
+    paths: Sequence[str] = PATHS,
 ) -> IsolationReport:
     """Plant canaries in ``tenants`` (2..20) fresh tenants and probe every path across them.
 
@@ -233,17 +260,23 @@ def run_isolation_check(
         tenants: number of probe tenants; probes grow with tenants × (tenants - 1).
         cleanup: purge the probe tenants' memories at the end.
         on_progress: called with (pairs done, pairs total).
+        paths: which of ``engine``, ``cli``, ``mcp``, ``dashboard`` to probe (default all;
+            see ``memory_engine.isolation_paths``). The MCP server is started once per tenant.
 
     Returns:
         IsolationReport (``ok`` False on any leak or unexpected error).
 
     Raises:
-        InvalidInputError: ``tenants`` outside 2..20. Store errors while planting propagate.
+        InvalidInputError: ``tenants`` outside 2..20, or an unknown path. Store errors while
+            planting propagate.
     """
     from memory_engine.errors import InvalidInputError
 
     if not 2 <= tenants <= 20:
         raise InvalidInputError("tenants must be in 2..20", tenants=tenants)
+    unknown = sorted(set(paths) - set(PATHS))
+    if unknown or not paths:
+        raise InvalidInputError(f"paths must be among {list(PATHS)}", paths=list(paths))
     started = time.perf_counter()
     run_id = uuid.uuid4().hex[:8]
     planted = [_plant(engine, f"isocheck-{run_id}-{i}", i) for i in range(tenants)]
@@ -253,11 +286,28 @@ def run_isolation_check(
         memories_planted=sum(len(p.memory_ids) for p in planted),
     )
     prober = _Prober(engine, report)
-    pairs = [(a, b) for a in planted for b in planted if a is not b]
-    for done, (a, b) in enumerate(pairs, start=1):
-        prober.pair(a, b)
-        if on_progress:
-            on_progress(done, len(pairs))
+    total, done = tenants * (tenants - 1), 0
+    with contextlib.ExitStack() as stack:
+        cli = CliProber(engine) if "cli" in paths else None
+        dashboard = DashboardProber(engine) if "dashboard" in paths else None
+        mcp = (
+            McpProber(engine, stack.enter_context(start_blocking_portal()))
+            if "mcp" in paths
+            else None
+        )
+        for a in planted:
+            with mcp.bound_to(a.tenant) if mcp else contextlib.nullcontext():
+                for b in planted:
+                    if b is a:
+                        continue
+                    if "engine" in paths:
+                        prober.pair(a, b)
+                    for extra in (cli, mcp, dashboard):
+                        if extra is not None:
+                            extra.pair(prober, a, b)
+                    done += 1
+                    if on_progress:
+                        on_progress(done, total)
     for p in planted:  # B's first memory must be untouched by A's edit probes
         mem = engine.get(Scope.of(p.tenant), p.memory_ids[0])
         if mem.version != 1 or mem.status is not MemoryStatus.ACTIVE:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol
@@ -95,6 +95,11 @@ class WorkingStore(Protocol):
 
     def clear(self, tenant_id: str, session_id: str) -> None:
         """Forget the session."""
+        ...
+
+    def clear_matching(self, tenant_id: str, match: Callable[[str], bool]) -> int:
+        """Forget every session of the tenant whose id satisfies ``match`` (all of them, not
+        only the listed ones). Returns the number forgotten."""
         ...
 
     def close(self) -> None: ...
@@ -181,6 +186,13 @@ class InProcessWorkingStore:
         check_ids(tenant_id, session_id)
         with self._lock:
             self._sessions.pop((tenant_id, session_id), None)
+
+    def clear_matching(self, tenant_id: str, match: Callable[[str], bool]) -> int:
+        with self._lock:
+            doomed = [k for k in self._sessions if k[0] == tenant_id and match(k[1])]
+            for key in doomed:
+                del self._sessions[key]
+        return len(doomed)
 
     def close(self) -> None:
         return None
@@ -308,6 +320,23 @@ class RedisWorkingStore:
                 pipe.execute()
         except self._errors as exc:
             raise self._fail(exc) from exc
+
+    def clear_matching(self, tenant_id: str, match: Callable[[str], bool]) -> int:
+        _, _, index = self._keys(tenant_id, "x")
+        cleared = 0
+        try:
+            doomed = [sid for sid, _ in self._r.zscan_iter(index) if match(sid)]
+            for start in range(0, len(doomed), 500):
+                with self._r.pipeline(transaction=True) as pipe:
+                    for sid in doomed[start : start + 500]:
+                        msgs, meta, _ = self._keys(tenant_id, sid)
+                        pipe.delete(msgs, meta)
+                        pipe.zrem(index, sid)
+                    pipe.execute()
+                cleared += len(doomed[start : start + 500])
+        except self._errors as exc:
+            raise self._fail(exc) from exc
+        return cleared
 
     def close(self) -> None:
         self._r.close()

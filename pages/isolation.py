@@ -41,6 +41,21 @@ if data:
         st.success(t("isolation.ok", lang, probes=data["probes"], seconds=data["duration_s"]))
     else:
         st.error(t("isolation.leaks", lang, leaks=data["leaks"], errors=len(data["errors"])))
+    st.subheader(t("isolation.paths_header", lang))
+    st.caption(t("isolation.paths_caption", lang))
+    per_path = data.get("paths", {})
+    st.dataframe(
+        pd.DataFrame(
+            {
+                t("isolation.col_path", lang): [t(f"isolation.path.{p}", lang) for p in per_path],
+                t("isolation.col_probes", lang): [v["probes"] for v in per_path.values()],
+                t("isolation.col_leaks", lang): [v["leaks"] for v in per_path.values()],
+            }
+        ),
+        hide_index=True,
+        key="mi_iso_per_path",
+    )
+    st.subheader(t("isolation.calls_header", lang))
     paths = pd.DataFrame(
         {
             t("isolation.col_path", lang): list(data["probes_by_path"]),

@@ -12,7 +12,7 @@ import streamlit as st
 
 from memory_engine.auth import Action
 from memory_engine.models import Memory, MemorySource, MemoryStatus, MemoryType, Scope
-from memory_engine.ui import signin, state, tables
+from memory_engine.ui import reads, signin, state, tables
 from memory_engine.ui.errors import guard
 from memory_engine.ui.i18n import t
 
@@ -109,7 +109,14 @@ page_size = int(st.session_state.get(W_SIZE) or PAGE_SIZES[0])
 signature = json.dumps([tenant, filters.model_dump(mode="json"), page_size], sort_keys=True)
 stack = state.CursorStack(st.session_state, "mi_cursors", signature)
 with guard(lang):
-    page = engine.list(scope, filters=filters, limit=page_size, cursor=stack.cursor)
+    page = reads.list_memories(
+        engine,
+        signin.current_account(),
+        tenant,
+        filters=filters,
+        limit=page_size,
+        cursor=stack.cursor,
+    )
 total = page.total if page.total is not None else len(page.items)
 first, last = stack.bounds(page_size, len(page.items))
 if not page.items:
@@ -193,7 +200,7 @@ if url_id is not None:
     selected = by_id.get(str(url_id))
     if selected is None:
         with guard(lang, stop=False) as g:
-            selected = engine.get(scope, url_id)
+            selected = reads.get_memory(engine, signin.current_account(), tenant, url_id)
         if g.failed:
             state.set_param(state.QP_MEMORY, None)
     if selected is not None:

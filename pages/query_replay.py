@@ -11,9 +11,12 @@ import streamlit as st
 
 from memory_engine.models import Scope, Trace
 from memory_engine.ui import (
+    alarm_view,
     config_compare,
     golden,
+    reads,
     relevance,
+    signin,
     state,
     store_compare,
     tables,
@@ -83,8 +86,10 @@ if submitted:
         st.error(t("replay.need_leg", lang))
     else:
         with guard(lang, stop=False) as g:
-            result = engine.search(
-                scope,
+            result = reads.search(
+                engine,
+                signin.current_account(),
+                tenant,
                 query,
                 k=int(k),
                 legs=legs,
@@ -115,6 +120,7 @@ else:
             terms=", ".join(trace.query_terms) or "—",
         )
     )
+    alarm_view.render_alarm(trace, lang)  # rows of another tenant met (security.tenant_guard)
     for warning in trace.warnings:
         st.warning(warning_text(warning, lang))
     candidates = tables.candidates_frame(trace, lang)

@@ -20,9 +20,26 @@ def test_admin_runs_the_isolation_check(dashboard_env: dict[str, str]) -> None:
     assert_clean(at)
     (ok,) = [s for s in texts(at.success)]
     assert ok.startswith("No leak:")
-    paths = next(d.value for d in at.dataframe if "path" in d.value.columns)
-    assert paths["leaks"].sum() == 0 and paths["probes"].sum() == 120
-    assert set(paths["path"]) >= {"search.hybrid", "search.keyword", "get", "export"}
+    per_path, calls = [d.value for d in at.dataframe if "path" in d.value.columns]
+    assert list(per_path["path"]) == [
+        "engine (Python API)",
+        "cli (commands)",
+        "mcp (MCP server)",
+        "dashboard (page reads)",
+    ]
+    assert per_path["leaks"].sum() == 0 and (per_path["probes"] > 0).all()
+    assert per_path["probes"].iloc[0] == 120  # the engine's probes for 3 tenants
+    assert calls["leaks"].sum() == 0 and calls["probes"].sum() == per_path["probes"].sum()
+    assert set(calls["path"]) >= {
+        "search.hybrid",
+        "get",
+        "export",
+        "cli.search",
+        "mcp.search",
+        "mcp.tenant_argument",
+        "dashboard.search",
+        "dashboard.grant",
+    }
 
 
 def test_viewer_cannot_run_it(
