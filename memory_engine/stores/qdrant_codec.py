@@ -39,15 +39,11 @@ from memory_engine.models import (
     Scope,
     ensure_utc,
 )
-from memory_engine.stores.common import search_statuses, status_values
+from memory_engine.stores.common import bm25_tf, search_statuses, status_values
 
 #: Names of the vectors of a memory point.
 DENSE = "dense"
 KEYWORD = "keyword"
-
-#: BM25 parameters (Robertson & Zaragoza 2009), the same as the PostgreSQL store's.
-BM25_K1 = 1.2
-BM25_B = 0.75
 
 #: Event states: only ``committed`` events are shown by history()/events()/stats().
 PENDING, COMMITTED, ROLLED_BACK = "pending", "committed", "rolled_back"
@@ -109,11 +105,9 @@ def bm25_doc_vector(terms: Sequence[str], avgdl: float) -> models.SparseVector:
     words = [str(t) for t in terms if t]
     if not words:
         return models.SparseVector(indices=[], values=[])
-    dl = len(words)
-    norm = BM25_K1 * (1 - BM25_B + BM25_B * dl / max(avgdl, 1e-9))
     tf = Counter(term_index(t) for t in words)
     indices = sorted(tf)
-    values = [tf[i] * (BM25_K1 + 1) / (tf[i] + norm) for i in indices]
+    values = [bm25_tf(tf[i], len(words), avgdl) for i in indices]
     return models.SparseVector(indices=indices, values=values)
 
 
