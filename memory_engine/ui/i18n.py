@@ -16,6 +16,7 @@ from memory_engine.ui.i18n_lifecycle import STRINGS as _lifecycle_strings
 from memory_engine.ui.i18n_retrieval import STRINGS as _retrieval_strings
 from memory_engine.ui.i18n_retrieval import WARNINGS as _retrieval_warnings
 from memory_engine.ui.i18n_stores import STRINGS as _stores_strings
+from memory_engine.ui.i18n_tidy import STRINGS as _tidy_strings
 from memory_engine.ui.i18n_write import STRINGS as _WRITE_STRINGS
 
 LANGS: Final = ("en", "zh")
@@ -354,6 +355,7 @@ STRINGS: Final = _merge(
     _WRITE_STRINGS,  # Write Inspector and Conflicts pages
     _retrieval_strings,  # Query Replay: why not X, config compare, relevance, golden sets
     _isolation_strings,  # Isolation page
+    _tidy_strings,  # chart category values and axis titles
 )
 
 
