@@ -252,6 +252,16 @@ def first_embedding(first: NewMemory) -> tuple[str, int]:
 # ----------------------------------------------------------------------------- updates
 
 
+def check_admin_read(actor: str, reason: str) -> None:
+    """Refuse a cross-tenant (admin) read without an actor and a reason to audit.
+
+    Raises:
+        InvalidInputError: empty or blank actor or reason.
+    """
+    if not actor.strip() or not reason.strip():
+        raise InvalidInputError("admin reads need an actor and a reason")
+
+
 def check_update(memory_id: uuid.UUID, changes: dict[str, Any], action: str) -> None:
     """Raises InvalidInputError for an unknown change key or update action."""
     unknown = sorted(set(changes) - UPDATABLE_FIELDS)
