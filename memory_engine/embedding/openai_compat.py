@@ -13,7 +13,7 @@ from typing import Any
 
 import openai
 
-from memory_engine.embedding.base import normalize_vectors
+from memory_engine.embedding.base import checked_texts, normalize_vectors
 from memory_engine.errors import EmbeddingError
 from memory_engine.openai_client import OpenAIEndpoint
 
@@ -120,17 +120,10 @@ class OpenAICompatEmbedder:
                 returned a wrong number of vectors or vectors of another length
                 ("returned N dims, configured M").
         """
-        items = list(texts)
+        items = checked_texts(texts, self.model_name)  # all checked before any request
         out: list[list[float]] = []
         for start in range(0, len(items), self.batch_size):
             batch = items[start : start + self.batch_size]
-            for i, t in enumerate(batch):
-                if not isinstance(t, str):
-                    raise EmbeddingError(
-                        f"text {start + i} is {type(t).__name__}, not str",
-                        model=self.model_name,
-                        index=start + i,
-                    )
             raw = self._request(batch)
             try:
                 out.extend(
