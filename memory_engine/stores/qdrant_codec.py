@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -186,21 +186,18 @@ def event_payload(
     }
 
 
-def imported_event_payload(
-    seq: int, event: Event, owner: dict[str, str | None], *, import_point: bool
+def event_point(
+    seq: int, event: Event, owner: Mapping[str, str | None], *, at: datetime, state: str
 ) -> dict[str, Any]:
-    """Payload of a copied event (``write_records``): the event's own actor, time, snapshots
-    and reason, a new ``seq``, state ``pending``. ``import_point`` tells the reconciler whether
-    the event's record also writes a memory point (commit iff the point exists) or is a purged
-    memory's history (events only: always committed)."""
-    at = ensure_utc(event.at)
-    assert at is not None
+    """Payload of an event point holding ``event`` as given (actor, snapshots, reason,
+    details), recorded at ``at`` (aware UTC) with ``state``; ``owner`` holds the
+    ``user_id``/``agent_id``/``session_id`` of the point."""
     after = event.after or None
     return {
         "seq": seq,
         "tenant_id": event.tenant_id,
         **owner,
-        "memory_id": str(event.memory_id),
+        "memory_id": str(event.memory_id) if event.memory_id else None,
         "action": event.action.value,
         "actor": event.actor,
         "at": at.isoformat(),
@@ -212,9 +209,20 @@ def imported_event_payload(
         "reason": event.reason,
         "request_id": event.request_id,
         "details": event.details,
-        "state": PENDING,
-        "import_point": import_point,
+        "state": state,
     }
+
+
+def imported_event_payload(
+    seq: int, event: Event, owner: dict[str, str | None], *, import_point: bool
+) -> dict[str, Any]:
+    """Payload of a copied event (``write_records``): the event's own actor, time, snapshots
+    and reason, a new ``seq``, state ``pending``. ``import_point`` tells the reconciler whether
+    the event's record also writes a memory point (commit iff the point exists) or is a purged
+    memory's history (events only: always committed)."""
+    at = ensure_utc(event.at)
+    assert at is not None
+    return {**event_point(seq, event, owner, at=at, state=PENDING), "import_point": import_point}
 
 
 def event_from_payload(payload: dict[str, Any] | None) -> Event:
