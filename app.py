@@ -115,15 +115,27 @@ LANG = state.current_lang()
 TENANT = state.current_tenant()
 SIGNED_IN = signin.current_account() is not None
 
+OVERVIEW = st.Page(
+    "pages/overview.py",
+    title=t("nav.overview", LANG),
+    icon=":material/monitoring:",
+    url_path="overview",
+)
+
+
+def _home() -> None:
+    """``/`` opens the Overview at its own URL, query string kept. (Streamlit serves a default
+    page only at ``/``: an Overview declared as the default page made ``/overview`` a "page
+    not found".)"""
+    st.switch_page(OVERVIEW, query_params=st.query_params.to_dict())
+
+
 page = st.navigation(
     [
         st.Page(
-            "pages/overview.py",
-            title=t("nav.overview", LANG),
-            icon=":material/monitoring:",
-            url_path="overview",
-            default=True,
+            _home, title=t("nav.overview", LANG), url_path="home", default=True, visibility="hidden"
         ),
+        OVERVIEW,
         st.Page(
             "pages/memories.py",
             title=t("nav.memories", LANG),

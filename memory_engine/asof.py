@@ -15,16 +15,15 @@ so as of a time before its purge it is listed (id, type, status, times) but its 
 and no search can match it (:data:`memory_engine.stores.redaction.REDACTED`).
 
 :class:`SnapshotStore` implements the two retrieval legs of ``MemoryStore`` over such a
-snapshot: exact cosine over vectors supplied by the caller and BM25 with the same formula and
-constants as the stores (k1 = 1.2, b = 0.75, ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))``, N
-and average length over the rows of the searched statuses). Only the methods
+snapshot: exact cosine over vectors supplied by the caller and BM25 with the stores' formula and
+constants (``stores.common.bm25_idf`` and ``bm25_tf``: k1 = 1.2, b = 0.75, Lucene's idf; N and
+average length over the rows of the searched statuses). Only the methods
 ``retrieval.pipeline.run_search`` calls are provided.
 """
 
 from __future__ import annotations
 
 import builtins
-import math
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -41,10 +40,8 @@ from memory_engine.models import (
     Scope,
     ensure_utc,
 )
+from memory_engine.stores.common import bm25_idf, bm25_tf
 from memory_engine.stores.redaction import REDACTED
-
-BM25_K1 = 1.2
-BM25_B = 0.75
 
 
 def replay_events(events: Iterable[Event], as_of: datetime) -> dict[uuid.UUID, Memory]:
@@ -156,18 +153,14 @@ class SnapshotStore:
             return []
         n = len(rows)
         avgdl = sum(self._lengths.get(m.id, 0) for m in rows) / n or 1.0
-        df = {t: sum(1 for m in rows if self._terms.get(m.id, Counter())[t]) for t in query}
+        empty: Counter[str] = Counter()
+        df = {t: sum(1 for m in rows if self._terms.get(m.id, empty)[t]) for t in query}
+        idf = {t: bm25_idf(n, df[t]) for t in query}
         scored = []
         for m in rows:
-            tf_all = self._terms.get(m.id, Counter())
+            tf_all = self._terms.get(m.id, empty)
             dl = self._lengths.get(m.id, 0)
-            score = 0.0
-            for t in query:
-                tf = tf_all[t]
-                if tf:
-                    idf = math.log(1.0 + (n - df[t] + 0.5) / (df[t] + 0.5))
-                    norm = tf + BM25_K1 * (1 - BM25_B + BM25_B * dl / avgdl)
-                    score += idf * tf * (BM25_K1 + 1) / norm
+            score = sum(idf[t] * bm25_tf(tf_all[t], dl, avgdl) for t in query)
             if score > 0:
                 scored.append((score, m))
         scored.sort(key=lambda p: (-p[0], str(p[1].id)))

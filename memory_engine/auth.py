@@ -85,6 +85,11 @@ REQUIRED: dict[Action, Role] = {
 #: Failed sign-ins per user name before a lockout, and the lockout length (seconds).
 MAX_FAILURES = 5
 LOCKOUT_SECONDS = 60.0
+#: Most user names whose recent failures are remembered. Names typed at random (unknown
+#: users count too) would otherwise grow the table without end; past the bound the names whose
+#: last failure is oldest are forgotten first. Each failure costs a bcrypt check (~0.2 s), so
+#: evicting a locked name within its window takes far longer than the window itself.
+MAX_TRACKED_NAMES = 10_000
 BCRYPT_ROUNDS = 12
 
 
@@ -187,21 +192,58 @@ def _grant(entry: Mapping[str, Any], name: str, via: str) -> Account:
 
 
 class Accounts:
-    """Accounts loaded from the ``memory_auth`` mapping of secrets.toml, with sign-in lockout."""
+    """Accounts loaded from the ``memory_auth`` mapping of secrets.toml, with sign-in lockout.
 
-    def __init__(self, config: Mapping[str, Any] | None) -> None:
+    Args:
+        config: the ``memory_auth`` mapping (``users``, ``oidc_users``); None = no accounts.
+        max_tracked: most user names whose failures are remembered (>= 1); failures older than
+            ``LOCKOUT_SECONDS`` are pruned on every failed sign-in.
+    """
+
+    def __init__(
+        self, config: Mapping[str, Any] | None, *, max_tracked: int = MAX_TRACKED_NAMES
+    ) -> None:
         config = config or {}
         self.users: dict[str, Mapping[str, Any]] = dict(config.get("users", {}) or {})
         self.oidc_users: dict[str, Mapping[str, Any]] = dict(config.get("oidc_users", {}) or {})
+        # name -> times (monotonic s) of its last failures inside the window, at most
+        # MAX_FAILURES, oldest first; insertion order = order of the last failure.
         self._failures: dict[str, list[float]] = {}
+        self._max_tracked = max(1, max_tracked)
         self._lock = threading.Lock()
 
+    @property
+    def tracked_names(self) -> int:
+        """Number of user names holding failure records (<= ``max_tracked``)."""
+        with self._lock:
+            return len(self._failures)
+
+    def _recent(self, name: str, now: float) -> list[float]:
+        """The name's failures inside the window; an expired entry is dropped. Lock held."""
+        recent = [t for t in self._failures.get(name, ()) if now - t < LOCKOUT_SECONDS]
+        if recent:
+            self._failures[name] = recent
+        else:
+            self._failures.pop(name, None)
+        return recent
+
     def _locked_for(self, name: str, now: float) -> float:
-        recent = [t for t in self._failures.get(name, []) if now - t < LOCKOUT_SECONDS]
-        self._failures[name] = recent
+        recent = self._recent(name, now)
         if len(recent) >= MAX_FAILURES:
             return LOCKOUT_SECONDS - (now - recent[-MAX_FAILURES])
         return 0.0
+
+    def _record_failure(self, name: str, now: float) -> None:
+        """Remember a failure; prune expired names and keep the table bounded. Lock held."""
+        recent = self._recent(name, now)
+        self._failures.pop(name, None)  # re-insert: the dict stays ordered by last failure
+        self._failures[name] = (recent + [now])[-MAX_FAILURES:]
+        while self._failures:  # oldest last failure first: expired names form a prefix
+            first = next(iter(self._failures))
+            expired = now - self._failures[first][-1] >= LOCKOUT_SECONDS
+            if not expired and len(self._failures) <= self._max_tracked:
+                break
+            del self._failures[first]
 
     def sign_in(self, name: str, password: str, *, now: float | None = None) -> Account:
         """Check a name and password; returns the Account.
@@ -228,7 +270,7 @@ class Accounts:
             bcrypt.checkpw(b"x", _dummy_hash())
         if not ok or entry is None:
             with self._lock:
-                self._failures.setdefault(name, []).append(now)
+                self._record_failure(name, now)
             raise AuthError("wrong name or password")
         return _grant(entry, name, "password")
 

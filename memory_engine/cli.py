@@ -24,6 +24,7 @@ from rich.table import Table
 
 from memory_engine.cli_copy import copy_command
 from memory_engine.cli_mcp import mcp_command
+from memory_engine.cli_stats import print_stats
 from memory_engine.config import Settings
 from memory_engine.engine import MemoryEngine
 from memory_engine.errors import ConfigError, InvalidInputError, MemoryEngineError
@@ -232,7 +233,7 @@ def stats(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Counts per tenant, or by type/status/source for one tenant."""
+    """Counts per tenant, or by type/status/source for one tenant (tables; --json for JSON)."""
 
     def work() -> dict[str, Any]:
         engine = _engine()
@@ -247,7 +248,7 @@ def stats(
     if as_json:
         print(json.dumps(data, ensure_ascii=False))
     else:
-        out.print_json(json.dumps(data, ensure_ascii=False))
+        print_stats(out, data, tenant=tenant)
 
 
 @app.command("isolation-check")

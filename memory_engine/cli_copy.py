@@ -11,7 +11,9 @@ the store kind replaced by ``--from``/``--to`` and the location optionally overr
 
 Exit status: 0 copied and verified, 1 the verification found differences (report printed),
 2 an error (one line ``error: ...``, or the canonical JSON error with ``--json``); nothing is
-ever overwritten (see :mod:`memory_engine.transfer` for re-runs and conflicts).
+ever overwritten (see :mod:`memory_engine.transfer` for re-runs and conflicts). A ``--tenant``
+that has no memories in the source is an error (exit 2, nothing copied): it is almost always a
+mistyped id. Without ``--tenant``, an empty source copies nothing and says so (exit 0).
 """
 
 from __future__ import annotations
@@ -87,6 +89,8 @@ def _print_summary(report: dict[str, Any], out: Console) -> None:
         )
     out.print(table)
     t = report["totals"]
+    if not report["tenants"]:
+        out.print("[yellow]warning:[/yellow] the source store holds no tenants; nothing copied")
     out.print(
         f"{t['copied']} records copied, {t['unchanged']} already there, "
         f"{t['records_per_s'] or '-'} records/s; verification "
@@ -99,7 +103,10 @@ def copy_command(
     target_kind: Annotated[StoreKind, typer.Option("--to", help="Target store.")],
     tenant: Annotated[
         list[str] | None,
-        typer.Option(help="Tenant to copy (repeatable); omit to copy every tenant."),
+        typer.Option(
+            help="Tenant to copy (repeatable); omit to copy every tenant. A tenant without "
+            "memories in the source is an error (exit 2, nothing copied)."
+        ),
     ] = None,
     from_url: Annotated[str | None, typer.Option(help="Source database or Qdrant URL.")] = None,
     from_path: Annotated[
@@ -115,7 +122,11 @@ def copy_command(
     verify: Annotated[bool, typer.Option(help="Compare both stores after the copy.")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print the JSON report.")] = False,
 ) -> None:
-    """Copy memories (rows, vectors, terms, events) from one store to the other and verify."""
+    """Copy memories (rows, vectors, terms, events) from one store to the other and verify.
+
+    Exit status: 0 copied and verified; 1 the verification found differences; 2 an error,
+    including a --tenant with no memories in the source (then nothing is copied).
+    """
     stores: list[MemoryStore] = []
     try:
         try:

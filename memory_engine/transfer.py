@@ -251,15 +251,23 @@ def copy_stores(
     Raises:
         TransferConflictError, EmbeddingMismatchError: see :func:`copy_tenant`; tenants
             copied before the failing one stay copied.
-        InvalidInputError: source and target are the same store object.
+        InvalidInputError: source and target are the same store object, or a tenant named in
+            ``tenants`` has no memory record (memory or purge history) in the source; checked
+            before anything is copied, so a mistyped tenant id copies nothing.
     """
     if source is target:
         raise InvalidInputError("source and target are the same store")
-    names = (
-        list(dict.fromkeys(tenants))
-        if tenants is not None
-        else source.admin_tenant_ids(actor=actor, reason="copy every tenant to another store")
-    )
+    if tenants is not None:
+        names = list(dict.fromkeys(tenants))
+        missing = [t for t in names if source.record_ids(scope=Scope.of(t), limit=1).total == 0]
+        if missing:
+            raise InvalidInputError(
+                f"tenant(s) {', '.join(missing)} have no memories in the source store "
+                f"({source.name}); nothing was copied",
+                tenant_ids=",".join(missing),
+            )
+    else:
+        names = source.admin_tenant_ids(actor=actor, reason="copy every tenant to another store")
     started = time.perf_counter()
     report: dict[str, Any] = {"source": source.name, "target": target.name, "tenants": {}}
     ok = True

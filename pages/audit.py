@@ -140,8 +140,8 @@ if memory_id is not None:
     )
     latest = next((s for e in reversed(history) for s in (e.after, e.before) if s), None)
     if latest and (latest.get("valid_from") or latest.get("valid_until")):
-        start = latest.get("valid_from") or timeline[t("col.time", lang)].min()
-        end = latest.get("valid_until") or now
+        start = view.snapshot_time(latest.get("valid_from")) or timeline[t("col.time", lang)].min()
+        end = view.snapshot_time(latest.get("valid_until")) or now
         fig.add_vrect(
             x0=start,
             x1=end,

@@ -7,6 +7,7 @@ import streamlit as st
 
 from memory_engine.models import Scope
 from memory_engine.ui import signin, state, store_compare, tables
+from memory_engine.ui.chart_labels import translated
 from memory_engine.ui.errors import guard
 from memory_engine.ui.i18n import t
 
@@ -44,6 +45,7 @@ else:
         color="selected",
         height=280,
         color_discrete_map={True: "#2563eb", False: "#94a3b8"},
+        hover_data={"selected": False},  # the colour says it; no untranslated hover row
     )
     fig.update_layout(showlegend=False, margin={"l": 10, "r": 10, "t": 10, "b": 10})
     st.plotly_chart(fig, key="mi_tenants_chart")
@@ -69,14 +71,14 @@ if top[1].button(t("nav.memories", lang) + " →", key="mi_open_memories"):
     st.switch_page("pages/memories.py", query_params={"tenant": tenant, "lang": lang})
 
 facet_cols = st.columns(3)
-for col, title_key, counts_of in (
-    (facet_cols[0], "overview.by_type", stats.by_type),
-    (facet_cols[1], "overview.by_status", stats.by_status),
-    (facet_cols[2], "overview.by_source", stats.by_source),
+for col, title_key, kind, counts_of in (
+    (facet_cols[0], "overview.by_type", "type", stats.by_type),
+    (facet_cols[1], "overview.by_status", "status", stats.by_status),
+    (facet_cols[2], "overview.by_source", "source", stats.by_source),
 ):
     with col:
         st.markdown(f"**{t(title_key, lang)}**")
-        frame = tables.counts_frame(counts_of, lang)
+        frame = translated(tables.counts_frame(counts_of, lang), t("col.value", lang), kind, lang)
         fig = px.bar(
             frame,
             x=t("col.count", lang),

@@ -120,7 +120,9 @@ else:
     st.subheader(t("retention.distribution", lang))
     fig = px.histogram(frame, x=col_ret, nbins=40, height=260)
     fig.add_vline(x=floor, line_dash="dash", line_color="#dc2626")
-    fig.update_layout(margin={"l": 10, "r": 10, "t": 10, "b": 10})
+    fig.update_layout(
+        margin={"l": 10, "r": 10, "t": 10, "b": 10}, yaxis_title=t("chart.memories", lang)
+    )
     st.plotly_chart(fig, key="mi_ret_hist")
 
     st.subheader(t("retention.curves_type", lang))

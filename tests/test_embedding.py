@@ -319,3 +319,14 @@ def test_build_embedder_use_m3() -> None:
         build_embedder(Settings(embedder="use_m3", embedding_model=USEM3_MODEL_NAME)),
         UseM3Embedder,
     )
+
+
+def test_a_non_string_text_is_refused_before_any_request(openai_stub: OpenAIStub) -> None:
+    emb = _fast(openai_stub, batch_size=1)
+    with pytest.raises(EmbeddingError, match="text 2 is int, not str") as info:
+        emb.embed(["first", "second", 3])  # type: ignore[list-item]
+    assert info.value.details["index"] == 2
+    assert openai_stub.count() == 0  # the two good batches were not sent either
+    for offline in (MiniLMEmbedder(), UseM3Embedder()):  # checked before the model loads
+        with pytest.raises(EmbeddingError, match="text 0 is bytes, not str"):
+            offline.embed([b"raw"])  # type: ignore[list-item]

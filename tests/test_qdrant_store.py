@@ -30,10 +30,9 @@ from memory_engine.errors import (
 from memory_engine.models import Memory, Scope
 from memory_engine.stores import build_store
 from memory_engine.stores.base import NewMemory
+from memory_engine.stores.common import BM25_B, BM25_K1
 from memory_engine.stores.qdrant import QdrantStore
 from memory_engine.stores.qdrant_codec import (
-    BM25_B,
-    BM25_K1,
     bm25_doc_vector,
     has_tenant_condition,
     query_vector,

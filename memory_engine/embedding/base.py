@@ -51,6 +51,21 @@ class Embedder(Protocol):
         ...
 
 
+def checked_texts(texts: Sequence[str], model_name: str) -> list[str]:
+    """``texts`` as a list, every item checked to be a ``str`` before anything is embedded.
+
+    Raises:
+        EmbeddingError: item ``index`` is not a string ("text 3 is int, not str").
+    """
+    items = list(texts)
+    for i, t in enumerate(items):
+        if not isinstance(t, str):
+            raise EmbeddingError(
+                f"text {i} is {type(t).__name__}, not str", model=model_name, index=i
+            )
+    return items
+
+
 def normalize_vectors(
     vectors: Sequence[Sequence[float]] | np.ndarray, *, dim: int, model_name: str, expected: int
 ) -> list[list[float]]:

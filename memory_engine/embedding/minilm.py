@@ -13,7 +13,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from memory_engine.embedding.base import normalize_vectors
+from memory_engine.embedding.base import checked_texts, normalize_vectors
 from memory_engine.errors import EmbeddingError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -137,14 +137,9 @@ class MiniLMEmbedder:
         Raises:
             EmbeddingError: the model cannot be loaded or fails on the input.
         """
-        items = list(texts)
+        items = checked_texts(texts, self.model_name)
         if not items:
             return []
-        for i, t in enumerate(items):
-            if not isinstance(t, str):
-                raise EmbeddingError(
-                    f"text {i} is {type(t).__name__}, not str", model=self.model_name, index=i
-                )
         model = _load_model()
         try:
             with _encode_lock:

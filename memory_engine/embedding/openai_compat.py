@@ -1,55 +1,23 @@
 """Embedder for any OpenAI-compatible ``POST /v1/embeddings`` endpoint.
 
-Uses the official ``openai`` client with its own retries switched off; retries are done here
-with ``tenacity`` (bounded attempts, exponential backoff with jitter, ``Retry-After`` honoured
-up to the backoff cap) on rate limits (429), 408/409, server errors (5xx) and connection
-errors or timeouts. Any other failure, or retries running out, raises ``EmbeddingError``
-carrying the model and base URL.
+Client construction and retries are shared with the chat LLM (``memory_engine.openai_client``:
+bounded attempts, exponential backoff with jitter, ``Retry-After`` honoured up to the backoff
+cap, on 429, 408/409, 5xx and connection errors or timeouts). Any other failure, or retries
+running out, raises ``EmbeddingError`` carrying the model and base URL.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from typing import Any
 
 import openai
-from tenacity import (
-    RetryCallState,
-    Retrying,
-    retry_if_exception,
-    stop_after_attempt,
-)
 
-from memory_engine.embedding.base import normalize_vectors
+from memory_engine.embedding.base import checked_texts, normalize_vectors
 from memory_engine.errors import EmbeddingError
+from memory_engine.openai_client import OpenAIEndpoint
 
 __all__ = ["OpenAICompatEmbedder"]
-
-_RETRY_STATUS = frozenset({408, 409, 429})
-
-
-def _is_transient(exc: BaseException) -> bool:
-    """True for errors worth retrying: connection/timeout, 408/409/429 and 5xx."""
-    if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
-        return True
-    if isinstance(exc, openai.APIStatusError):
-        return exc.status_code in _RETRY_STATUS or exc.status_code >= 500
-    return False
-
-
-def _retry_after_seconds(exc: BaseException | None) -> float | None:
-    """The ``Retry-After`` header of a status error, in seconds, if it is a number."""
-    if not isinstance(exc, openai.APIStatusError):
-        return None
-    value = exc.response.headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        return None
-    return seconds if seconds >= 0 else None
 
 
 class OpenAICompatEmbedder:
@@ -101,63 +69,33 @@ class OpenAICompatEmbedder:
         Raises:
             ValueError: a numeric argument is out of range.
         """
-        if dim < 1 or batch_size < 1 or max_attempts < 1 or max_input_chars < 1:
-            raise ValueError("dim, batch_size, max_attempts and max_input_chars must be >= 1")
-        if backoff_initial < 0 or backoff_max < 0 or timeout <= 0:
-            raise ValueError("backoff_initial and backoff_max must be >= 0, timeout > 0")
+        if dim < 1 or batch_size < 1 or max_input_chars < 1:
+            raise ValueError("dim, batch_size and max_input_chars must be >= 1")
+        self._endpoint = OpenAIEndpoint(
+            base_url=base_url,
+            model=model,
+            kind="embedding",
+            error=EmbeddingError,
+            api_key=api_key,
+            timeout=timeout,
+            max_attempts=max_attempts,
+            backoff_initial=backoff_initial,
+            backoff_max=backoff_max,
+            client=client,
+        )
         self.model_name = model
         self.dim = dim
         self.max_input_chars = max_input_chars
         self.base_url = base_url
         self.batch_size = batch_size
-        self._max_attempts = max_attempts
-        self._backoff_initial = backoff_initial
-        self._backoff_max = backoff_max
-        self._client = client or openai.OpenAI(
-            base_url=base_url,
-            api_key=api_key or "not-needed",
-            max_retries=0,
-            timeout=timeout,
-        )
-
-    # ------------------------------------------------------------------ retry policy
-
-    def _wait(self, state: RetryCallState) -> float:
-        """Seconds to sleep before the next attempt (``Retry-After`` wins when given)."""
-        exc = state.outcome.exception() if state.outcome is not None else None
-        hinted = _retry_after_seconds(exc)
-        if hinted is not None:
-            return min(hinted, self._backoff_max)
-        base: float = self._backoff_initial * 2.0 ** (state.attempt_number - 1)
-        return min(base * (1.0 + 0.25 * random.random()), self._backoff_max)
 
     def _request(self, batch: list[str]) -> list[Any]:
         """One embeddings request with retries; returns the vectors in input order."""
-        retrying = Retrying(
-            stop=stop_after_attempt(self._max_attempts),
-            wait=self._wait,
-            retry=retry_if_exception(_is_transient),
-            reraise=True,
+        response, _ = self._endpoint.call(
+            lambda client: client.embeddings.create(
+                model=self.model_name, input=batch, encoding_format="float"
+            )
         )
-        attempts = 0
-        response: Any = None
-        try:
-            for attempt in retrying:
-                with attempt:
-                    attempts += 1
-                    response = self._client.embeddings.create(
-                        model=self.model_name, input=batch, encoding_format="float"
-                    )
-        except openai.OpenAIError as exc:
-            status = getattr(exc, "status_code", None)
-            raise EmbeddingError(
-                f"embedding request to {self.base_url} (model {self.model_name!r}) failed "
-                f"after {attempts} attempt(s): {type(exc).__name__}: {exc}",
-                model=self.model_name,
-                base_url=self.base_url,
-                status=status,
-                attempts=attempts,
-            ) from exc
         try:
             items = sorted(response.data, key=lambda d: d.index)
             return [item.embedding for item in items]
@@ -182,17 +120,10 @@ class OpenAICompatEmbedder:
                 returned a wrong number of vectors or vectors of another length
                 ("returned N dims, configured M").
         """
-        items = list(texts)
+        items = checked_texts(texts, self.model_name)  # all checked before any request
         out: list[list[float]] = []
         for start in range(0, len(items), self.batch_size):
             batch = items[start : start + self.batch_size]
-            for i, t in enumerate(batch):
-                if not isinstance(t, str):
-                    raise EmbeddingError(
-                        f"text {start + i} is {type(t).__name__}, not str",
-                        model=self.model_name,
-                        index=start + i,
-                    )
             raw = self._request(batch)
             try:
                 out.extend(
@@ -210,7 +141,7 @@ class OpenAICompatEmbedder:
 
     def close(self) -> None:
         """Close the HTTP client's connections."""
-        self._client.close()
+        self._endpoint.close()
 
     def __repr__(self) -> str:
         return (

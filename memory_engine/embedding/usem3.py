@@ -16,7 +16,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from memory_engine.embedding.base import normalize_vectors
+from memory_engine.embedding.base import checked_texts, normalize_vectors
 from memory_engine.errors import EmbeddingError
 
 __all__ = ["USEM3_DIM", "USEM3_MODEL_NAME", "UseM3Embedder"]
@@ -111,14 +111,9 @@ class UseM3Embedder:
         Raises:
             EmbeddingError: a text is not a string, or the model cannot be loaded or fails.
         """
-        items = list(texts)
+        items = checked_texts(texts, self.model_name)
         if not items:
             return []
-        for i, t in enumerate(items):
-            if not isinstance(t, str):
-                raise EmbeddingError(
-                    f"text {i} is {type(t).__name__}, not str", model=self.model_name, index=i
-                )
         model = _load_model(self.threads)
         out: list[list[float]] = []
         try:

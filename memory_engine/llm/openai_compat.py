@@ -5,22 +5,21 @@ schema (structured outputs) first; an endpoint that rejects it with HTTP 400 is 
 mode next, then in plain text; the mode that worked is kept for the next calls. Whatever the
 mode, the answer goes through the tolerant parser (``llm.parse``), and every item is validated.
 
-Retries (tenacity, bounded attempts, exponential backoff with jitter, ``Retry-After`` honoured
-up to the cap) on 429, 408/409, 5xx and connection errors/timeouts. Output that cannot be
+Client construction and retries are shared with the embedder (``memory_engine.openai_client``:
+bounded attempts, exponential backoff with jitter, ``Retry-After`` honoured up to the cap, on
+429, 408/409, 5xx and connection errors/timeouts). Output that cannot be
 parsed (empty, truncated, wrong shape) is asked again up to ``parse_attempts`` times, then
 ``ExtractionFailedError``. Token usage and latency are recorded per call in ``LLMCall``.
 """
 
 from __future__ import annotations
 
-import random
 import threading
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import openai
-from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from memory_engine.errors import ExtractionFailedError, LLMError
 from memory_engine.llm.base import ExtractInput, JudgeCandidate
@@ -40,30 +39,17 @@ from memory_engine.llm.schemas import (
     judgement_json_schema,
     merge_json_schema,
 )
+from memory_engine.openai_client import OpenAIEndpoint
 
 __all__ = ["OpenAICompatLLM"]
 
-_RETRY_STATUS = frozenset({408, 409, 429})
 _MODES = ("json_schema", "json_object", "text")
 T = TypeVar("T")
 
 
-def _is_transient(exc: BaseException) -> bool:
-    if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
-        return True
-    if isinstance(exc, openai.APIStatusError):
-        return exc.status_code in _RETRY_STATUS or exc.status_code >= 500
-    return False
-
-
-def _retry_after(exc: BaseException | None) -> float | None:
-    if not isinstance(exc, openai.APIStatusError):
-        return None
-    try:
-        value = float(exc.response.headers.get("retry-after", ""))
-    except ValueError:
-        return None
-    return value if value >= 0 else None
+def _chat(kwargs: dict[str, Any]) -> Callable[[openai.OpenAI], Any]:
+    """One chat-completions request with ``kwargs``, for ``OpenAIEndpoint.call``."""
+    return lambda client: client.chat.completions.create(**kwargs)
 
 
 class OpenAICompatLLM:
@@ -98,32 +84,30 @@ class OpenAICompatLLM:
         backoff_max: float = 8.0,
         client: openai.OpenAI | None = None,
     ) -> None:
-        if max_attempts < 1 or parse_attempts < 1:
-            raise ValueError("max_attempts and parse_attempts must be >= 1")
+        if parse_attempts < 1:
+            raise ValueError("parse_attempts must be >= 1")
         if response_format != "auto" and response_format not in _MODES:
             raise ValueError(f"unknown response_format {response_format!r}")
+        self._endpoint = OpenAIEndpoint(
+            base_url=base_url,
+            model=model,
+            kind="chat",
+            error=LLMError,
+            api_key=api_key,
+            timeout=timeout,
+            max_attempts=max_attempts,
+            backoff_initial=backoff_initial,
+            backoff_max=backoff_max,
+            client=client,
+        )
         self.model = model
         self.base_url = base_url
-        self._max_attempts = max_attempts
         self._parse_attempts = parse_attempts
         self._fixed = response_format != "auto"
         self._mode_index = 0 if response_format == "auto" else _MODES.index(response_format)
-        self._backoff_initial = backoff_initial
-        self._backoff_max = backoff_max
         self._lock = threading.Lock()
-        self._client = client or openai.OpenAI(
-            base_url=base_url, api_key=api_key or "not-needed", max_retries=0, timeout=timeout
-        )
 
     # ------------------------------------------------------------------ transport
-
-    def _wait(self, state: RetryCallState) -> float:
-        exc = state.outcome.exception() if state.outcome is not None else None
-        hinted = _retry_after(exc)
-        if hinted is not None:
-            return min(hinted, self._backoff_max)
-        base: float = self._backoff_initial * 2.0 ** (state.attempt_number - 1)
-        return min(base * (1.0 + 0.25 * random.random()), self._backoff_max)
 
     def _format(self, mode: str, name: str, schema: dict[str, Any]) -> dict[str, Any] | None:
         if mode == "json_schema":
@@ -146,35 +130,16 @@ class OpenAICompatLLM:
             fmt = self._format(mode, name, schema)
             if fmt is not None:
                 kwargs["response_format"] = fmt
-            retrying = Retrying(
-                stop=stop_after_attempt(self._max_attempts),
-                wait=self._wait,
-                retry=retry_if_exception(_is_transient),
-                reraise=True,
-            )
             try:
-                for attempt in retrying:
-                    with attempt:
-                        attempts += 1
-                        response = self._client.chat.completions.create(**kwargs)
-                return response, mode, attempts
-            except openai.BadRequestError as exc:
-                if self._fixed or mode == _MODES[-1]:
-                    raise self._error(exc, attempts) from exc
+                response, used = self._endpoint.call(_chat(kwargs), prior_attempts=attempts)
+                return response, mode, attempts + used
+            except LLMError as exc:
+                attempts = int(exc.details["attempts"])
+                rejected = isinstance(exc.__cause__, openai.BadRequestError)
+                if not rejected or self._fixed or mode == _MODES[-1]:
+                    raise
                 with self._lock:  # the endpoint lacks this mode: use the next one from now on
                     self._mode_index = max(self._mode_index, _MODES.index(mode) + 1)
-            except openai.OpenAIError as exc:
-                raise self._error(exc, attempts) from exc
-
-    def _error(self, exc: openai.OpenAIError, attempts: int) -> LLMError:
-        return LLMError(
-            f"chat request to {self.base_url} (model {self.model!r}) failed after "
-            f"{attempts} attempt(s): {type(exc).__name__}: {exc}",
-            model=self.model,
-            base_url=self.base_url,
-            status=getattr(exc, "status_code", None),
-            attempts=attempts,
-        )
 
     def _call(
         self,
@@ -257,4 +222,4 @@ class OpenAICompatLLM:
 
     def close(self) -> None:
         """Close the HTTP client."""
-        self._client.close()
+        self._endpoint.close()

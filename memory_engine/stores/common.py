@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import uuid
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -30,6 +31,38 @@ from memory_engine.stores.base import MemoryRecord, NewMemory, StoreStats
 
 #: Largest ``k`` a search accepts (pgvector's ef_search ceiling is 1000 as well).
 MAX_K = 1000
+
+#: BM25 parameters (Robertson & Zaragoza 2009, "The Probabilistic Relevance Framework"),
+#: shared by the Qdrant store's term weights and the as-of snapshot search so that scores agree
+#: with the PostgreSQL store's SQL (``stores.pg_keyword``, same constants and formula).
+BM25_K1 = 1.2
+BM25_B = 0.75
+
+
+def bm25_idf(n: float, df: float) -> float:
+    """Lucene's non-negative BM25 idf ``ln(1 + (N - df + 0.5) / (df + 0.5))``.
+
+    Args:
+        n: number of documents searched (N >= df).
+        df: documents containing the term.
+    """
+    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+
+def bm25_tf(tf: float, dl: float, avgdl: float) -> float:
+    """BM25 term-frequency weight ``tf (k1 + 1) / (tf + k1 (1 - b + b |d| / avgdl))``.
+
+    Args:
+        tf: occurrences of the term in the document (>= 0; 0 gives 0).
+        dl: document length in terms.
+        avgdl: average document length in terms (clamped to >= 1e-9).
+
+    Returns:
+        A weight in ``[0, k1 + 1)``.
+    """
+    norm = BM25_K1 * (1 - BM25_B + BM25_B * dl / max(avgdl, 1e-9))
+    return tf * (BM25_K1 + 1) / (tf + norm) if tf else 0.0
+
 
 #: Actions ``update()`` accepts.
 UPDATE_ACTIONS = frozenset({"update", "archive", "restore", "supersede", "delete", "merge"})
@@ -217,6 +250,16 @@ def first_embedding(first: NewMemory) -> tuple[str, int]:
 
 
 # ----------------------------------------------------------------------------- updates
+
+
+def check_admin_read(actor: str, reason: str) -> None:
+    """Refuse a cross-tenant (admin) read without an actor and a reason to audit.
+
+    Raises:
+        InvalidInputError: empty or blank actor or reason.
+    """
+    if not actor.strip() or not reason.strip():
+        raise InvalidInputError("admin reads need an actor and a reason")
 
 
 def check_update(memory_id: uuid.UUID, changes: dict[str, Any], action: str) -> None:

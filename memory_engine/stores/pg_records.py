@@ -22,6 +22,7 @@ from memory_engine.stores.base import MemoryRecord, NewMemory
 from memory_engine.stores.common import (
     RECORDS_PURGED,
     RECORDS_STORED,
+    check_admin_read,
     check_limit,
     check_record_ids,
     check_records,
@@ -86,6 +87,25 @@ class PgRecords:
     def _model_dim(self, first: NewMemory) -> tuple[str, int]:
         raise NotImplementedError  # pragma: no cover - provided by PostgresStore
 
+    def _admin_rows(
+        self, what: str, query: str, *, actor: str, reason: str
+    ) -> builtins.list[tuple[Any, ...]]:
+        """Run a cross-tenant ``query`` as the owner role and audit it in ``admin_audit``
+        (actor, reason, ``{"what": what, "tenants": <rows>}``) in the same transaction.
+
+        Raises:
+            InvalidInputError: empty actor or reason.
+        """
+        check_admin_read(actor, reason)
+        with self._owner_tx() as cur:
+            cur.execute("SELECT set_config('memory_engine.admin_read', 'on', true)")
+            rows = [tuple(r) for r in cur.execute(query).fetchall()]
+            cur.execute(
+                "INSERT INTO admin_audit (actor, action, reason, details) VALUES (%s, %s, %s, %s)",
+                [actor, "admin_read", reason, Jsonb({"what": what, "tenants": len(rows)})],
+            )
+        return rows
+
     def admin_tenant_ids(self, *, actor: str, reason: str) -> builtins.list[str]:
         """Every tenant with a memory (any status) or an event, sorted; audited in
         ``admin_audit`` (owner role, like ``admin_tenant_counts``).
@@ -93,25 +113,13 @@ class PgRecords:
         Raises:
             InvalidInputError: empty actor or reason.
         """
-        if not actor.strip() or not reason.strip():
-            raise InvalidInputError("admin reads need an actor and a reason")
-        with self._owner_tx() as cur:
-            cur.execute("SELECT set_config('memory_engine.admin_read', 'on', true)")
-            rows = cur.execute(
-                "SELECT tenant_id FROM memories UNION SELECT tenant_id FROM events "
-                "ORDER BY tenant_id"
-            ).fetchall()
-            tenants = [str(r[0]) for r in rows]
-            cur.execute(
-                "INSERT INTO admin_audit (actor, action, reason, details) VALUES (%s, %s, %s, %s)",
-                [
-                    actor,
-                    "admin_read",
-                    reason,
-                    Jsonb({"what": "tenant_ids", "tenants": len(tenants)}),
-                ],
-            )
-        return tenants
+        rows = self._admin_rows(
+            "tenant_ids",
+            "SELECT tenant_id FROM memories UNION SELECT tenant_id FROM events ORDER BY tenant_id",
+            actor=actor,
+            reason=reason,
+        )
+        return [str(r[0]) for r in rows]
 
     def record_ids(self, *, scope: Scope, limit: int = 500, cursor: str | None = None) -> Page:
         """Ids of the tenant's memory records: stored memories by id, then purged memories

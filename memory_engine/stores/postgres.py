@@ -474,22 +474,12 @@ class PostgresStore(PgLifecycle, PgReader, PgBulkWriter, PgRecords):
         Raises:
             InvalidInputError: empty actor or reason.
         """
-        if not actor.strip() or not reason.strip():
-            raise InvalidInputError("admin reads need an actor and a reason")
-        with self._owner_tx() as cur:
-            cur.execute("SELECT set_config('memory_engine.admin_read', 'on', true)")
-            rows = cur.execute(
-                "SELECT tenant_id, count(*) FROM memories "
-                "WHERE status IN ('active', 'archived') GROUP BY tenant_id ORDER BY tenant_id"
-            ).fetchall()
-            counts = {str(t): int(n) for t, n in rows}
-            cur.execute(
-                "INSERT INTO admin_audit (actor, action, reason, details) VALUES (%s, %s, %s, %s)",
-                [
-                    actor,
-                    "admin_read",
-                    reason,
-                    Jsonb({"what": "tenant_counts", "tenants": len(counts)}),
-                ],
-            )
+        rows = self._admin_rows(
+            "tenant_counts",
+            "SELECT tenant_id, count(*) FROM memories "
+            "WHERE status IN ('active', 'archived') GROUP BY tenant_id ORDER BY tenant_id",
+            actor=actor,
+            reason=reason,
+        )
+        counts = {str(t): int(n) for t, n in rows}
         return counts

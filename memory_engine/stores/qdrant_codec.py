@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -39,15 +39,11 @@ from memory_engine.models import (
     Scope,
     ensure_utc,
 )
-from memory_engine.stores.common import search_statuses, status_values
+from memory_engine.stores.common import bm25_tf, search_statuses, status_values
 
 #: Names of the vectors of a memory point.
 DENSE = "dense"
 KEYWORD = "keyword"
-
-#: BM25 parameters (Robertson & Zaragoza 2009), the same as the PostgreSQL store's.
-BM25_K1 = 1.2
-BM25_B = 0.75
 
 #: Event states: only ``committed`` events are shown by history()/events()/stats().
 PENDING, COMMITTED, ROLLED_BACK = "pending", "committed", "rolled_back"
@@ -109,11 +105,9 @@ def bm25_doc_vector(terms: Sequence[str], avgdl: float) -> models.SparseVector:
     words = [str(t) for t in terms if t]
     if not words:
         return models.SparseVector(indices=[], values=[])
-    dl = len(words)
-    norm = BM25_K1 * (1 - BM25_B + BM25_B * dl / max(avgdl, 1e-9))
     tf = Counter(term_index(t) for t in words)
     indices = sorted(tf)
-    values = [tf[i] * (BM25_K1 + 1) / (tf[i] + norm) for i in indices]
+    values = [bm25_tf(tf[i], len(words), avgdl) for i in indices]
     return models.SparseVector(indices=indices, values=values)
 
 
@@ -192,21 +186,18 @@ def event_payload(
     }
 
 
-def imported_event_payload(
-    seq: int, event: Event, owner: dict[str, str | None], *, import_point: bool
+def event_point(
+    seq: int, event: Event, owner: Mapping[str, str | None], *, at: datetime, state: str
 ) -> dict[str, Any]:
-    """Payload of a copied event (``write_records``): the event's own actor, time, snapshots
-    and reason, a new ``seq``, state ``pending``. ``import_point`` tells the reconciler whether
-    the event's record also writes a memory point (commit iff the point exists) or is a purged
-    memory's history (events only: always committed)."""
-    at = ensure_utc(event.at)
-    assert at is not None
+    """Payload of an event point holding ``event`` as given (actor, snapshots, reason,
+    details), recorded at ``at`` (aware UTC) with ``state``; ``owner`` holds the
+    ``user_id``/``agent_id``/``session_id`` of the point."""
     after = event.after or None
     return {
         "seq": seq,
         "tenant_id": event.tenant_id,
         **owner,
-        "memory_id": str(event.memory_id),
+        "memory_id": str(event.memory_id) if event.memory_id else None,
         "action": event.action.value,
         "actor": event.actor,
         "at": at.isoformat(),
@@ -218,9 +209,20 @@ def imported_event_payload(
         "reason": event.reason,
         "request_id": event.request_id,
         "details": event.details,
-        "state": PENDING,
-        "import_point": import_point,
+        "state": state,
     }
+
+
+def imported_event_payload(
+    seq: int, event: Event, owner: dict[str, str | None], *, import_point: bool
+) -> dict[str, Any]:
+    """Payload of a copied event (``write_records``): the event's own actor, time, snapshots
+    and reason, a new ``seq``, state ``pending``. ``import_point`` tells the reconciler whether
+    the event's record also writes a memory point (commit iff the point exists) or is a purged
+    memory's history (events only: always committed)."""
+    at = ensure_utc(event.at)
+    assert at is not None
+    return {**event_point(seq, event, owner, at=at, state=PENDING), "import_point": import_point}
 
 
 def event_from_payload(payload: dict[str, Any] | None) -> Event:

@@ -24,9 +24,9 @@ from memory_engine.stores.qdrant_codec import (
     COMMITTED,
     DENSE,
     KEYWORD,
+    event_point,
     match,
     scope_filter,
-    to_us,
 )
 from memory_engine.stores.qdrant_io import scroll_all
 from memory_engine.stores.qdrant_ops import QdrantOps
@@ -171,24 +171,10 @@ class QdrantLifecycle(QdrantOps):
         at = datetime.now(UTC)
         with self._writing() as client:
             (seq,) = self._next_seqs(1)
-            payload = {
-                "seq": seq,
-                "tenant_id": event.tenant_id,
+            owner = {
                 "user_id": scope.user_id,
                 "agent_id": scope.agent_id,
                 "session_id": scope.session_id,
-                "memory_id": str(event.memory_id) if event.memory_id else None,
-                "action": event.action.value,
-                "actor": event.actor,
-                "at": at.isoformat(),
-                "at_us": to_us(at),
-                "day": at.date().isoformat(),
-                "before": event.before,
-                "after": event.after,
-                "version_after": None,
-                "reason": event.reason,
-                "request_id": event.request_id,
-                "details": event.details,
-                "state": COMMITTED,
             }
+            payload = event_point(seq, event, owner, at=at, state=COMMITTED)
             client.upsert(self._events, [models.PointStruct(id=seq, vector={}, payload=payload)])

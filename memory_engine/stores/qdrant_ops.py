@@ -16,9 +16,9 @@ from typing import Any
 
 from qdrant_client import QdrantClient, models
 
-from memory_engine.errors import InvalidInputError, StoreUnavailableError
+from memory_engine.errors import StoreUnavailableError
 from memory_engine.models import Candidate, MemoryStatus, Scope, Trace
-from memory_engine.stores.common import check_k, check_trace_scope, vector_param
+from memory_engine.stores.common import check_admin_read, check_k, check_trace_scope, vector_param
 from memory_engine.stores.qdrant_codec import (
     COMMITTED,
     DENSE,
@@ -304,8 +304,7 @@ class QdrantOps(QdrantReader):
         Raises:
             InvalidInputError: empty actor or reason.
         """
-        if not actor.strip() or not reason.strip():
-            raise InvalidInputError("admin reads need an actor and a reason")
+        check_admin_read(actor, reason)
         counts: dict[str, int] = {}
         with self._writing() as client:
             if self._memories_exist():

@@ -25,6 +25,7 @@ from memory_engine.stores.base import MemoryRecord
 from memory_engine.stores.common import (
     RECORDS_PURGED,
     RECORDS_STORED,
+    check_admin_read,
     check_limit,
     check_record_ids,
     check_records,
@@ -84,8 +85,7 @@ class QdrantRecords(QdrantOps):
         Raises:
             InvalidInputError: empty actor or reason.
         """
-        if not actor.strip() or not reason.strip():
-            raise InvalidInputError("admin reads need an actor and a reason")
+        check_admin_read(actor, reason)
         tenants: set[str] = set()
         with self._writing() as client:
             for collection in (self._mem, self._events):

@@ -17,6 +17,7 @@ from memory_engine.ui.i18n_retrieval import STRINGS as _retrieval_strings
 from memory_engine.ui.i18n_retrieval import WARNINGS as _retrieval_warnings
 from memory_engine.ui.i18n_sec1 import STRINGS as _sec1_strings
 from memory_engine.ui.i18n_stores import STRINGS as _stores_strings
+from memory_engine.ui.i18n_tidy import STRINGS as _tidy_strings
 from memory_engine.ui.i18n_write import STRINGS as _WRITE_STRINGS
 
 LANGS: Final = ("en", "zh")
@@ -356,6 +357,7 @@ STRINGS: Final = _merge(
     _retrieval_strings,  # Query Replay: why not X, config compare, relevance, golden sets
     _isolation_strings,  # Isolation page
     _sec1_strings,  # isolation paths, cross-tenant alarm
+    _tidy_strings,  # chart category values and axis titles
 )
 
 

@@ -17,8 +17,9 @@ import pandas as pd
 
 from memory_engine.engine_asof import TraceComparison
 from memory_engine.lifecycle import MaintenancePlan
-from memory_engine.models import Event, Memory, MemoryType
+from memory_engine.models import Event, Memory, MemoryType, ensure_utc
 from memory_engine.scoring import RetentionParams, decay_curve, rank_by_retention, retention_of
+from memory_engine.ui.chart_labels import value_label
 from memory_engine.ui.i18n import t
 from memory_engine.ui.tables import clip, fmt_time
 
@@ -80,7 +81,7 @@ def type_curves_frame(
             rows.append(
                 {
                     t("retention.days_ahead", lang): d,
-                    t("col.type", lang): f"{mtype.value} ({n})",
+                    t("col.type", lang): f"{value_label('type', mtype.value, lang)} ({n})",
                     t("col.retention", lang): retention_of(
                         importance=importance,
                         confidence=confidence,
@@ -180,12 +181,23 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+def snapshot_time(value: Any) -> datetime | None:
+    """A time field of an event snapshot (ISO 8601 text, as snapshots store it, or a
+    datetime) as an aware UTC datetime; None when missing or not a time."""
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return None
+    return ensure_utc(value) if isinstance(value, datetime) else None
+
+
 def timeline_frame(events: Iterable[Event], lang: str) -> pd.DataFrame:
     """One row per event of a memory: time, action, actor, version after, reason."""
     rows = [
         {
             t("col.time", lang): e.at,
-            t("col.action", lang): e.action.value,
+            t("col.action", lang): value_label("action", e.action.value, lang),
             t("col.actor", lang): e.actor,
             t("col.version", lang): (e.after or e.before or {}).get("version"),
             t("col.reason", lang): e.reason or "",
