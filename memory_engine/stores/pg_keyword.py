@@ -46,20 +46,17 @@ cost that grows with the tenant's rows; candidates then also need a lookup in ``
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Sequence
 from typing import Any
 
 from psycopg import Cursor, sql
 
 from memory_engine.models import Candidate, Scope
+from memory_engine.stores.common import BM25_B, BM25_K1, bm25_idf
 from memory_engine.stores.pg_sql import MEMORY_COLUMNS, columns, memory_from_row, scope_filter
 
 logger = logging.getLogger("memory_engine.stores.postgres")
 
-#: BM25 parameters (Robertson & Zaragoza 2009, "The Probabilistic Relevance Framework").
-BM25_K1 = 1.2
-BM25_B = 0.75
 #: A term is rare when its df is at most this share of the rows (or at most RARE_DF_MIN).
 RARE_DF_FRACTION = 0.05
 #: Terms in at most this many rows always count as rare (small tenants stay exact).
@@ -77,11 +74,6 @@ def lock_tenant(cur: Cursor[Any], tenant_id: str) -> None:
     cannot race another writer of the tenant.
     """
     cur.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [KEYWORD_LOCK_NS, tenant_id])
-
-
-def idf(n: float, df: float) -> float:
-    """``ln(1 + (N - df + 0.5) / (df + 0.5))``."""
-    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
 
 def _narrowed(scope: Scope) -> bool:
@@ -254,7 +246,7 @@ def keyword_search(
     present = [t for t in terms if df.get(t, 0.0) > 0]
     if n <= 0 or not present:
         return []
-    weights = {t: idf(n, df[t]) * (BM25_K1 + 1) for t in present}
+    weights = {t: bm25_idf(n, df[t]) * (BM25_K1 + 1) for t in present}
     params.update(k=k, k_1=k - 1, k1=BM25_K1, b=BM25_B, avgdl=max(sum_len / n, 1e-9))
     query = _score_query(narrowed_where)
     # Rarest first; the first round generates candidates from the rare terms only.
