@@ -24,6 +24,7 @@ from rich.table import Table
 
 from memory_engine.cli_copy import copy_command
 from memory_engine.cli_mcp import mcp_command
+from memory_engine.cli_reports import print_isolation
 from memory_engine.cli_stats import print_stats
 from memory_engine.config import Settings
 from memory_engine.engine import MemoryEngine
@@ -282,7 +283,7 @@ def isolation_check(
     if as_json:
         print(json.dumps(data, ensure_ascii=False))
     else:
-        out.print_json(json.dumps(data, ensure_ascii=False))
+        print_isolation(out, data)
     if not data["ok"]:
         raise typer.Exit(1)
 
