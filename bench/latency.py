@@ -3,6 +3,7 @@
 Usage::
 
     python bench/latency.py [--sizes 10000 100000] [--tenants 1 100] [--queries 200]
+        [--warmup 50]
 
 For every (size, tenants) pair a fresh database is filled with ``size`` synthetic memories
 spread evenly over ``tenants`` tenants (deterministic hashing embedder, 384-d, so no model
@@ -90,7 +91,7 @@ def make_text(rng: np.random.Generator) -> str:
 
 
 def run_config(
-    size: int, tenants: int, queries: int, base: Path, rng: np.random.Generator
+    size: int, tenants: int, queries: int, base: Path, rng: np.random.Generator, warmup: int = 0
 ) -> dict[str, Any]:
     settings = Settings(data_dir=base, trace_retention=0, token_budget=0, record_access=False)
     db = f"bench_{size}_{tenants}_{uuid.uuid4().hex[:6]}"
@@ -153,6 +154,9 @@ def run_config(
     engine_ms: list[float] = []
     floor_ms: list[float] = []
     min_rows = 10**9
+    for _ in range(warmup):  # untimed: pages of the fresh index move into shared buffers
+        t = tenant_ids[int(rng.integers(0, tenants))]
+        engine.search(Scope.of(t), make_text(rng), k=10, save_trace=False)
     for _ in tqdm(range(queries), desc="queries", file=sys.stderr):
         t = tenant_ids[int(rng.integers(0, tenants))]
         scope = Scope.of(t)
@@ -185,6 +189,7 @@ def run_config(
         "size": size,
         "tenants": tenants,
         "rows_per_tenant": per_tenant,
+        "warmup_queries": warmup,
         "insert_rows_per_s": round(size / insert_s, 1),
         "insert_path": "PostgresStore.bulk_insert, one call per tenant",
         "insert_hnsw_rebuilds": rebuilds.count,
@@ -211,13 +216,18 @@ def main() -> None:
     ap.add_argument("--sizes", nargs="+", type=int, default=[10_000, 100_000])
     ap.add_argument("--tenants", nargs="+", type=int, default=[1, 100])
     ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument(
+        "--warmup", type=int, default=50, help="untimed engine searches before the timed ones"
+    )
     ap.add_argument("--data-dir", type=Path, help="embedded PostgreSQL folder (default: temp dir)")
     args = ap.parse_args()
     rng = np.random.default_rng(7)
     tmp = tempfile.TemporaryDirectory(prefix="latency-bench-") if args.data_dir is None else None
     base = Path(tmp.name) if tmp else args.data_dir
     results = [
-        run_config(size, t, args.queries, base, rng) for size in args.sizes for t in args.tenants
+        run_config(size, t, args.queries, base, rng, args.warmup)
+        for size in args.sizes
+        for t in args.tenants
     ]
     print(json.dumps({"configs": results, "k": 10, "candidates_per_leg": 50, "dim": DIM}))
     if tmp:

@@ -41,7 +41,7 @@ class Settings(BaseSettings):
     )
     db_pool_max: int = Field(5, ge=1, le=100, description="Max connections in the pool.")
     exact_search_max_rows: int = Field(
-        20_000,
+        5_000,
         ge=0,
         description="Tenant rows up to which dense search is exact (no HNSW); above, adaptive HNSW.",
     )
