@@ -34,9 +34,9 @@ from memory_engine.write.raw import (
     WriteRequest,
     WriteResult,
     check_metadata,
-    screen_request,
     write_batch,
 )
+from memory_engine.write.refusals import screen_or_refuse
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +131,18 @@ class PipelineMixin(EngineBase):
         return self._buckets_obj.acquire(key)
 
     # ------------------------------------------------------------------ writes
+    def _screen(self, request: WriteRequest, scope: Scope, mode: str, actor: str) -> WriteRequest:
+        """The PII policy and injection screen; a refusal is journalled and audited first."""
+        return screen_or_refuse(
+            request,
+            scope,
+            settings=self.settings,
+            journal=self.write_journal,
+            store=self.store,
+            mode=mode,
+            actor=actor,
+        )
+
     def _accept(self, scope: Scope, req: WriteRequest, mode: str, actor: str) -> str:
         cleaned = clean_text(req.text, max_chars=self.settings.max_input_chars)
         check_metadata(req.metadata)
@@ -166,7 +178,7 @@ class PipelineMixin(EngineBase):
             EmptyContentError, ContentTooLargeError, InvalidInputError: bad input (not queued).
         """
         scope = check_scope(scope)
-        request = screen_request(request, scope, self.settings)  # PII never reaches the LLM
+        request = self._screen(request, scope, "extract", actor)  # PII never reaches the LLM
         write_id = self._accept(scope, request, "extract", actor)
         self.write_journal.mark_running(write_id)
         return self._process(write_id, scope, request, "extract", actor, dry_run, index)
@@ -295,7 +307,7 @@ class PipelineMixin(EngineBase):
         if mode not in ("raw", "extract"):
             raise InvalidInputError(f"unknown write mode {mode!r}", mode=mode)
         scope = check_scope(scope)
-        request = screen_request(request, scope, self.settings)  # the journal holds no PII
+        request = self._screen(request, scope, mode, actor)  # the journal holds no PII
         write_id = self._accept(scope, request, mode, actor)
         self.start_write_worker()
         return write_id

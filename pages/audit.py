@@ -11,7 +11,7 @@ import streamlit as st
 from memory_engine.errors import MemoryNotFoundError
 from memory_engine.models import MemoryStatus, Scope, utcnow
 from memory_engine.ui import lifecycle_view as view
-from memory_engine.ui import state, tables
+from memory_engine.ui import pii_view, state, tables
 from memory_engine.ui.errors import guard
 from memory_engine.ui.i18n import t
 
@@ -41,7 +41,7 @@ with guard(lang):
         if not cursor:
             break
 st.caption(t("audit.loaded", lang, shown=len(events), total=total))
-rows = view.event_rows(events)
+rows = pii_view.add_event_pii(view.event_rows(events), events, lang)
 facets = st.columns(3)
 picked: dict[str, list[str]] = {}
 for col, key, label in (
@@ -57,6 +57,8 @@ for col, key, label in (
         key=f"mi_audit_{key}",
     )
 shown = view.filter_rows(rows, actions=picked["action"], actors=picked["actor"], days=picked["day"])
+if pii_view.pii_facet(rows, lang, key="mi_audit_pii"):
+    shown = pii_view.only_pii(shown)
 st.caption(t("audit.filtered", lang, n=len(shown)))
 st.dataframe(shown[:500], hide_index=True, key="mi_audit_events")
 if len(shown) > 500:

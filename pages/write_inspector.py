@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from memory_engine.errors import SensitiveDataError
 from memory_engine.models import MemorySource, Scope
-from memory_engine.ui import state
+from memory_engine.ui import pii_view, state
 from memory_engine.ui.errors import guard
 from memory_engine.ui.i18n import t
 from memory_engine.ui.write_inspector import render_trail, writes_frame
@@ -49,20 +50,24 @@ if submitted:
         st.error(t("write.need_text", lang))
     else:
         with guard(lang, stop=False):
-            result = engine.write_extract(
-                scope,
-                WriteRequest(text=text, source=MemorySource(source)),
-                actor="dashboard",
-                dry_run=dry_run,
-            )
-            if result.error:
-                st.error(t("write.failed", lang, write_id=result.write_id))
-                st.error(result.error.get("message", ""))
-            elif result.remembered:
-                st.success(t("write.remembered", lang, reason=result.reason))
+            try:
+                result = engine.write_extract(
+                    scope,
+                    WriteRequest(text=text, source=MemorySource(source)),
+                    actor="dashboard",
+                    dry_run=dry_run,
+                )
+            except SensitiveDataError as exc:  # refused by the PII policy (journalled)
+                state.set_param(QP_WRITE, pii_view.show_refusal(exc, lang))
             else:
-                st.info(t("write.not_remembered", lang, reason=result.reason))
-            state.set_param(QP_WRITE, result.write_id)
+                if result.error:
+                    st.error(t("write.failed", lang, write_id=result.write_id))
+                    st.error(result.error.get("message", ""))
+                elif result.remembered:
+                    st.success(t("write.remembered", lang, reason=result.reason))
+                else:
+                    st.info(t("write.not_remembered", lang, reason=result.reason))
+                state.set_param(QP_WRITE, result.write_id)
 
 st.divider()
 st.subheader(t("write.history", lang))
@@ -71,7 +76,8 @@ with guard(lang):
 if not page.items:
     st.caption(t("write.no_history", lang))
 else:
-    st.dataframe(writes_frame(page.items, lang), hide_index=True)
+    frame = pii_view.with_write_pii(writes_frame(page.items, lang), page.items, lang)
+    st.dataframe(frame, hide_index=True)
     if page.truncated:
         st.caption(t("write.history_more", lang, n=PAST_WRITES))
     ids = [w["id"] for w in page.items]
@@ -88,6 +94,7 @@ if write_id:
     with guard(lang):
         row = engine.write_status(scope, write_id)
     st.subheader(t("write.trail_of", lang, write_id=write_id, status=row["status"]))
+    pii_view.render_write_pii(row, lang)
     if row.get("trail"):
         render_trail({**row["trail"]}, lang)
     else:

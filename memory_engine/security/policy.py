@@ -60,10 +60,24 @@ def tenant_pii_policy(settings: Settings, tenant_id: str) -> PiiPolicy:
     return PiiPolicy(settings.pii_tenant_policies.get(tenant_id, settings.pii_policy))
 
 
+def listed_findings(text: str, settings: Settings) -> list[Finding]:
+    """The findings of ``text`` whose kind is listed in ``settings.pii_kinds``."""
+    kinds = set(settings.pii_kinds)
+    return [f for f in detect(text) if f.kind.value in kinds]
+
+
+def redacted_copy(text: str, settings: Settings) -> str:
+    """``text`` with every listed kind replaced by its placeholder, whatever the policy
+    (used to keep a refused write's input without its secrets)."""
+    return redact(text, listed_findings(text, settings))[0]
+
+
 def screen_write(
     text: str, *, source: MemorySource | str, tenant_id: str, settings: Settings
 ) -> WriteScreen:
     """Apply the tenant's PII policy, then screen for prompt injection.
+
+    Detection runs under every policy, so ``off`` still records what it kept as is.
 
     Returns:
         WriteScreen with the (possibly redacted) text, the PII findings (offsets refer to the
@@ -74,19 +88,17 @@ def screen_write(
             stored; the error names the kinds, never the values).
     """
     policy = tenant_pii_policy(settings, tenant_id)
-    findings: list[Finding] = []
-    if policy is not PiiPolicy.OFF:
-        kinds = set(settings.pii_kinds)
-        findings = [f for f in detect(text) if f.kind.value in kinds]
+    findings = listed_findings(text, settings)
     if findings and policy is PiiPolicy.BLOCK:
         found = sorted({f.kind.value for f in findings})
         raise SensitiveDataError(
             f"the text holds sensitive data ({', '.join(found)}); this tenant's PII policy "
             "is 'block'",
             kinds=",".join(found),
+            count=len(findings),
             tenant=tenant_id,
         )
-    if findings:
+    if findings and policy is PiiPolicy.REDACT:
         text, _ = redact(text, findings)
     screening = screen(text, source) if settings.injection_screening else _ALLOW
     return WriteScreen(text=text, policy=policy, pii=findings, screening=screening)

@@ -32,6 +32,7 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "value.action.decision": {"en": "decision", "zh": "写入决策"},
     "value.action.admin_read": {"en": "admin read", "zh": "管理员读取"},
     "value.action.purge_proof": {"en": "purge proof", "zh": "清除证明"},
+    "value.action.tenant_alarm": {"en": "cross-tenant alarm", "zh": "跨租户告警"},
     # ---- chart axes
     "chart.rank": {"en": "rank", "zh": "排名"},
     "chart.memories": {"en": "memories", "zh": "记忆数"},

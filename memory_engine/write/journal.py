@@ -5,7 +5,9 @@ Qdrant local/server) get the same queue with no new store method, and an accepte
 disk (WAL, ``synchronous=FULL``) before ``write(..., wait=False)`` returns its id.
 
 States: ``pending`` -> ``running`` -> ``done`` | ``skipped`` (not worth remembering) |
-``failed`` (error kept with the raw input, retryable). A process killed while a write was
+``failed`` (error kept with the raw input, retryable). A write refused by the tenant's PII
+policy (``block``) is recorded as ``refused`` at once, with its input redacted and the error
+(kinds, never values); it is never retried. A process killed while a write was
 ``running`` leaves it ``running``; ``recover()`` (run when a journal is opened) puts it back to
 ``pending``. Re-running a write is safe: inserts dedupe by content hash.
 
@@ -50,7 +52,7 @@ CREATE INDEX IF NOT EXISTS writes_tenant ON writes (tenant_id, seq);
 CREATE INDEX IF NOT EXISTS writes_hash ON writes (tenant_id, input_hash);
 """
 
-STATUSES = ("pending", "running", "done", "skipped", "failed")
+STATUSES = ("pending", "running", "done", "skipped", "failed", "refused")
 
 
 class WriteJournal:
@@ -87,12 +89,24 @@ class WriteJournal:
         self, scope: Scope, mode: str, request: dict[str, Any], actor: str, input_hash: str
     ) -> str:
         """Record a write as ``pending`` (durable when this returns); returns its id."""
+        return self._insert(scope, mode, request, actor, input_hash, "pending", None)
+
+    def _insert(
+        self,
+        scope: Scope,
+        mode: str,
+        request: dict[str, Any],
+        actor: str,
+        input_hash: str,
+        status: str,
+        error: dict[str, Any] | None,
+    ) -> str:
         write_id = str(uuid.uuid4())
         now = utcnow().isoformat()
         with self._tx() as c:
             c.execute(
                 "INSERT INTO writes (id, tenant_id, scope, mode, request, actor, input_hash,"
-                " status, created_at, updated_at) VALUES (?,?,?,?,?,?,?,'pending',?,?)",
+                " status, created_at, updated_at, error) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     write_id,
                     scope.tenant_id,
@@ -101,11 +115,29 @@ class WriteJournal:
                     json.dumps(request, ensure_ascii=False),
                     actor,
                     input_hash,
+                    status,
                     now,
                     now,
+                    json.dumps(error, ensure_ascii=False, default=str) if error else None,
                 ),
             )
         return write_id
+
+    def refuse(
+        self,
+        scope: Scope,
+        mode: str,
+        request: dict[str, Any],
+        actor: str,
+        input_hash: str,
+        error: dict[str, Any],
+    ) -> str:
+        """Record a write refused before processing (status ``refused``); returns its id.
+
+        One transaction, so a crash never leaves it ``pending``. ``request`` must already hold
+        no sensitive value (callers pass the redacted input).
+        """
+        return self._insert(scope, mode, request, actor, input_hash, "refused", error)
 
     def claim(self) -> dict[str, Any] | None:
         """The oldest ``pending`` write, now ``running`` (attempts + 1), or None."""
@@ -138,7 +170,7 @@ class WriteJournal:
         error: dict[str, Any] | None = None,
         trail: dict[str, Any] | None = None,
     ) -> None:
-        """Record the end state of a write (``done``, ``skipped`` or ``failed``)."""
+        """Record the end state of a write (``done``, ``skipped``, ``failed`` or ``refused``)."""
         if status not in STATUSES:
             raise ValueError(status)
         with self._tx() as c:

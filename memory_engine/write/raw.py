@@ -18,7 +18,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from memory_engine import text as textmod
 from memory_engine.config import Settings
 from memory_engine.embedding.base import Embedder
-from memory_engine.errors import ContentTooLargeError, InvalidInputError, MemoryEngineError
+from memory_engine.errors import (
+    ContentTooLargeError,
+    InvalidInputError,
+    MemoryEngineError,
+    SensitiveDataError,
+)
 from memory_engine.models import (
     Memory,
     MemorySource,
@@ -269,6 +274,10 @@ def write_batch(
                 pending.append((i, mem.model_copy(update=update)))
             results[i] = WriteResult(index=i)
         except MemoryEngineError as exc:
+            if isinstance(exc, SensitiveDataError):  # refused by the PII policy: audited
+                from memory_engine.write.refusals import record_refusal_event  # (import cycle)
+
+                record_refusal_event(store, scope, exc, actor=actor)
             results[i] = WriteResult(index=i, error=exc.to_dict())
 
     outcomes: dict[int, list[InsertOutcome]] = {i: [] for i in results}

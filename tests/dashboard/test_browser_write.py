@@ -1,5 +1,6 @@
 """Real-browser flow of the Write Inspector: paste a fact, run the pipeline for real, read the
-stored memory back through the engine (Playwright + /usr/bin/chromium, offline rules LLM)."""
+stored memory back through the engine; a pasted secret is shown redacted with its PII panel and
+never appears in the page (Playwright + /usr/bin/chromium, offline rules LLM)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from memory_engine import MemoryEngine, Scope
 from memory_engine.write.journal import WriteJournal
 from tests.dashboard.conftest import new_tenant
 from tests.dashboard.test_browser import CHROMIUM, CHROMIUM_ARGS, dashboard_server  # noqa: F401
+
+SECRET = "sk-proj-BrowserSecret0123456789ab"
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs /usr/bin/chromium")
 
@@ -50,10 +53,20 @@ def test_write_inspector_in_browser_stores_fact(
             expect(page).to_have_url(re.compile(r"write=[0-9a-f-]{36}"))
             page.screenshot(path=str(tmp_path / "write_inspector.png"), full_page=True)
             write_id = re.search(r"write=([0-9a-f-]{36})", page.url).group(1)  # type: ignore[union-attr]
+            # a secret is redacted before anything else; the page says so and never shows it
+            form.get_by_label("Text to remember").fill(f"我的部署密钥是 {SECRET}")
+            form.get_by_role("button", name="Run pipeline").click()
+            found = "Found: API key or secret (1 in all). Policy: redacted."
+            expect(page.get_by_text(found)).to_be_visible()
+            form.get_by_label("Text to remember").fill("")  # the user's own keystrokes aside
+            code = page.get_by_test_id("stCode").filter(has_text="我的部署密钥是 [SECRET]")
+            expect(code.first).to_be_visible()
+            assert SECRET not in page.content()
         finally:
             browser.close()
     scope = Scope.of(tenant)
-    assert [m.content for m in dash_engine.list(scope).items] == ["用户对花生过敏"]
+    stored = sorted(m.content for m in dash_engine.list(scope).items)
+    assert stored == ["用户对花生过敏", "用户的部署密钥是 [SECRET]"]
     journal = WriteJournal(journal_env)
     try:
         row = journal.get(write_id, scope)

@@ -95,3 +95,38 @@ def test_injection_from_a_tool_is_quarantined_and_from_the_user_flagged(
     assert flagged.metadata["screening"]["action"] == "flag"
     found = {c.memory.id for c in engine.search(scope, "API key instructions").memories}
     assert tool not in found  # not searchable until a reviewer restores it
+
+
+def test_refused_writes_are_journalled_and_audited_without_the_secret(
+    make_engine: Callable[..., MemoryEngine], tmp_path: Path
+) -> None:
+    tenant = new_tenant_id("strict")
+    engine = make_engine(pii_tenant_policies={tenant: "block"})
+    scope = Scope.of(tenant)
+    with pytest.raises(SensitiveDataError) as err:
+        engine.write(scope, f"记住我的部署密钥 {SECRET}", mode="extract")
+    write_id = err.value.details["write_id"]
+    row = engine.write_status(scope, write_id)
+    assert row["status"] == "refused" and row["error"]["error"] == "sensitive_data"
+    assert row["request"]["text"] == "记住我的部署密钥 [SECRET]"
+    assert row["request"]["metadata"]["pii"] == {"policy": "block", "kinds": ["secret"], "count": 1}
+    engine.retry_write(scope, write_id)  # a refusal is never retried
+    assert engine.write_status(scope, write_id)["status"] == "refused"
+    with pytest.raises(SensitiveDataError):  # raw mode: refused and audited too
+        engine.write(scope, f"身份证 {CN_ID}")
+    refusals = [e for e in engine.events(scope, limit=10).items if e.details.get("refused")]
+    assert [e.details["pii"]["kinds"] for e in refusals] == [["cn_id"], ["secret"]]
+    assert refusals[1].request_id == write_id and refusals[0].memory_id is None
+    assert engine.list(scope).items == []
+    assert SECRET not in _everything(engine, scope) and CN_ID not in _everything(engine, scope)
+    journals = list(tmp_path.glob("journal-*.sqlite3*"))
+    assert journals and all(SECRET.encode() not in p.read_bytes() for p in journals)
+
+
+def test_policy_off_records_what_it_kept(make_engine: Callable[..., MemoryEngine]) -> None:
+    tenant = new_tenant_id("relaxed")
+    engine = make_engine(pii_tenant_policies={tenant: "off"})
+    result = engine.write(Scope.of(tenant), f"key {SECRET}")
+    mem = engine.get(Scope.of(tenant), result.outcomes[0].memory_id)
+    assert mem.content == f"key {SECRET}"
+    assert mem.metadata["pii"] == {"policy": "off", "kinds": ["secret"], "count": 1}
