@@ -15,6 +15,7 @@ from memory_engine.ui.i18n_isolation import STRINGS as _isolation_strings
 from memory_engine.ui.i18n_lifecycle import STRINGS as _lifecycle_strings
 from memory_engine.ui.i18n_retrieval import STRINGS as _retrieval_strings
 from memory_engine.ui.i18n_retrieval import WARNINGS as _retrieval_warnings
+from memory_engine.ui.i18n_review import STRINGS as _review_strings
 from memory_engine.ui.i18n_stores import STRINGS as _stores_strings
 from memory_engine.ui.i18n_write import STRINGS as _WRITE_STRINGS
 
@@ -354,6 +355,7 @@ STRINGS: Final = _merge(
     _WRITE_STRINGS,  # Write Inspector and Conflicts pages
     _retrieval_strings,  # Query Replay: why not X, config compare, relevance, golden sets
     _isolation_strings,  # Isolation page
+    _review_strings,  # review fixes: why-not explanation, chart axes
 )
 
 
