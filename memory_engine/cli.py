@@ -112,7 +112,8 @@ def ingest(
         typer.Option(help="raw: one memory per turn; extract: facts, duplicates, conflicts."),
     ] = "raw",
 ) -> None:
-    """Ingest a conversation file: one episodic memory per turn (or extracted facts)."""
+    """Ingest a conversation file: one episodic memory per turn (or extracted facts).
+    Exit status 1 when some turns were skipped."""
 
     def work() -> dict[str, Any]:
         if mode not in ("raw", "extract"):
@@ -172,6 +173,8 @@ def ingest(
             out.print(
                 f"{tid}: {s['turns']} turns -> {s['created']} created, {s['duplicates']} duplicates, {s['errors']} errors"
             )
+    if any(s["errors"] for s in summary.values()):
+        raise typer.Exit(1)  # some turns were skipped (reasons on stderr)
 
 
 @app.command()
