@@ -27,7 +27,7 @@ from memory_engine.config import Settings
 from memory_engine.engine import MemoryEngine
 from memory_engine.errors import ConfigError, InvalidInputError, MemoryEngineError
 from memory_engine.ingest import Turn, read_locomo, read_openai, read_text
-from memory_engine.models import Scope
+from memory_engine.models import MemorySource, Scope
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Agent memory engine.")
 app.command("copy")(copy_command)
@@ -135,6 +135,8 @@ def ingest(
             batches = {str(tenant): read_openai(file)}
         else:
             batches = {str(tenant): read_text(file)}
+        # a document is an import (untrusted: injection quarantined); chats are conversations
+        source = MemorySource.IMPORT if fmt is Fmt.text else MemorySource.CONVERSATION
         engine = _engine()
         summary: dict[str, Any] = {}
         try:
@@ -145,6 +147,7 @@ def ingest(
                     results = engine.ingest(
                         scope,
                         turns,
+                        source=source,
                         progress=functools.partial(_advance, progress, task),
                         mode=mode,  # type: ignore[arg-type]
                     )
