@@ -16,6 +16,7 @@ from memory_engine.retrieval.explain import WhyNot, why_not
 from memory_engine.retrieval.scores import score_label
 from memory_engine.ui import tables
 from memory_engine.ui.i18n import STRINGS, t
+from memory_engine.ui.markdown import md
 
 W_ID = "mi_why_id"
 W_PICK = "mi_why_pick"
@@ -91,7 +92,7 @@ def render(trace: Trace, lang: str) -> None:
     try:
         memory_id = uuid.UUID(raw)
     except ValueError:
-        st.warning(t("why.bad_id", lang, value=raw[:80]))
+        st.warning(t("why.bad_id", lang, value=md(raw[:80])))
         return
     result = why_not(trace, memory_id)
     verdict = t(f"why.v.{result.verdict}", lang)
