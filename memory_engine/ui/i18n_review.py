@@ -45,6 +45,13 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "why.stage.top_k": {"en": "top k", "zh": "前 k 截断"},
     "why.stage.budget": {"en": "token budget", "zh": "token 预算"},
     "why.stage.final": {"en": "final", "zh": "最终结果"},
+    # ---- sign-in: a malformed .streamlit/secrets.toml
+    "auth.secrets_unreadable": {
+        "en": "The accounts file .streamlit/secrets.toml cannot be read, so nobody can sign in: "
+        "{error}. Fix the file (memory-engine user add refuses to change it until then).",
+        "zh": "无法读取账号文件 .streamlit/secrets.toml，因此任何人都无法登录：{error}。"
+        "请先修复该文件（在此之前 memory-engine user add 不会修改它）。",
+    },
     # ---- chart axis titles
     "cmp.rank_axis": {"en": "rank", "zh": "排名"},
 }
