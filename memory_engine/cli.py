@@ -247,10 +247,7 @@ def stats(
     data = _run(work, as_json)
     if as_json:
         print(json.dumps(data, ensure_ascii=False))
-    else:  # for people: days with writes only (the JSON keeps all 90, zeros included)
-        days = data.pop("writes_per_day", None)
-        if days is not None:
-            data["writes_per_day"] = {day: n for day, n in days if n}
+    else:
         out.print_json(json.dumps(data, ensure_ascii=False))
 
 

@@ -119,7 +119,6 @@ else:
 
     st.subheader(t("retention.distribution", lang))
     fig = px.histogram(frame, x=col_ret, nbins=40, height=260)
-    fig.update_yaxes(title_text=t("col.count", lang))  # plotly's own title is English
     fig.add_vline(x=floor, line_dash="dash", line_color="#dc2626")
     fig.update_layout(margin={"l": 10, "r": 10, "t": 10, "b": 10})
     st.plotly_chart(fig, key="mi_ret_hist")

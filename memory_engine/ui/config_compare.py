@@ -65,7 +65,7 @@ def slope_chart(frame: pd.DataFrame, k: int, lang: str) -> go.Figure:
     fig.update_layout(
         height=260,
         margin={"l": 10, "r": 10, "t": 10, "b": 10},
-        yaxis={"autorange": "reversed", "title": t("cmp.rank_axis", lang)},
+        yaxis={"autorange": "reversed", "title": "rank"},
         showlegend=False,
     )
     return fig

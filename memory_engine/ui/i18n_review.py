@@ -1,5 +1,6 @@
 """UI strings added by review fixes (English and Chinese): the "why not X?" explanation
-sentence, stage names of its verdict, chart axis titles; merged into ``i18n.STRINGS``."""
+sentence and the stage names of its verdict, the unreadable-secrets sign-in message; merged
+into ``i18n.STRINGS``."""
 
 from __future__ import annotations
 
@@ -52,6 +53,4 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "zh": "无法读取账号文件 .streamlit/secrets.toml，因此任何人都无法登录：{error}。"
         "请先修复该文件（在此之前 memory-engine user add 不会修改它）。",
     },
-    # ---- chart axis titles
-    "cmp.rank_axis": {"en": "rank", "zh": "排名"},
 }

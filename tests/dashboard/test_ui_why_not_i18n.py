@@ -1,23 +1,17 @@
-"""Chinese on Query Replay and Retention: the "why not X?" explanation and stage (pure, a
-hand-built trace; ``retrieval.explain.why_not`` explains in English only and the dashboard
-showed that sentence on the Chinese page) and chart axis titles plotly leaves in English."""
+"""The "why not X?" explanation and stage in Chinese (pure: a hand-built trace, no database).
+``retrieval.explain.why_not`` explains in English only; the dashboard showed that sentence
+on the Chinese page."""
 
 from __future__ import annotations
 
-import json
 import re
 import uuid
-from collections.abc import Callable
 
-import pandas as pd
 import pytest
 
 from memory_engine.models import MemorySource, MemoryType, Scope, Trace, TraceCandidate
 from memory_engine.retrieval.explain import why_not
-from memory_engine.ui.config_compare import slope_chart
-from memory_engine.ui.i18n import t
 from memory_engine.ui.why_not import explanation, stage_name
-from tests.dashboard.helpers import run_app
 
 CONFIG = {"k": 1, "min_score": 0.02, "token_budget": 50, "candidates_per_leg": 50}
 #: Words of the engine's English sentences that must not reach the Chinese page.
@@ -79,14 +73,3 @@ def test_explanation_keeps_the_numbers() -> None:
     assert "8" in zh and "k = 1" in zh and "0.0123" in zh and "0.9871" in zh
     stranger = explanation(why_not(trace, uuid.uuid4()), trace, "zh")
     assert "50" in stranger
-
-
-def test_chart_axis_titles_are_translated(make_tenant: Callable[..., str]) -> None:
-    """Retention's histogram had plotly's English "count"; the comparison slope chart "rank"."""
-    at = run_app(page="pages/retention.py", tenant=make_tenant(extra=2), lang="zh")
-    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    hist = next(s for s in specs if s["data"][0]["type"] == "histogram")
-    assert hist["layout"]["yaxis"]["title"]["text"] == t("col.count", "zh")
-    frame = pd.DataFrame({t("col.id", "zh"): ["a1"], "A 排名": [1], "B 排名": [2]})
-    fig = slope_chart(frame.rename(columns={"A 排名": t("cmp.rank_a", "zh")}), 2, "zh")
-    assert fig.layout.yaxis.title.text == "排名"
