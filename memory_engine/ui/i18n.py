@@ -355,7 +355,7 @@ STRINGS: Final = _merge(
     _WRITE_STRINGS,  # Write Inspector and Conflicts pages
     _retrieval_strings,  # Query Replay: why not X, config compare, relevance, golden sets
     _isolation_strings,  # Isolation page
-    _review_strings,  # review fixes: why-not explanation, chart axes
+    _review_strings,  # review fixes: why-not explanation, unreadable secrets
 )
 
 
