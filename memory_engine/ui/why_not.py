@@ -57,7 +57,8 @@ def explanation(result: WhyNot, trace: Trace, lang: str) -> str:
         final = scores.get("final")
         last = result.last_kept.scores.get("final") if result.last_kept else None
         if final is not None and last is not None:
-            text += " " + t("why.x.final_vs_last", lang, final=f"{final:.4f}", last=f"{last:.4f}")
+            gap = "" if lang == "zh" else " "  # Chinese sentences are not space-separated
+            text += gap + t("why.x.final_vs_last", lang, final=f"{final:.4f}", last=f"{last:.4f}")
         return text
     if verdict == "over_token_budget":
         return t("why.x.over_token_budget", lang, budget=config.get("token_budget"))
