@@ -15,6 +15,7 @@ from memory_engine.errors import MemoryEngineError
 from memory_engine.ui import signin, state, stores
 from memory_engine.ui.errors import error_message, show_error
 from memory_engine.ui.i18n import LANG_LABELS, LANGS, t
+from memory_engine.ui.markdown import md
 
 W_TENANT = "mi_w_tenant"
 W_TENANT_TEXT = "mi_w_tenant_text"
@@ -95,10 +96,10 @@ def sidebar(lang: str, tenant: str | None, account: Account) -> None:
         )
     bad = st.session_state.get(TENANT_ERROR)
     if bad:
-        st.sidebar.error(t("sidebar.tenant_invalid", lang, tenant=bad))
+        st.sidebar.error(t("sidebar.tenant_invalid", lang, tenant=md(bad)))
     bad_url = st.session_state.get(state.SS_TENANT_URL_ERROR)
     if bad_url and tenant is None:
-        st.sidebar.error(t("sidebar.tenant_url_invalid", lang, tenant=bad_url[:80]))
+        st.sidebar.error(t("sidebar.tenant_url_invalid", lang, tenant=md(bad_url[:80])))
 
     if engine is not None:
         try:

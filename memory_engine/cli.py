@@ -30,7 +30,7 @@ from memory_engine.config import Settings
 from memory_engine.engine import MemoryEngine
 from memory_engine.errors import ConfigError, InvalidInputError, MemoryEngineError
 from memory_engine.ingest import Turn, read_locomo, read_openai, read_text
-from memory_engine.models import Scope
+from memory_engine.models import MemorySource, Scope
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="Agent memory engine.")
 app.command("copy")(copy_command)
@@ -119,7 +119,8 @@ def ingest(
         typer.Option(help="raw: one memory per turn; extract: facts, duplicates, conflicts."),
     ] = "raw",
 ) -> None:
-    """Ingest a conversation file: one episodic memory per turn (or extracted facts)."""
+    """Ingest a conversation file: one episodic memory per turn (or extracted facts).
+    Exit status 1 when some turns were skipped."""
 
     def work() -> dict[str, Any]:
         if mode not in ("raw", "extract"):
@@ -141,6 +142,8 @@ def ingest(
             batches = {str(tenant): read_openai(file)}
         else:
             batches = {str(tenant): read_text(file)}
+        # a document is an import (untrusted: injection quarantined); chats are conversations
+        source = MemorySource.IMPORT if fmt is Fmt.text else MemorySource.CONVERSATION
         engine = _engine()
         summary: dict[str, Any] = {}
         try:
@@ -151,6 +154,7 @@ def ingest(
                     results = engine.ingest(
                         scope,
                         turns,
+                        source=source,
                         progress=functools.partial(_advance, progress, task),
                         mode=mode,  # type: ignore[arg-type]
                     )
@@ -179,6 +183,8 @@ def ingest(
             out.print(
                 f"{tid}: {s['turns']} turns -> {s['created']} created, {s['duplicates']} duplicates, {s['errors']} errors"
             )
+    if any(s["errors"] for s in summary.values()):
+        raise typer.Exit(1)  # some turns were skipped (reasons on stderr)
 
 
 @app.command()

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sys
+import tomllib
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from memory_engine.auth import Role, add_user
+from memory_engine.auth import Account, Role, add_user
+from memory_engine.errors import ConfigError
 
 DEFAULT_SECRETS = Path(".streamlit/secrets.toml")
 
@@ -34,9 +36,19 @@ def user_add(
         password = sys.stdin.readline().rstrip("\r\n")
     else:
         password = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
-    account = _run(lambda: add_user(secrets, name, password, role, list(tenant)))
+    account = _run(lambda: _add(secrets, name, password, role, list(tenant)))
     typer.echo(
         f"saved {account.name} ({account.role.value}; tenants {', '.join(account.tenants)}) "
         f"in {secrets}",
         err=True,
     )
+
+
+def _add(secrets: Path, name: str, password: str, role: Role, tenants: list[str]) -> Account:
+    """``add_user``, with an unreadable or malformed secrets file as one typed error."""
+    try:
+        return add_user(secrets, name, password, role, tenants)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{secrets} is not valid TOML ({exc}); fix it first") from exc
+    except OSError as exc:
+        raise ConfigError(f"cannot use {secrets}: {exc.strerror or exc}") from exc

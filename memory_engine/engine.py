@@ -238,8 +238,9 @@ class MemoryEngine(ReadsMixin, EditsMixin, LifecycleMixin, AsOfMixin, ContextMix
         Returns:
             SearchResult whose ``trace`` holds every candidate of every leg with named scores
             (``retrieval.scores.SCORE_KINDS``; all higher is better), ranks per stage, drop
-            reasons, leg health and per-stage timings (ms). The trace is stored unless
-            ``save_trace=False``. With ``as_of`` (UTC), searches the store as it was then
+            reasons, leg health and per-stage timings (ms). The trace is stored, accesses
+            counted and strong matches restored unless ``save_trace=False`` (a what-if:
+            comparisons, golden-set runs, benchmarks). With ``as_of`` (UTC), searches the store as it was then
             (``search_as_of``: rebuilt from events, facts valid at that time; no trace stored,
             no access counted).
 
@@ -279,7 +280,7 @@ class MemoryEngine(ReadsMixin, EditsMixin, LifecycleMixin, AsOfMixin, ContextMix
         )
         if save_trace:
             self.store.save_trace(result.trace, scope=scope)
-        self._after_search(scope, query, result)  # access counts, restore on match
+            self._after_search(scope, query, result)  # access counts, restore on match
         return result
 
     def replay(self, scope: Scope, trace_id: uuid.UUID) -> SearchResult:

@@ -14,7 +14,15 @@ from typing import Any
 from memory_engine import text as textmod
 from memory_engine.engine_base import EngineBase, as_uuid, check_scope
 from memory_engine.errors import InvalidInputError
-from memory_engine.models import EventAction, Memory, MemoryStatus, MemoryType, Scope
+from memory_engine.models import (
+    EventAction,
+    Memory,
+    MemorySource,
+    MemoryStatus,
+    MemoryType,
+    Scope,
+)
+from memory_engine.security.policy import screen_write
 from memory_engine.write.guard import clean_text
 
 #: Fields ``update`` accepts.
@@ -38,8 +46,9 @@ class EditsMixin(EngineBase):
 
         Unchanged fields are omitted; ``content_diff`` is a unified diff (may be empty).
         """
-        mem = self.store.get(as_uuid(memory_id), scope=check_scope(scope))
-        normalised = self._normalise_changes(changes)
+        scope = check_scope(scope)
+        mem = self.store.get(as_uuid(memory_id), scope=scope)
+        normalised, _ = self._screened_changes(scope, changes)
         diff: dict[str, Any] = {}
         for key, value in normalised.items():
             before = getattr(mem, key)
@@ -57,6 +66,24 @@ class EditsMixin(EngineBase):
                 )
             )
         return {"fields": diff, "content_diff": content_diff, "version": mem.version}
+
+    def _screened_changes(
+        self, scope: Scope, changes: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """``_normalise_changes``, then the write screen on new content (the tenant's PII
+        policy: redacted, or SensitiveDataError under ``block``; injection flagged, as for
+        text from a user). Returns (changes, metadata entries recording the screen)."""
+        out = self._normalise_changes(changes)
+        if "content" not in out:
+            return out, {}
+        screened = screen_write(
+            out["content"],
+            source=MemorySource.MANUAL,
+            tenant_id=scope.tenant_id,
+            settings=self.settings,
+        )
+        out["content"] = screened.text
+        return out, screened.metadata()
 
     def _normalise_changes(self, changes: dict[str, Any]) -> dict[str, Any]:
         """Validate edited values; raises InvalidInputError naming the field for any bad one."""
@@ -111,15 +138,18 @@ class EditsMixin(EngineBase):
         entities: Sequence[str] | None = None,
         confidence: float | None = None,
     ) -> Memory:
-        """Edit a memory; re-embeds when the content changes. ``reason`` is required.
+        """Edit a memory; re-embeds when the content changes. ``reason`` is required. New
+        content passes the write screen (``security.policy.screen_write``) like any write.
 
         Raises:
-            InvalidInputError (no reason, bad value), MemoryNotFoundError, VersionConflictError.
+            InvalidInputError (no reason, bad value), MemoryNotFoundError, VersionConflictError,
+            SensitiveDataError (the tenant's PII policy is ``block``).
         """
         scope = check_scope(scope)
         if not reason or not str(reason).strip():
             raise InvalidInputError("a reason is required for every edit")
-        changes = self._normalise_changes(
+        changes, screen = self._screened_changes(
+            scope,
             {
                 "content": content,
                 "importance": importance,
@@ -127,11 +157,14 @@ class EditsMixin(EngineBase):
                 "tags": tags,
                 "entities": entities,
                 "confidence": confidence,
-            }
+            },
         )
         if not changes:
             raise InvalidInputError("nothing to change")
         embedding = terms = None
+        if screen:  # what the screen found joins the memory's metadata (earlier findings kept)
+            current = self.store.get(as_uuid(memory_id), scope=scope)
+            changes["metadata"] = {**current.metadata, **screen}
         if "content" in changes:
             changes["content_hash"] = textmod.content_hash(changes["content"])
             embedding = self.embedder.embed([changes["content"]])[0]

@@ -353,7 +353,8 @@ class LifecycleMixin(EngineBase):
         super().close()
 
     def _restore_on_match(self, scope: Scope, query: str, result: SearchResult) -> list[Memory]:
-        """Restore archived memories whose cosine to ``query`` >= the setting (not expired);
+        """Restore archived memories whose cosine to ``query`` >= the setting (not expired,
+        never quarantined: prompt injection from an untrusted source waits for a reviewer);
         each restore is a ``restore`` event naming the trace and the cosine."""
         threshold = self.settings.retention_restore_min_cosine
         if threshold is None:
@@ -365,6 +366,8 @@ class LifecycleMixin(EngineBase):
         for c in hits:
             cosine = c.scores.get("cosine", -1.0)
             if cosine < threshold or is_expired(c.memory, now):
+                continue
+            if c.memory.metadata.get("quarantined"):  # only a reviewer releases it
                 continue
             try:
                 restored.append(

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import uuid
 from typing import Any
 
+from memory_engine.csvsafe import spreadsheet_csv
 from memory_engine.engine_base import EngineBase, as_uuid, check_scope
 from memory_engine.errors import InvalidInputError
 from memory_engine.models import Memory, MemoryFilter, Page, Scope
@@ -64,7 +63,8 @@ class ReadsMixin(EngineBase):
         fmt: str = "json",
         max_rows: int = 100_000,
     ) -> tuple[bytes, bool]:
-        """Export memories under ``filters`` as ``json`` or ``csv`` bytes (UTF-8).
+        """Export memories under ``filters`` as ``json`` (UTF-8, exact) or ``csv`` bytes (for
+        spreadsheets: UTF-8 with BOM, formula-like cells prefixed with ``'``; ``csvsafe.py``).
 
         Returns:
             (data, truncated): ``truncated`` is True when more than ``max_rows`` matched.
@@ -88,15 +88,6 @@ class ReadsMixin(EngineBase):
                 break
         if fmt == "json":
             return json.dumps(rows, ensure_ascii=False, indent=1).encode("utf-8"), truncated
-        buf = io.StringIO()
         fields = list(rows[0]) if rows else list(Memory.model_fields)
-        writer = csv.DictWriter(buf, fieldnames=[f for f in fields if f != "embedding"])
-        writer.writeheader()
-        for r in rows:
-            writer.writerow(
-                {
-                    k: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v
-                    for k, v in r.items()
-                }
-            )
-        return buf.getvalue().encode("utf-8"), truncated
+        fields = [f for f in fields if f != "embedding"]
+        return spreadsheet_csv(rows, fields), truncated

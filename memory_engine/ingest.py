@@ -180,8 +180,10 @@ def read_locomo(path: Path, conversation: str | None = None) -> dict[str, list[T
                 )
         out[sid] = turns
     if conversation and conversation not in out:
+        held = sorted(str(s.get("sample_id")) for s in data)
+        listed = ", ".join(held[:20]) + (f" (+{len(held) - 20} more)" if len(held) > 20 else "")
         raise IngestFormatError(
-            f"{path}: no conversation {conversation!r}; have {', '.join(sorted(out)) or 'none'}"
+            f"{path}: no conversation {conversation!r}; have {listed or 'none'}"
         )
     return out
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from memory_engine.auth import Action
 from memory_engine.models import Scope
-from memory_engine.ui import state
+from memory_engine.ui import signin, state
 from memory_engine.ui.errors import guard
 from memory_engine.ui.i18n import t
 
@@ -68,8 +69,13 @@ with st.form("mi_conflict"):
         horizontal=True,
     )
     reason = st.text_input(t("conflicts.reason", lang), key="mi_c_reason")
-    saved = st.form_submit_button(t("conflicts.save", lang), type="primary")
-if saved:
+    may_review = signin.allowed(Action.EDIT, tenant)  # a review changes the memory
+    if not may_review:
+        signin.denied(lang, Action.EDIT, tenant)
+    saved = st.form_submit_button(
+        t("conflicts.save", lang), type="primary", disabled=not may_review
+    )
+if saved and may_review:
     if not reason.strip():
         st.error(t("conflicts.need_reason", lang))
     else:
@@ -81,7 +87,7 @@ if saved:
                 chosen["old_id"],
                 decision=decision,
                 reason=reason,
-                actor="dashboard",
+                actor=signin.actor(),
             )
         if g.error is None:
             st.success(t("conflicts.saved", lang, decision=t(f"conflicts.{decision}", lang)))

@@ -15,6 +15,7 @@ from memory_engine.models import Memory, MemorySource, MemoryStatus, MemoryType,
 from memory_engine.ui import reads, signin, state, tables
 from memory_engine.ui.errors import guard
 from memory_engine.ui.i18n import t
+from memory_engine.ui.markdown import md
 
 PAGE_SIZES = (25, 50, 100)
 EXPORT_MAX_ROWS = 50_000
@@ -33,7 +34,7 @@ st.title(t("memories.title", lang))
 url_id, bad_id = state.url_id(state.QP_MEMORY)
 if bad_id is not None:
     st.warning(
-        t("common.invalid_id", lang, param=t("common.param_memory", lang), value=bad_id[:80])
+        t("common.invalid_id", lang, param=t("common.param_memory", lang), value=md(bad_id[:80]))
     )
 if tenant is None:
     st.info(t("common.no_tenant", lang))

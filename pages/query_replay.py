@@ -24,6 +24,7 @@ from memory_engine.ui import (
 )
 from memory_engine.ui.errors import guard
 from memory_engine.ui.i18n import t, warning_text
+from memory_engine.ui.markdown import md
 
 MAX_CANDIDATE_ROWS = 500
 PAST_TRACES = 20
@@ -37,7 +38,9 @@ engine = state.get_engine()
 st.title(t("replay.title", lang))
 url_trace, bad_id = state.url_id(state.QP_TRACE)
 if bad_id is not None:
-    st.warning(t("common.invalid_id", lang, param=t("common.param_trace", lang), value=bad_id[:80]))
+    st.warning(
+        t("common.invalid_id", lang, param=t("common.param_trace", lang), value=md(bad_id[:80]))
+    )
 if tenant is None:
     st.info(t("common.no_tenant", lang))
     st.stop()
@@ -114,10 +117,10 @@ else:
         t(
             "replay.trace_meta",
             lang,
-            query=trace.query.replace("*", "\\*"),
+            query=md(trace.query),
             created=tables.fmt_time(trace.created_at),
-            model=trace.embedding_model or "—",
-            terms=", ".join(trace.query_terms) or "—",
+            model=md(trace.embedding_model or "—"),
+            terms=md(", ".join(trace.query_terms) or "—"),
         )
     )
     alarm_view.render_alarm(trace, lang)  # rows of another tenant met (security.tenant_guard)

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from memory_engine.auth import Action
 from memory_engine.errors import SensitiveDataError
 from memory_engine.models import MemorySource, Scope
-from memory_engine.ui import pii_view, state
+from memory_engine.ui import pii_view, signin, state
 from memory_engine.ui.errors import guard
 from memory_engine.ui.i18n import t
 from memory_engine.ui.write_inspector import render_trail, writes_frame
@@ -42,10 +43,16 @@ with st.form("mi_write"):
         ],
         key="mi_w_source",
     )
-    dry_run = c[1].checkbox(t("write.dry_run", lang), value=True, key="mi_w_dry")
+    may_write = signin.allowed(Action.EDIT, tenant)  # a real run stores memories
+    dry_run = c[1].checkbox(
+        t("write.dry_run", lang), value=True, key="mi_w_dry", disabled=not may_write
+    )
+    if not may_write:  # a viewer may preview (dry run) but not store
+        signin.denied(lang, Action.EDIT, tenant)
     submitted = st.form_submit_button(t("write.run", lang), type="primary")
 
 if submitted:
+    dry_run = dry_run or not may_write
     if not text.strip():
         st.error(t("write.need_text", lang))
     else:
@@ -54,7 +61,7 @@ if submitted:
                 result = engine.write_extract(
                     scope,
                     WriteRequest(text=text, source=MemorySource(source)),
-                    actor="dashboard",
+                    actor=signin.actor(),
                     dry_run=dry_run,
                 )
             except SensitiveDataError as exc:  # refused by the PII policy (journalled)

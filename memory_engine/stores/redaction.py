@@ -21,7 +21,7 @@ from typing import Any
 
 from memory_engine.errors import TenantScopeError
 from memory_engine.models import Event, Scope
-from memory_engine.retrieval.block import escape_content
+from memory_engine.retrieval.block import escaped_forms
 
 #: What redacted content reads.
 REDACTED = "[purged]"
@@ -85,7 +85,7 @@ def redact_trace(trace: dict[str, Any], memory_id: uuid.UUID) -> tuple[dict[str,
         return trace, False
     block = str(trace.get("block") or "")
     if block:
-        escaped = [escape_content(c) for c in contents]
+        escaped = [form for c in contents for form in escaped_forms(c)]
         lines = []
         for line in block.split("\n"):
             if any(e and e in line for e in escaped):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 from typing import Any
 
 import pandas as pd
@@ -13,15 +14,17 @@ from memory_engine.ui.i18n import t
 
 #: Pasted messages accepted at most.
 MAX_PASTED_MESSAGES = 2000
-_PREFIXES = {"user:": "user", "assistant:": "assistant", "用户：": "user", "助手：": "assistant"}
+#: Role prefixes, matched on an NFKC-normalised, case-folded line: "：" and "ｕｓｅｒ" count too
+#: (NFKC maps each of those characters to one character, so the prefix length is unchanged).
+_PREFIXES = {"user:": "user", "assistant:": "assistant", "用户:": "user", "助手:": "assistant"}
 
 
 def parse_turns(text: str) -> list[tuple[str, str]]:
     """Pasted turns -> ``[(role, content)]``.
 
     Accepts a JSON array of ``{"role", "content"}`` objects, or lines starting with ``user:`` /
-    ``assistant:`` (also ``用户：`` / ``助手：``); a line without a prefix continues the previous
-    message. Roles other than user/assistant are refused.
+    ``assistant:`` (also ``用户：`` / ``助手：``; either colon, any case or width); a line without a
+    prefix continues the previous message. Roles other than user/assistant are refused.
 
     Raises:
         InvalidInputError: nothing parseable, a bad role, or more than ``MAX_PASTED_MESSAGES``.
@@ -41,7 +44,7 @@ def parse_turns(text: str) -> list[tuple[str, str]]:
             turns.append((item["role"], item["content"]))
     else:
         for line in stripped.splitlines():
-            low = line.lstrip().lower()
+            low = unicodedata.normalize("NFKC", line.lstrip()).lower()
             for prefix, role in _PREFIXES.items():
                 if low.startswith(prefix):
                     turns.append((role, line.lstrip()[len(prefix) :].strip()))

@@ -30,6 +30,7 @@ from memory_engine.errors import (
     VersionConflictError,
 )
 from memory_engine.ui.i18n import t
+from memory_engine.ui.markdown import md
 
 log = logging.getLogger(__name__)
 
@@ -70,10 +71,11 @@ def _not_found_message(exc: MemoryNotFoundError, lang: str) -> str:
 
 
 def show_error(exc: BaseException, lang: str) -> None:
-    """Render ``exc`` as ``st.error`` (unexpected errors are logged with their traceback)."""
+    """Render ``exc`` as ``st.error``, shown literally (not as Markdown: messages quote input);
+    unexpected errors are logged with their traceback."""
     if not isinstance(exc, (MemoryEngineError, ValidationError)):
         log.exception("unexpected dashboard error", exc_info=exc)
-    st.error(error_message(exc, lang), icon="⚠️")
+    st.error(md(error_message(exc, lang)), icon="⚠️")  # messages quote input
 
 
 @dataclass

@@ -24,6 +24,8 @@ from memory_engine.ui import tables
 from memory_engine.ui.errors import guard
 from memory_engine.ui.i18n import t
 
+IMPORTED = "mi_gold_imported"  # file id of the last imported upload
+
 
 def store_for(engine: MemoryEngine, scope: Scope) -> GoldenStore:
     """The tenant's golden sets under the engine's data folder."""
@@ -67,6 +69,7 @@ def render(engine: MemoryEngine, scope: Scope, trace: Trace | None, lang: str) -
                 )
             if not g.failed:
                 st.success(t("gold.saved", lang, name=golden.name, n=len(golden.cases)))
+    _import(store, lang)
     names = store.names()
     if not names:
         st.caption(t("gold.none", lang))
@@ -95,10 +98,18 @@ def render(engine: MemoryEngine, scope: Scope, trace: Trace | None, lang: str) -
             mime="application/json",
             key="mi_gold_export",
         )
+
+
+def _import(store: GoldenStore, lang: str) -> None:
+    """The import uploader. A file stays in the uploader across reruns, so each upload is
+    imported once (by its file id): a later rerun, e.g. running the set, must not overwrite
+    the set with the file again. Runs before the list of sets, which then shows it."""
     uploaded = st.file_uploader(t("gold.import", lang), type=["json"], key="mi_gold_import")
-    if uploaded is not None:
-        with guard(lang, stop=False) as g:
-            imported = parse_golden(uploaded.getvalue().decode("utf-8", errors="replace"))
-            store.save(imported)
-        if not g.failed:
-            st.success(t("gold.imported", lang, name=imported.name, n=len(imported.cases)))
+    if uploaded is None or st.session_state.get(IMPORTED) == uploaded.file_id:
+        return
+    with guard(lang, stop=False) as g:
+        imported = parse_golden(uploaded.getvalue().decode("utf-8", errors="replace"))
+        store.save(imported)
+    st.session_state[IMPORTED] = uploaded.file_id  # a failed file is not retried either
+    if not g.failed:
+        st.success(t("gold.imported", lang, name=imported.name, n=len(imported.cases)))

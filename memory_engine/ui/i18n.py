@@ -15,6 +15,7 @@ from memory_engine.ui.i18n_isolation import STRINGS as _isolation_strings
 from memory_engine.ui.i18n_lifecycle import STRINGS as _lifecycle_strings
 from memory_engine.ui.i18n_retrieval import STRINGS as _retrieval_strings
 from memory_engine.ui.i18n_retrieval import WARNINGS as _retrieval_warnings
+from memory_engine.ui.i18n_review import STRINGS as _review_strings
 from memory_engine.ui.i18n_sec1 import STRINGS as _sec1_strings
 from memory_engine.ui.i18n_sec2 import STRINGS as _pii_strings
 from memory_engine.ui.i18n_stores import STRINGS as _stores_strings
@@ -360,6 +361,7 @@ STRINGS: Final = _merge(
     _sec1_strings,  # isolation paths, cross-tenant alarm
     _tidy_strings,  # chart category values and axis titles
     _pii_strings,  # PII findings on the Write Inspector and Audit pages
+    _review_strings,  # review fixes: why-not explanation, unreadable secrets
 )
 
 

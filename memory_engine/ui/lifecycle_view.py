@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from memory_engine.csvsafe import spreadsheet_csv
 from memory_engine.engine_asof import TraceComparison
 from memory_engine.lifecycle import MaintenancePlan
 from memory_engine.models import Event, Memory, MemoryType, ensure_utc
@@ -150,11 +151,10 @@ def filter_rows(
 
 
 def export_bytes(rows: Sequence[Mapping[str, Any]], fmt: str) -> bytes:
-    """``rows`` as UTF-8 ``csv`` or ``json``."""
+    """``rows`` as UTF-8 ``json``, or ``csv`` for spreadsheets (``csvsafe.spreadsheet_csv``)."""
     if fmt == "json":
         return json.dumps(list(rows), ensure_ascii=False, indent=1).encode("utf-8")
-    frame = pd.DataFrame(list(rows), columns=["id", "at", "action", "actor", "memory_id", "reason"])
-    return frame.to_csv(index=False).encode("utf-8")
+    return spreadsheet_csv(rows, ["id", "at", "action", "actor", "memory_id", "reason"])
 
 
 def diff_frame(event: Event, lang: str) -> pd.DataFrame:

@@ -17,6 +17,7 @@ import streamlit as st
 
 from memory_engine.auth import LOCAL_ACCOUNT, Account, Accounts, Action, AuthError, AuthMode
 from memory_engine.ui.i18n import t
+from memory_engine.ui.markdown import md
 
 SS_ACCOUNT = "mi_account"
 W_NAME = "mi_w_auth_name"
@@ -29,6 +30,17 @@ def _auth_config() -> Mapping[str, Any]:
     except Exception:  # noqa: BLE001 - no secrets.toml at all: nothing configured
         return {}
     return section or {}
+
+
+def secrets_problem() -> str | None:
+    """Why the secrets file cannot be used (a TOML error), or None. Streamlit raises the same
+    exception for a missing file and a malformed one; only the malformed one has an error."""
+    try:
+        st.secrets.get("memory_auth")
+    except Exception as exc:  # noqa: BLE001 - Streamlit's secrets errors
+        error = (getattr(exc, "exec_kwargs", None) or {}).get("error")
+        return str(error) if error else None
+    return None
 
 
 def auth_mode() -> AuthMode:
@@ -99,6 +111,10 @@ def allowed(action: Action | str, tenant: str | None = None) -> bool:
 
 def _password_form(lang: str) -> None:
     st.title(t("auth.title", lang))
+    problem = secrets_problem()
+    if problem:  # not "no accounts": the file exists, and `user add` refuses to rewrite it
+        st.error(t("auth.secrets_unreadable", lang, error=md(problem)))
+        return
     if not accounts().users:
         st.info(t("auth.no_accounts", lang))
         return

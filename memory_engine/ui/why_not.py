@@ -15,7 +15,8 @@ from memory_engine.models import Trace
 from memory_engine.retrieval.explain import WhyNot, why_not
 from memory_engine.retrieval.scores import score_label
 from memory_engine.ui import tables
-from memory_engine.ui.i18n import t
+from memory_engine.ui.i18n import STRINGS, t
+from memory_engine.ui.markdown import md
 
 W_ID = "mi_why_id"
 W_PICK = "mi_why_pick"
@@ -33,6 +34,41 @@ def scores_frame(result: WhyNot, lang: str) -> pd.DataFrame:
             t("why.last_kept", lang): [last.get(n) for n in names],
         }
     )
+
+
+def explanation(result: WhyNot, trace: Trace, lang: str) -> str:
+    """The verdict's explanation in ``lang`` (``WhyNot.explanation`` is English only), from
+    the same fields: ranks, scores, the trace's configuration and the last returned one."""
+    config, scores = trace.config, result.scores
+    verdict = result.verdict
+    if verdict == "not_recalled":
+        return t("why.x.not_recalled", lang, depth=config.get("candidates_per_leg", "?"))
+    if verdict == "returned":
+        return t("why.x.returned", lang, rank=result.ranks.get("final"))
+    if verdict == "below_min_score":
+        rrf = f"{scores.get('rrf', 0.0):.5f}"
+        return t("why.x.below_min_score", lang, rrf=rrf, min_score=config.get("min_score"))
+    if verdict == "below_min_cosine":
+        return t("why.x.below_min_cosine", lang, cosine=f"{scores.get('cosine', 0.0):.3f}")
+    if verdict in ("duplicate_content", "near_duplicate"):
+        return t("why.x.duplicate", lang)
+    if verdict == "below_top_k":
+        text = t("why.x.below_top_k", lang, rank=result.ranks.get("weighted"), k=config.get("k"))
+        final = scores.get("final")
+        last = result.last_kept.scores.get("final") if result.last_kept else None
+        if final is not None and last is not None:
+            gap = "" if lang == "zh" else " "  # Chinese sentences are not space-separated
+            text += gap + t("why.x.final_vs_last", lang, final=f"{final:.4f}", last=f"{last:.4f}")
+        return text
+    if verdict == "over_token_budget":
+        return t("why.x.over_token_budget", lang, budget=config.get("token_budget"))
+    return t("why.x.other", lang, reason=result.explanation)
+
+
+def stage_name(stage: str, lang: str) -> str:
+    """A verdict's stage in ``lang`` (unknown stages as they are)."""
+    key = f"why.stage.{stage}"
+    return t(key, lang) if key in STRINGS else stage
 
 
 def render(trace: Trace, lang: str) -> None:
@@ -57,13 +93,12 @@ def render(trace: Trace, lang: str) -> None:
     try:
         memory_id = uuid.UUID(raw)
     except ValueError:
-        st.warning(t("why.bad_id", lang, value=raw[:80]))
+        st.warning(t("why.bad_id", lang, value=md(raw[:80])))
         return
     result = why_not(trace, memory_id)
-    st.markdown(
-        t("why.verdict", lang, verdict=t(f"why.v.{result.verdict}", lang), stage=result.stage)
-    )
-    st.caption(result.explanation)
+    verdict = t(f"why.v.{result.verdict}", lang)
+    st.markdown(t("why.verdict", lang, verdict=verdict, stage=stage_name(result.stage, lang)))
+    st.caption(explanation(result, trace, lang))
     if result.legs:
         st.caption(t("why.legs", lang, legs=", ".join(f"{k} #{v}" for k, v in result.legs.items())))
     if result.scores or result.last_kept:
