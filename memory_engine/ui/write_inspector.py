@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from memory_engine.ui.i18n import t
+from memory_engine.ui.markdown import Md, md
 
 #: Characters of an input shown in the list of past writes.
 INPUT_PREVIEW = 80
@@ -86,7 +87,7 @@ def _call(call: dict[str, Any], lang: str) -> None:
         st.caption(t("write.parsed", lang))
         st.json(call.get("parsed") or {})
         for w in call.get("warnings", []):
-            st.warning(t("write.warning", lang, message=w))
+            st.warning(t("write.warning", lang, message=Md(w)))
 
 
 def render_trail(trail: dict[str, Any], lang: str) -> None:
@@ -96,15 +97,15 @@ def render_trail(trail: dict[str, Any], lang: str) -> None:
     source = trail.get("source") or {}
     st.code(source.get("text", ""), language="text")
     st.caption(
-        f"{source.get('source', '')} · {source.get('observed_at', '')} · "
-        f"{source.get('chars', 0)} chars"
+        md(f"{source.get('source', '')} · {source.get('observed_at', '')} · ")
+        + f"{source.get('chars', 0)} chars"
     )
     st.subheader(t("write.step_guard", lang))
     guard = trail.get("guard") or {}
     notes = guard.get("notes") or []
     if notes:
         for note in notes:
-            st.warning(note)
+            st.warning(md(str(note)))
     else:
         st.caption(t("write.guard_ok", lang))
     st.subheader(t("write.step_llm", lang))
@@ -112,14 +113,14 @@ def render_trail(trail: dict[str, Any], lang: str) -> None:
         _call(call, lang)
     st.subheader(t("write.step_facts", lang))
     for fact in trail.get("facts", []):
-        st.markdown(t("write.fact", lang, content=fact["fact"]["content"]))
+        st.markdown(t("write.fact", lang, content=Md(fact["fact"]["content"])))
         if fact.get("candidates"):
             st.dataframe(candidates_frame(fact["candidates"], lang), hide_index=True)
         judge = fact.get("judge")
         if isinstance(judge, dict) and "kind" in judge:
             _call(judge, lang)
         elif judge:
-            st.caption(t("write.judge", lang, detail=str(judge)))
+            st.caption(t("write.judge", lang, detail=Md(judge)))
     st.subheader(t("write.step_actions", lang))
     actions = trail.get("actions") or []
     if actions:
@@ -127,4 +128,4 @@ def render_trail(trail: dict[str, Any], lang: str) -> None:
     else:
         st.caption(t("write.no_actions", lang))
     for w in trail.get("warnings", []):
-        st.warning(t("write.warning", lang, message=w))
+        st.warning(t("write.warning", lang, message=Md(w)))
