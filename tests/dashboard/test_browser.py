@@ -121,6 +121,7 @@ def test_edit_memory_in_browser_persists(
     dash_engine: MemoryEngine,
     tmp_path: Path,
 ) -> None:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import expect, sync_playwright
 
     expect.set_options(timeout=60_000)  # the first save loads the embedding model in the server
@@ -153,8 +154,17 @@ def test_edit_memory_in_browser_persists(
 
             # choose the memory, edit its content, give a reason, save
             chooser = page.get_by_test_id("stSelectbox").filter(has_text="Memory to inspect")
-            chooser.click()
-            page.get_by_role("option", name=re.compile("Ann is allergic to peanuts")).click()
+            expect(chooser).to_be_visible()
+            option = page.get_by_role("option", name=re.compile("Ann is allergic to peanuts"))
+            for _attempt in range(3):  # a late rerun of the page can close an opened list
+                chooser.click()
+                page.keyboard.type("Ann is allergic")  # filter: the option list is virtualised
+                try:
+                    option.wait_for(state="visible", timeout=15_000)
+                    break
+                except PlaywrightTimeout:
+                    page.keyboard.press("Escape")
+            option.click()
             expect(page).to_have_url(re.compile(f"memory={target.id}"))
             form = page.get_by_test_id("stForm")
             form.get_by_label("Content").fill(new_content)
