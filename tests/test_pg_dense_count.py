@@ -44,7 +44,12 @@ def _count(store: PostgresStore, scope: Scope, cap: int, statuses: list[str]) ->
     params: dict[str, object] = {}
     with store._tx(scope) as cur:
         where = _match_filter(scope, statuses, params)
-        return matching_rows(cur, scope, where, params, cap)
+        matching, table = matching_rows(cur, scope, where, params, cap)
+    narrowed = scope.user_id is not None
+    # the table-wide estimate comes in the same statement only for a tenant-wide scope
+    assert (table is None) == narrowed
+    assert table is None or table >= 0
+    return matching
 
 
 def test_matching_rows_tenant_wide_and_narrowed(

@@ -247,19 +247,20 @@ def _candidates(rows: Sequence[Sequence[Any]], score: str, rank: str) -> list[Ca
     ]
 
 
-def table_rows(cur: Cursor[Any]) -> float:
-    """Estimated rows of the whole ``memories`` table (all tenants), from planner statistics.
+#: Estimated rows of the whole ``memories`` table (all tenants), from planner statistics.
+#: RLS hides other tenants' rows from ``count(*)``; ``pg_class.reltuples`` and the live-tuple
+#: counter of the statistics system are estimates visible to the app role. The counter is read
+#: with ``pg_stat_get_live_tuples`` (what ``pg_stat_user_tables.n_live_tup`` shows): that view
+#: computes every column for every table and cost about 0.6 ms a search.
+_TABLE_ROWS = (
+    "SELECT greatest(c.reltuples, coalesce(pg_stat_get_live_tuples(c.oid), 0)::real) "
+    "FROM pg_class c WHERE c.oid = 'memories'::regclass"
+)
 
-    RLS hides other tenants' rows from ``count(*)``; ``pg_class.reltuples`` and
-    ``pg_stat_user_tables.n_live_tup`` are estimates visible to the app role. 0 when unknown.
-    """
-    row = cur.execute(
-        """
-        SELECT greatest(c.reltuples, coalesce(s.n_live_tup, 0)::real)
-        FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
-        WHERE c.oid = 'memories'::regclass
-        """
-    ).fetchone()
+
+def table_rows(cur: Cursor[Any]) -> float:
+    """Estimated rows of the whole ``memories`` table (all tenants); 0 when unknown."""
+    row = cur.execute(_TABLE_ROWS).fetchone()
     return float(row[0]) if row and row[0] is not None else 0.0
 
 
@@ -269,13 +270,16 @@ def matching_rows(
     where: sql.Composable,
     params: dict[str, Any],
     exact_max_rows: int,
-) -> int:
+) -> tuple[int, float | None]:
     """Rows the dense leg searches, as cheaply as the exact/HNSW decision allows.
+
+    Returns ``(matching, table)``: ``table`` is :func:`table_rows` when it came in the same
+    statement, else None.
 
     * Tenant-wide scope: the trigger-kept ``keyword_corpus`` row count of the tenant and
       statuses (a few primary-key lookups; it also counts rows without an embedding, which
       only makes the HNSW branch's ``ef_search`` slightly smaller - its exact fallback keeps
-      the result complete).
+      the result complete), with the table estimate in the same statement.
     * Narrowed scope (user, agent or session): ``count(*)`` stopped at ``exact_max_rows + 1``
       rows; only above that is the full count taken (it sizes ``ef_search``).
 
@@ -283,11 +287,15 @@ def matching_rows(
     """
     if scope.user_id is None and scope.agent_id is None and scope.session_id is None:
         row = cur.execute(
-            "SELECT coalesce(sum(n), 0)::bigint FROM keyword_corpus "
-            "WHERE tenant_id = %(scope_tenant)s AND status = ANY(%(statuses)s)",
+            sql.SQL(
+                "SELECT (SELECT coalesce(sum(n), 0)::bigint FROM keyword_corpus "
+                "WHERE tenant_id = %(scope_tenant)s AND status = ANY(%(statuses)s)), ({})"
+            ).format(sql.SQL(_TABLE_ROWS)),
             params,
         ).fetchone()
-        return int(row[0]) if row else 0
+        if row is None:
+            return 0, None
+        return int(row[0]), float(row[1]) if row[1] is not None else 0.0
     bounded = cur.execute(
         sql.SQL(
             "SELECT count(*) FROM (SELECT 1 FROM memories WHERE {} AND embedding IS NOT NULL "
@@ -297,12 +305,12 @@ def matching_rows(
     ).fetchone()
     matching = int(bounded[0]) if bounded else 0
     if matching <= exact_max_rows:
-        return matching
+        return matching, None
     full = cur.execute(
         sql.SQL("SELECT count(*) FROM memories WHERE {} AND embedding IS NOT NULL").format(where),
         params,
     ).fetchone()
-    return int(full[0]) if full else 0
+    return (int(full[0]) if full else 0), None
 
 
 def _exact_query(where: sql.Composable) -> sql.Composed:
@@ -392,14 +400,14 @@ def dense_search(
     """
     params: dict[str, Any] = {"q": vector, "k": k}
     where = _match_filter(scope, statuses, params)
-    matching = matching_rows(cur, scope, where, params, exact_max_rows)
+    matching, table = matching_rows(cur, scope, where, params, exact_max_rows)
     if matching == 0:
         return []
     want = min(k, matching)
     if matching <= exact_max_rows:
         logger.debug("dense search: exact scan over %d rows (k=%d)", matching, k)
         rows = _exact(cur, where, params)
-    elif (total := table_rows(cur)) > 0 and (
+    elif (total := table if table is not None else table_rows(cur)) > 0 and (
         expected := hnsw_ef_search(k, total, matching, ef_max) * matching / max(total, matching)
     ) < want:
         # ef_search is capped: the post-filtered HNSW scan would yield about `expected` rows
