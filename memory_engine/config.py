@@ -175,6 +175,12 @@ class Settings(BaseSettings):
     record_access: bool = Field(
         True, description="Count search hits (access_count, last_accessed_at) after each search."
     )
+    gc_freeze: bool = Field(
+        True,
+        description="After the first search, move the objects alive then out of the cyclic "
+        "garbage collector's scans (gc.freeze): a full collection otherwise paused searches "
+        "for 70-160 ms every second or two.",
+    )
 
     # --- dashboard sign-in (issue 7) ---
     dashboard_auth: Literal["password", "oidc", "none"] | None = Field(

@@ -22,6 +22,7 @@ from memory_engine.engine_edits import EDITABLE_FIELDS, EditsMixin
 from memory_engine.engine_lifecycle import LifecycleMixin
 from memory_engine.engine_reads import ReadsMixin
 from memory_engine.errors import InvalidInputError, error_from_dict
+from memory_engine.gcfreeze import freeze_once
 from memory_engine.ingest import Turn
 from memory_engine.models import (
     MemorySource,
@@ -281,6 +282,8 @@ class MemoryEngine(ReadsMixin, EditsMixin, LifecycleMixin, AsOfMixin, ContextMix
         if save_trace:
             self.store.save_trace(result.trace, scope=scope)
             self._after_search(scope, query, result)  # access counts, restore on match
+        if self.settings.gc_freeze:
+            freeze_once()  # once per process: no more 70-160 ms full collections mid-search
         return result
 
     def replay(self, scope: Scope, trace_id: uuid.UUID) -> SearchResult:
