@@ -147,6 +147,7 @@ class LifecycleMixin(EngineBase):
             "floor": PRESET_ARCHIVE_FLOOR[p.preset] if floor is None else floor,
             "bottom_fraction": s.retention_archive_bottom_fraction,
             "purge_after_days": s.retention_purge_after_days,
+            "quarantine_purge_after_days": s.quarantine_purge_days,
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return MaintenancePolicy.model_validate(values)
