@@ -61,6 +61,11 @@ def register(app: typer.Typer) -> None:
                 f"expire {planned['expire']} (scanned {r['scanned_active']} active, "
                 f"{r['scanned_archived']} archived; skipped {len(r['skipped'])}; {r['seconds']} s)"
             )
+            if r["awaiting_review"]:  # quarantined, kept: never purged before a human looks
+                cli.out.print(
+                    f"{r['tenant_id']}: awaiting review: {r['awaiting_review']} quarantined "
+                    "memories (kept; MEMORY_QUARANTINE_PURGE_DAYS unset or not reached)"
+                )
 
     @app.command()
     def purge(
@@ -125,6 +130,7 @@ def _summary(report: Any) -> dict[str, Any]:
         "now": plan.now.isoformat(),
         "scanned_active": plan.scanned_active,
         "scanned_archived": plan.scanned_archived,
+        "awaiting_review": plan.awaiting_review,
         "planned": plan.counts(),
         "applied": report.applied,
         "skipped": report.skipped,

@@ -375,3 +375,11 @@ class Settings(BaseSettings):
         if self.context_reserve_tokens >= self.context_window:
             raise ConfigError("context_reserve_tokens must be smaller than context_window")
         return self
+
+    # --- quarantine review (review follow-ups; README "Retention") ---
+    quarantine_purge_days: float | None = Field(
+        None,
+        ge=0.0,
+        description="Purge quarantined memories awaiting review untouched this many days; "
+        "unset = never (they wait for a reviewer).",
+    )

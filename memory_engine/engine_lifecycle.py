@@ -56,6 +56,7 @@ from memory_engine.models import (
     utcnow,
 )
 from memory_engine.scoring import PRESET_ARCHIVE_FLOOR, RetentionParams, retention
+from memory_engine.security.tenant_guard import GuardedStore, report_alarms
 
 log = logging.getLogger(__name__)
 
@@ -147,6 +148,7 @@ class LifecycleMixin(EngineBase):
             "floor": PRESET_ARCHIVE_FLOOR[p.preset] if floor is None else floor,
             "bottom_fraction": s.retention_archive_bottom_fraction,
             "purge_after_days": s.retention_purge_after_days,
+            "quarantine_purge_after_days": s.quarantine_purge_days,
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return MaintenancePolicy.model_validate(values)
@@ -355,12 +357,20 @@ class LifecycleMixin(EngineBase):
     def _restore_on_match(self, scope: Scope, query: str, result: SearchResult) -> list[Memory]:
         """Restore archived memories whose cosine to ``query`` >= the setting (not expired,
         never quarantined: prompt injection from an untrusted source waits for a reviewer);
-        each restore is a ``restore`` event naming the trace and the cosine."""
+        each restore is a ``restore`` event naming the trace and the cosine. The search runs
+        behind the cross-tenant guard (stage ``restore:dense``): a foreign row is dropped,
+        logged and audited, never restored."""
         threshold = self.settings.retention_restore_min_cosine
         if threshold is None:
             return []
         vector = self.embedder.embed([query])[0]
-        hits = self.store.dense_search(vector, scope=scope, k=5, statuses=(MemoryStatus.ARCHIVED,))
+        guard = GuardedStore(self.store, scope, stage_prefix="restore:")
+        hits = guard.dense_search(vector, scope=scope, k=5, statuses=(MemoryStatus.ARCHIVED,))
+        report_alarms(
+            guard,
+            reason="cross-tenant rows dropped from the restore-on-match search",
+            trace_id=str(result.trace.id),
+        )
         now = utcnow()
         restored: list[Memory] = []
         for c in hits:

@@ -14,6 +14,12 @@ Rules, evaluated at ``now`` (UTC):
   whose retention is below ``floor``.
 * **purge**: an ``archived`` memory whose last touch (``max(updated_at, last_accessed_at)``;
   archiving sets ``updated_at``) is at least ``purge_after_days`` before ``now``.
+* **awaiting review**: a memory quarantined by the injection screen (stored ``archived`` with
+  ``metadata.quarantined``) and not changed since (version 1: a reviewer's restore, edit or
+  delete bumps the version) is never purged by the rule above: it must not disappear before a
+  human has looked at it. It is counted in ``MaintenancePlan.awaiting_review`` instead, unless
+  ``quarantine_purge_after_days`` (``MEMORY_QUARANTINE_PURGE_DAYS``) opts in to purging it
+  that long after its last touch.
 
 ``superseded`` and ``deleted`` memories are left alone (supersede keeps history; delete has its
 own purge path).
@@ -43,6 +49,8 @@ class MaintenancePolicy(BaseModel):
         floor: archive only below this retention.
         bottom_fraction: archive only within this lowest fraction of the ranking, [0, 1].
         purge_after_days: purge archived memories untouched this long (days, >= 0).
+        quarantine_purge_after_days: purge quarantined memories awaiting review untouched this
+            long (days, >= 0); None (default) = never, they wait for a reviewer.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -51,6 +59,7 @@ class MaintenancePolicy(BaseModel):
     floor: float = Field(0.05, ge=0.0)
     bottom_fraction: float = Field(0.2, ge=0.0, le=1.0)
     purge_after_days: float = Field(30.0, ge=0.0)
+    quarantine_purge_after_days: float | None = Field(None, ge=0.0)
 
 
 class PlannedChange(BaseModel):
@@ -67,7 +76,11 @@ class PlannedChange(BaseModel):
 
 
 class MaintenancePlan(BaseModel):
-    """What one maintenance run of one tenant does, in order: expire, archive, purge."""
+    """What one maintenance run of one tenant does, in order: expire, archive, purge.
+
+    ``awaiting_review``: quarantined memories awaiting review that this run keeps (all of them
+    unless ``policy.quarantine_purge_after_days`` is set; then those not yet that old).
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -76,6 +89,7 @@ class MaintenancePlan(BaseModel):
     policy: MaintenancePolicy
     scanned_active: int = 0
     scanned_archived: int = 0
+    awaiting_review: int = 0
     changes: list[PlannedChange] = Field(default_factory=list)
 
     def of(self, action: Action) -> list[PlannedChange]:
@@ -114,12 +128,44 @@ def still_archivable(memory: Memory, now: datetime, policy: MaintenancePolicy) -
     )
 
 
+def awaiting_review(memory: Memory) -> bool:
+    """True for a memory quarantined by the injection screen that no one has changed since
+    (archived, ``metadata.quarantined``, version 1)."""
+    return (
+        memory.status is MemoryStatus.ARCHIVED
+        and bool(memory.metadata.get("quarantined"))
+        and memory.version == 1
+    )
+
+
+def purge_after_days(memory: Memory, policy: MaintenancePolicy) -> float | None:
+    """Days an archived ``memory`` stays untouched before it is purged; None = never."""
+    if awaiting_review(memory):
+        return policy.quarantine_purge_after_days
+    return policy.purge_after_days
+
+
 def still_purgeable(memory: Memory, now: datetime, policy: MaintenancePolicy) -> bool:
-    """Re-check of one planned purge against a fresh read."""
+    """True when ``memory`` is due for purging at ``now`` (the plan, and the re-check of one
+    planned purge against a fresh read)."""
     now_utc = ensure_utc(now)
     assert now_utc is not None
-    cutoff = now_utc - timedelta(days=policy.purge_after_days)
-    return memory.status is MemoryStatus.ARCHIVED and last_touch(memory) <= cutoff
+    days = purge_after_days(memory, policy)
+    if days is None or memory.status is not MemoryStatus.ARCHIVED:
+        return False
+    return last_touch(memory) <= now_utc - timedelta(days=days)
+
+
+def _purge_reason(memory: Memory, policy: MaintenancePolicy) -> str:
+    since = f"{last_touch(memory):%Y-%m-%d %H:%M} UTC"
+    if awaiting_review(memory):
+        return (
+            f"maintenance: quarantined (injection suspected), unreviewed since {since} "
+            f"(>= {policy.quarantine_purge_after_days:g} days, MEMORY_QUARANTINE_PURGE_DAYS)"
+        )
+    return (
+        f"maintenance: archived and untouched since {since} (>= {policy.purge_after_days:g} days)"
+    )
 
 
 def plan_maintenance(
@@ -167,6 +213,7 @@ def plan_maintenance(
             )
         )
     archived_list = list(archived)
+    waiting = 0
     for m in archived_list:
         if still_purgeable(m, now_utc, policy):
             changes.append(
@@ -175,16 +222,18 @@ def plan_maintenance(
                     action="purge",
                     version=m.version,
                     retention=retention(m, now_utc, policy.params),
-                    reason=f"maintenance: archived and untouched since "
-                    f"{last_touch(m):%Y-%m-%d %H:%M} UTC (>= {policy.purge_after_days:g} days)",
+                    reason=_purge_reason(m, policy),
                     content=m.content,
                 )
             )
+        elif awaiting_review(m):
+            waiting += 1
     return MaintenancePlan(
         tenant_id=tenant_id,
         now=now_utc,
         policy=policy,
         scanned_active=len(active_list),
         scanned_archived=len(archived_list),
+        awaiting_review=waiting,
         changes=changes,
     )

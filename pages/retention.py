@@ -96,6 +96,8 @@ with guard(lang):
 counts = plan.counts()
 st.info(t("retention.next", lang, **counts))
 st.caption(t("retention.scanned", lang, active=plan.scanned_active, archived=plan.scanned_archived))
+if plan.awaiting_review:  # quarantined memories are never purged before a human looks
+    st.warning(t("retention.awaiting_review", lang, n=plan.awaiting_review))
 for action, key in (
     ("archive", "retention.list_archive"),
     ("purge", "retention.list_purge"),

@@ -14,6 +14,8 @@ Token map format (JSON object)::
 
 A key may be the token itself or ``sha256:`` + the hex SHA-256 of the token, so the file need
 not hold usable secrets. Lookups hash the presented token and compare digests in constant time.
+A plain token shorter than ``MIN_TOKEN_CHARS`` (16) characters, or a ``sha256:`` key that is not
+64 hex digits, is refused when the map is loaded (``ConfigError``): the server does not start.
 """
 
 from __future__ import annotations
@@ -48,6 +50,31 @@ class Binding:
 
     def as_claims(self) -> dict[str, Any]:
         return {"tenant": self.tenant_id, "user_id": self.user_id, "agent_id": self.agent_id}
+
+
+#: Shortest bearer token accepted in a token map (characters).
+MIN_TOKEN_CHARS = 16
+#: How to make a good token (quoted in the error of a short one).
+TOKEN_HINT = 'python -c "import secrets; print(secrets.token_urlsafe(32))"'
+
+
+def _check_key(key: str, binding: Binding, where: str) -> None:
+    """Refuse a guessable plain token or a malformed digest (the message never holds the key)."""
+    if key.startswith("sha256:"):
+        hexpart = key[len("sha256:") :]
+        if len(hexpart) != 64 or any(c not in "0123456789abcdefABCDEF" for c in hexpart):
+            raise ConfigError(
+                f"{where}: the sha256: key of tenant {binding.tenant_id!r} is not 64 hex digits",
+                key_kind="sha256",
+            )
+        return
+    if len(key) < MIN_TOKEN_CHARS:
+        raise ConfigError(
+            f"{where}: the bearer token of tenant {binding.tenant_id!r} has {len(key)} "
+            f"characters; the minimum is {MIN_TOKEN_CHARS}. Generate one with: {TOKEN_HINT}",
+            min_chars=MIN_TOKEN_CHARS,
+            length=len(key),
+        )
 
 
 def _digest(token: str) -> str:
@@ -91,14 +118,19 @@ class TokenMap:
 
     @classmethod
     def parse(cls, text: str, *, where: str) -> TokenMap:
-        """Parse the JSON token map. Raises ConfigError naming ``where`` (never the token)."""
+        """Parse the JSON token map. Raises ConfigError naming ``where`` (never the token): not
+        JSON, not a non-empty object, a bad binding, a plain token shorter than
+        ``MIN_TOKEN_CHARS`` or a ``sha256:`` key that is not 64 hex digits."""
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ConfigError(f"{where} is not valid JSON: {exc.msg}") from exc
         if not isinstance(data, dict) or not data:
             raise ConfigError(f"{where} must be a non-empty JSON object of token -> binding")
-        return cls({str(k): _binding_of(v, where) for k, v in data.items()})
+        entries = {str(k): _binding_of(v, where) for k, v in data.items()}
+        for key, binding in entries.items():
+            _check_key(key, binding, where)
+        return cls(entries)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> TokenMap | None:

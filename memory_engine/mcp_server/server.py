@@ -197,7 +197,8 @@ def build_http_app(
     """The streamable HTTP app at ``/mcp``; with a token map every request needs a bearer token.
 
     Raises:
-        ConfigError: neither a token map nor a tenant is configured.
+        ConfigError: neither a token map nor a tenant is configured, or the token map is bad
+            (e.g. a token shorter than ``binding.MIN_TOKEN_CHARS`` characters).
     """
     tokens = TokenMap.from_settings(settings)
     bound = binding or settings_binding(settings)
@@ -237,7 +238,12 @@ def run_http(settings: Settings, *, host: str, port: int, binding: Binding | Non
     sock.bind((host, port))
     actual_port = sock.getsockname()[1]
     holder = EngineHolder(_engine_factory(settings))
-    app = build_http_app(holder, settings, host=host, port=actual_port, binding=binding)
+    try:  # a refused configuration (ConfigError: e.g. a short token) releases the port
+        app = build_http_app(holder, settings, host=host, port=actual_port, binding=binding)
+    except BaseException:
+        sock.close()
+        holder.close()
+        raise
     config = uvicorn.Config(
         app, log_level=settings.log_level.lower(), access_log=False, log_config=None
     )

@@ -14,6 +14,12 @@ policy); it is never passed on. Instead:
 - an ERROR log line names the foreign tenants and ids (for the operator);
 - an audit event ``tenant_alarm`` (tenant = the caller's, details = the alarms) is appended.
 
+The engine's other candidate searches go through the same ``GuardedStore`` and
+``report_alarms``: the extract pipeline's dedupe / conflict-judge candidates (stages
+``write:dense`` and ``write:keyword``, alarms also in the write trail) and the restore-on-match
+search after a search (stage ``restore:dense``). A foreign row there is dropped (never
+reinforced, superseded or restored), logged and audited the same way.
+
 The stores filter by tenant themselves (row-level security, Qdrant's mandatory filter); this is
 defence in depth, and it is what makes "any result set spanning two tenants raises an alarm"
 true even when a store is wrong.
@@ -44,12 +50,14 @@ ALARM_ACTOR = "tenant-guard"
 class GuardedStore:
     """``store`` as the retrieval pipeline sees it: the recall legs keep only ``scope``'s rows.
 
-    Every other attribute is the store's own. Alarms accumulate in ``alarms``.
+    Every other attribute is the store's own. Alarms accumulate in ``alarms``; their stage is
+    ``stage_prefix`` + the leg (``dense``, ``keyword``; ``@x<n>`` from the second call on).
     """
 
-    def __init__(self, store: Any, scope: Scope) -> None:
+    def __init__(self, store: Any, scope: Scope, *, stage_prefix: str = "") -> None:
         self._store = store
         self._scope = scope
+        self._prefix = stage_prefix
         self.alarms: list[dict[str, Any]] = []
         self.foreign: dict[str, set[str]] = {}  # foreign tenant -> ids (for the log only)
         self._calls: dict[str, int] = {}
@@ -81,7 +89,7 @@ class GuardedStore:
         with self._lock:
             n = self._calls.get(leg, 0)
             self._calls[leg] = n + 1
-        return f"{leg}@x{n}" if n else leg
+        return f"{self._prefix}{leg}@x{n}" if n else f"{self._prefix}{leg}"
 
     def dense_search(self, vector: Any, *, scope: Scope, **kwargs: Any) -> list[Candidate]:
         """The store's dense leg, filtered to the guarded scope's tenant."""
@@ -106,14 +114,7 @@ def guarded_search(query: str, *, scope: Scope, store: Any, **kwargs: Any) -> Se
     memories = guard.keep("final", result.memories)
     if not guard.alarms:
         return result
-    # legs may run concurrently: record their alarms in a stable order, the final result last
-    guard.alarms.sort(key=lambda a: (a["stage"] == "final", a["stage"]))
-    log.error(
-        "cross-tenant rows dropped from a search of tenant %s: %s (alarms %s)",
-        scope.tenant_id,
-        {tenant: sorted(ids)[:MAX_ALARM_IDS] for tenant, ids in guard.foreign.items()},
-        guard.alarms,
-    )
+    _sort(guard)
     block = (
         result.block
         if len(memories) == len(result.memories)
@@ -124,17 +125,42 @@ def guarded_search(query: str, *, scope: Scope, store: Any, **kwargs: Any) -> Se
     trace = result.trace.model_copy(
         update={"tenant_alarms": guard.alarms, "block": block, "candidates": kept}
     )
+    # the alarm is in the trace (and the log) even if the audit fails
+    report_alarms(guard, reason="cross-tenant rows dropped from a search", trace_id=str(trace.id))
+    return SearchResult(memories=memories, block=block, trace=trace)
+
+
+def _sort(guard: GuardedStore) -> None:
+    # legs may run concurrently: record their alarms in a stable order, the final result last
+    guard.alarms.sort(key=lambda a: (a["stage"] == "final", a["stage"]))
+
+
+def report_alarms(guard: GuardedStore, *, reason: str, **details: str) -> None:
+    """Log (ERROR, naming the foreign tenants and ids) and audit the alarms ``guard`` recorded:
+    one ``tenant_alarm`` event of the guarded scope's tenant, details ``{**details, "alarms"}``
+    (e.g. ``trace_id`` or ``write_id``). Nothing when there is no alarm. Never raises: an audit
+    failure is logged."""
+    if not guard.alarms:
+        return
+    _sort(guard)
+    tenant = guard._scope.tenant_id
+    log.error(
+        "%s of tenant %s: %s (alarms %s)",
+        reason,
+        tenant,
+        {t: sorted(ids)[:MAX_ALARM_IDS] for t, ids in guard.foreign.items()},
+        guard.alarms,
+    )
     try:
-        store.append_event(
+        guard._store.append_event(
             Event(
-                tenant_id=scope.tenant_id,
+                tenant_id=tenant,
                 action=EventAction.TENANT_ALARM,
                 actor=ALARM_ACTOR,
-                reason="cross-tenant rows dropped from a search",
-                details={"trace_id": str(trace.id), "alarms": guard.alarms},
+                reason=reason,
+                details={**details, "alarms": guard.alarms},
             ),
-            scope=Scope.of(scope.tenant_id),
+            scope=Scope.of(tenant),
         )
-    except MemoryEngineError:  # the alarm is in the trace and the log even if the audit fails
-        log.exception("could not append the tenant_alarm event of trace %s", trace.id)
-    return SearchResult(memories=memories, block=block, trace=trace)
+    except MemoryEngineError:
+        log.exception("could not append the tenant_alarm event (%s)", details)

@@ -1,6 +1,10 @@
 """Query Replay: golden sets. Save the shown query with expected memory ids as a case, run a set
 with the current configuration (recall@k and MRR per run, stored), export and import as JSON.
 
+Roles: saving and importing a set changes it, so it needs the editor role (``Action.EDIT``, the
+check the Conflicts page and the Write Inspector use); a viewer sees a notice instead of those
+controls and may still run and export a set.
+
 Storage and scoring live in ``memory_engine.retrieval.golden``; files under
 ``<data_dir>/golden/``.
 """
@@ -11,6 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from memory_engine import MemoryEngine
+from memory_engine.auth import Action
 from memory_engine.models import Scope, Trace
 from memory_engine.retrieval.explain import returned_ids
 from memory_engine.retrieval.golden import (
@@ -20,7 +25,7 @@ from memory_engine.retrieval.golden import (
     parse_golden,
     run_golden,
 )
-from memory_engine.ui import tables
+from memory_engine.ui import signin, tables
 from memory_engine.ui.errors import guard
 from memory_engine.ui.i18n import t
 
@@ -48,7 +53,11 @@ def render(engine: MemoryEngine, scope: Scope, trace: Trace | None, lang: str) -
     """The golden-set section (saving a case needs a trace on the page)."""
     st.markdown(f"**{t('gold.header', lang)}**")
     store = store_for(engine, scope)
-    if trace is not None:
+    may_edit = signin.allowed(Action.EDIT, scope.tenant_id)
+    if not may_edit:  # a notice instead of the save form and the uploader
+        st.info(t("gold.editor_only", lang))
+        signin.denied(lang, Action.EDIT, scope.tenant_id)
+    if trace is not None and may_edit:
         content = {c.memory_id: c.content for c in trace.candidates}
         options = [c.memory_id for c in trace.candidates][:200]
         with st.form("mi_gold_save"):
@@ -69,7 +78,8 @@ def render(engine: MemoryEngine, scope: Scope, trace: Trace | None, lang: str) -
                 )
             if not g.failed:
                 st.success(t("gold.saved", lang, name=golden.name, n=len(golden.cases)))
-    _import(store, lang)
+    if may_edit:
+        _import(store, lang)
     names = store.names()
     if not names:
         st.caption(t("gold.none", lang))

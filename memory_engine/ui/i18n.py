@@ -13,6 +13,7 @@ from memory_engine.ui.i18n_auth import STRINGS as _auth_strings
 from memory_engine.ui.i18n_context import STRINGS as _context_strings
 from memory_engine.ui.i18n_isolation import STRINGS as _isolation_strings
 from memory_engine.ui.i18n_lifecycle import STRINGS as _lifecycle_strings
+from memory_engine.ui.i18n_polish import STRINGS as _polish_strings
 from memory_engine.ui.i18n_retrieval import STRINGS as _retrieval_strings
 from memory_engine.ui.i18n_retrieval import WARNINGS as _retrieval_warnings
 from memory_engine.ui.i18n_review import STRINGS as _review_strings
@@ -362,6 +363,7 @@ STRINGS: Final = _merge(
     _tidy_strings,  # chart category values and axis titles
     _pii_strings,  # PII findings on the Write Inspector and Audit pages
     _review_strings,  # review fixes: why-not explanation, unreadable secrets
+    _polish_strings,  # review follow-ups: golden-set roles, quarantine awaiting review
 )
 
 

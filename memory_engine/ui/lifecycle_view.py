@@ -150,11 +150,17 @@ def filter_rows(
     ]
 
 
+#: Columns of the Audit CSV export: the event, then its PII summary (``pii_view.add_event_pii``;
+#: empty when the event's memory had no findings). The JSON export also has the derived ``day``.
+AUDIT_CSV_FIELDS = ("id", "at", "action", "actor", "memory_id", "reason", "pii")
+
+
 def export_bytes(rows: Sequence[Mapping[str, Any]], fmt: str) -> bytes:
-    """``rows`` as UTF-8 ``json``, or ``csv`` for spreadsheets (``csvsafe.spreadsheet_csv``)."""
+    """``rows`` as UTF-8 ``json``, or ``csv`` for spreadsheets (``csvsafe.spreadsheet_csv``,
+    columns ``AUDIT_CSV_FIELDS``)."""
     if fmt == "json":
         return json.dumps(list(rows), ensure_ascii=False, indent=1).encode("utf-8")
-    return spreadsheet_csv(rows, ["id", "at", "action", "actor", "memory_id", "reason"])
+    return spreadsheet_csv(rows, AUDIT_CSV_FIELDS)
 
 
 def diff_frame(event: Event, lang: str) -> pd.DataFrame:

@@ -24,6 +24,7 @@ from memory_engine.llm.base import ExtractInput, JudgeCandidate, WriteLLM
 from memory_engine.llm.prompts import CANARY
 from memory_engine.llm.schemas import Extraction, Fact
 from memory_engine.models import Candidate, Memory, MemoryStatus, Scope, ensure_utc, utcnow
+from memory_engine.security.tenant_guard import GuardedStore, report_alarms
 from memory_engine.stores.base import MemoryStore, NewMemory
 from memory_engine.write.guard import guard_untrusted
 from memory_engine.write.raw import WriteRequest
@@ -97,24 +98,30 @@ def _memory(scope: Scope, req: WriteRequest, fact: Fact, write_id: str, span: st
 
 
 def _candidates(
-    parts: PipelineParts, scope: Scope, mem: Memory, vector: list[float]
-) -> list[Candidate]:
+    parts: PipelineParts, scope: Scope, mem: Memory, vector: list[float], *, write_id: str
+) -> tuple[list[Candidate], list[dict[str, Any]]]:
     """Stored active memories near ``mem``: cosine >= threshold, plus keyword hits on its
-    entities (the subject), at most ``judge_max_candidates``, best first."""
+    entities (the subject), at most ``judge_max_candidates``, best first; and the cross-tenant
+    alarms of both searches (``security.tenant_guard``: a foreign row is dropped, logged and
+    audited, never deduped against or superseded)."""
     s = parts.settings
+    store = GuardedStore(parts.store, scope, stage_prefix="write:")
     found: dict[uuid.UUID, Candidate] = {}
-    for c in parts.store.dense_search(vector, scope=scope, k=s.judge_max_candidates):
+    for c in store.dense_search(vector, scope=scope, k=s.judge_max_candidates):
         if c.scores.get("cosine", 0.0) >= s.conflict_similarity or (
             c.memory.content_hash == mem.content_hash
         ):
             found[c.memory.id] = c
     terms = [t for e in mem.entities for t in textmod.tokenize(e)]
     if terms:
-        for c in parts.store.keyword_search(terms, scope=scope, k=s.judge_max_candidates):
+        for c in store.keyword_search(terms, scope=scope, k=s.judge_max_candidates):
             if c.memory.id not in found and c.scores.get("bm25", 0.0) > 0:
                 found[c.memory.id] = c
+    report_alarms(
+        store, reason="cross-tenant rows dropped from a write's candidate search", write_id=write_id
+    )
     ranked = sorted(found.values(), key=lambda c: -c.scores.get("cosine", 0.0))
-    return ranked[: s.judge_max_candidates]
+    return ranked[: s.judge_max_candidates], store.alarms
 
 
 def _reinforce(
@@ -278,7 +285,9 @@ def _decide_and_apply(
     dry_run: bool,
 ) -> list[dict[str, Any]]:
     """Dedupe, judge and commit one fact; returns its actions."""
-    cands = _candidates(parts, scope, mem, vector)
+    cands, alarms = _candidates(parts, scope, mem, vector, write_id=write_id)
+    if alarms:
+        fact_trail["tenant_alarms"] = alarms
     fact_trail["candidates"] = [
         {
             "index": i,

@@ -27,20 +27,24 @@ def _settings(**kw: object) -> Settings:
     return Settings(_env_file=None, **kw)  # type: ignore[arg-type]
 
 
+TOK_A, TOK_B, TOK_X = "tok-a-" + "a" * 26, "tok-b-" + "b" * 26, "tok-x-" + "x" * 10  # 32, 32, 16
+
+
 def test_token_map_plain_and_hashed_keys(tmp_path: Path) -> None:
-    hashed = "sha256:" + hashlib.sha256(b"tok-b").hexdigest()
+    hashed = "sha256:" + hashlib.sha256(TOK_B.encode()).hexdigest()
     path = tmp_path / "tokens.json"
     path.write_text(
-        json.dumps({"tok-a": {"tenant": "acme", "user_id": "alice"}, hashed: {"tenant": "globex"}})
+        json.dumps({TOK_A: {"tenant": "acme", "user_id": "alice"}, hashed: {"tenant": "globex"}})
     )
     tokens = TokenMap.from_settings(_settings(mcp_tokens_file=path))
     assert tokens is not None and len(tokens) == 2
-    assert tokens.lookup("tok-a") == Binding("acme", "alice")
-    assert tokens.lookup("tok-b") == Binding("globex")
+    assert tokens.lookup(TOK_A) == Binding("acme", "alice")
+    assert tokens.lookup(TOK_B) == Binding("globex")
     assert tokens.lookup("tok-c") is None
     assert tokens.lookup(hashed) is None  # the digest itself is not a token
-    inline = TokenMap.from_settings(_settings(mcp_tokens=SecretStr('{"x": {"tenant": "t1"}}')))
-    assert inline is not None and inline.lookup("x") == Binding("t1")
+    inline = json.dumps({TOK_X: {"tenant": "t1"}})  # exactly the minimum length
+    parsed = TokenMap.from_settings(_settings(mcp_tokens=SecretStr(inline)))
+    assert parsed is not None and parsed.lookup(TOK_X) == Binding("t1")
     assert TokenMap.from_settings(_settings()) is None
 
 
