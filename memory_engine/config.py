@@ -175,11 +175,12 @@ class Settings(BaseSettings):
     record_access: bool = Field(
         True, description="Count search hits (access_count, last_accessed_at) after each search."
     )
-    gc_freeze: bool = Field(
-        True,
+    gc_freeze: bool | None = Field(
+        None,
         description="After the first search, move the objects alive then out of the cyclic "
-        "garbage collector's scans (gc.freeze): a full collection otherwise paused searches "
-        "for 70-160 ms every second or two.",
+        "garbage collector's scans (gc.freeze): its full collections paused searches 70-160 ms "
+        "every second or two. Unset = on in the MCP server and the dashboard (long-running "
+        "processes of ours), off in the library and the CLI (it would keep the host's objects).",
     )
 
     # --- dashboard sign-in (issue 7) ---

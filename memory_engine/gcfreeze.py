@@ -8,10 +8,16 @@ searches triggered one every 1-2 s: 3-5 % of searches paid it, which made the p9
 
 ``gc.freeze()`` (CPython >= 3.7) moves every object alive at that moment into a permanent
 generation that collections skip. :func:`freeze_once` runs it once per process, after the
-first search, when the store's pool, the embedder and the lazily built validators exist.
-Cost: objects frozen then are never reclaimed by the cyclic collector (reference counting still
-frees whatever is not in a cycle): at most one engine's worth of startup objects. Turn it off
-with ``MEMORY_GC_FREEZE=0`` (Settings.gc_freeze); see the CPython ``gc.freeze`` documentation.
+first successful search (not an as-of search), when the store's pool, the embedder and the
+lazily built validators exist.
+
+Cost: every object alive in the *process* at that moment - the host application's too - is
+never reclaimed by the cyclic collector afterwards (reference counting still frees whatever is
+not in a cycle), and the first search pays one full collection (0.1-0.6 s with an embedder
+loaded: about 600k objects). That is why it is on only where the process is ours and long-lived:
+the MCP server and the dashboard (:func:`server_settings`). A library host or a one-shot CLI
+command keeps it off unless ``MEMORY_GC_FREEZE=1``; ``MEMORY_GC_FREEZE=0`` turns it off
+everywhere. See the CPython ``gc.freeze`` documentation.
 """
 
 from __future__ import annotations
@@ -20,6 +26,10 @@ import gc
 import logging
 import threading
 import time
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memory_engine.config import Settings
 
 logger = logging.getLogger("memory_engine")
 
@@ -49,3 +59,10 @@ def freeze_once() -> bool:
         (time.perf_counter() - start) * 1000,
     )
     return True
+
+
+def server_settings(settings: Settings) -> Settings:
+    """``settings`` with ``gc_freeze`` on when it was left unset (MCP server, dashboard)."""
+    if settings.gc_freeze is not None:
+        return settings
+    return settings.model_copy(update={"gc_freeze": True})

@@ -1,4 +1,5 @@
-"""The first search of a process freezes the objects alive then (``gc.freeze``), once."""
+"""``gc.freeze`` after the first search: once per process, only when asked for (the MCP server
+and the dashboard ask for it; the library and the CLI leave it off)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ print(json.dumps({"before": before, "first": first, "second": gc.get_freeze_coun
 def _run(env_extra: dict[str, str], tmp_path: Path) -> dict[str, int]:
     env = {**os.environ, "MEMORY_DATA_DIR": str(tmp_path), **env_extra}
     env.pop("MEMORY_DATABASE_URL", None)
+    if not env_extra:
+        env.pop("MEMORY_GC_FREEZE", None)
     proc = subprocess.run(
         [sys.executable, "-c", CODE],
         capture_output=True,
@@ -39,14 +42,24 @@ def _run(env_extra: dict[str, str], tmp_path: Path) -> dict[str, int]:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize("setting", ["", "0"])
-def test_first_search_freezes_once(setting: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("setting", ["", "0", "1"])
+def test_first_search_freezes_once_when_on(setting: str, tmp_path: Path) -> None:
     counts = _run({"MEMORY_GC_FREEZE": setting} if setting else {}, tmp_path)
     assert counts["before"] == 0
-    if setting == "0":
+    if setting != "1":  # unset in a library process: off, like an explicit 0
         assert counts["first"] == counts["second"] == 0
     else:
         # the engine's modules, pydantic schemas and the store are frozen by the first search;
         # the second search freezes nothing more
         assert counts["first"] > 50_000
         assert counts["second"] == counts["first"]
+
+
+def test_server_settings_turn_it_on_only_when_unset() -> None:
+    from memory_engine import Settings
+    from memory_engine.gcfreeze import server_settings
+
+    assert server_settings(Settings(_env_file=None)).gc_freeze is True  # type: ignore[call-arg]
+    off = Settings(_env_file=None, gc_freeze=False)  # type: ignore[call-arg]
+    assert server_settings(off).gc_freeze is False
+    assert server_settings(off) is off

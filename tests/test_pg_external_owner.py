@@ -80,3 +80,29 @@ def test_non_superuser_owner_works_end_to_end(external: tuple[str, str]) -> None
             assert conn.execute("SELECT count(*) FROM memories").fetchone() == (0,)
     finally:
         store.close()
+
+
+def test_bulk_vacuum_by_a_non_owner_is_logged(
+    external: tuple[str, str], pg_server_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """PostgreSQL skips a table the login role does not own with a WARNING notice only; the
+    bulk import's VACUUM (ANALYZE) must log it rather than pass silently."""
+    import logging
+
+    from memory_engine.stores import pg_bulk
+    from memory_engine.stores.postgres import PostgresStore
+
+    url, app_role = external
+    settings = Settings(database_url=SecretStr(url), db_app_role=app_role)
+    PostgresStore(settings, conninfo=url).close()  # migrations: tables owned by the owner
+    stranger = f"stranger_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(pg_server_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(stranger)))
+    params = conninfo_to_dict(url)
+    params["user"] = stranger
+    with caplog.at_level(logging.WARNING, logger="memory_engine.stores.postgres"):
+        with psycopg.connect(make_conninfo(**params), autocommit=True) as conn:
+            pg_bulk._vacuum(conn)
+    skipped = [r.getMessage() for r in caplog.records if "VACUUM/ANALYZE" in r.getMessage()]
+    assert len(skipped) >= 4, skipped
+    assert all("memories" in m or "keyword_" in m for m in skipped)

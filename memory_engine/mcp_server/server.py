@@ -33,6 +33,7 @@ from starlette.applications import Starlette
 from memory_engine.config import Settings
 from memory_engine.engine import MemoryEngine
 from memory_engine.errors import ConfigError, MemoryEngineError
+from memory_engine.gcfreeze import server_settings
 from memory_engine.mcp_server.binding import (
     Binding,
     TokenMap,
@@ -165,7 +166,7 @@ def build_server(
 
 
 def _engine_factory(settings: Settings) -> Callable[[], MemoryEngine]:
-    return lambda: MemoryEngine(settings)
+    return lambda: MemoryEngine(server_settings(settings))  # gc.freeze on unless set
 
 
 def run_stdio(settings: Settings, *, binding: Binding | None = None) -> None:

@@ -288,11 +288,22 @@ def _as_owner(cur: psycopg.Cursor[Any], app_role: str, *statements: sql.SQL | sq
 
 
 def _vacuum(conn: psycopg.Connection[Any]) -> None:
-    """VACUUM (ANALYZE) the tables a bulk insert filled, as the owner; failures only log."""
+    """VACUUM (ANALYZE) the tables a bulk insert filled, as the owner; failures only log.
+
+    PostgreSQL skips a table the login role does not own with only a WARNING notice (a server
+    given by ``MEMORY_DATABASE_URL`` whose tables belong to another role): those notices are
+    logged too, so missing statistics do not go unnoticed.
+    """
+
+    def log_notice(diag: psycopg.errors.Diagnostic) -> None:
+        if diag.severity_nonlocalized in ("WARNING", "ERROR"):
+            logger.warning("bulk insert: VACUUM/ANALYZE after the import: %s", diag.message_primary)
+
+    conn.add_notice_handler(log_notice)
     try:
         conn.execute("RESET ROLE")
-        conn.execute(
-            "VACUUM (ANALYZE) keyword_postings, memories, keyword_df, keyword_corpus"
-        )
+        conn.execute("VACUUM (ANALYZE) keyword_postings, memories, keyword_df, keyword_corpus")
     except psycopg.Error as exc:  # the rows are committed; statistics catch up later
         logger.warning("bulk insert: VACUUM/ANALYZE after the import failed: %s", exc)
+    finally:
+        conn.remove_notice_handler(log_notice)

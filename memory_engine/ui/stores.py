@@ -20,6 +20,7 @@ import streamlit as st
 
 from memory_engine.config import Settings
 from memory_engine.engine import MemoryEngine
+from memory_engine.gcfreeze import server_settings
 from memory_engine.transfer import store_settings
 from memory_engine.ui.i18n import t
 
@@ -65,7 +66,7 @@ def engine_for(store: str) -> MemoryEngine:
     Raises:
         ConfigError: ``store`` is not configured.
     """
-    settings = Settings()
+    settings = server_settings(Settings())  # a long-running process of ours: gc.freeze on
     if store == settings.store and len(configured_stores(settings)) == 1:
         return MemoryEngine(settings)
     if store not in configured_stores(settings):
