@@ -237,7 +237,7 @@ def keyword_search(
 
     Args:
         cur: cursor in a tenant-scoped transaction.
-        terms: distinct, non-empty query terms.
+        terms: non-empty query terms; a repeated term counts once.
         scope: tenant and narrowing ids.
         k: wanted results (>= 1).
         statuses: allowed statuses.

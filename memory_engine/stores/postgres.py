@@ -419,7 +419,7 @@ class PostgresStore(PgLifecycle, PgReader, PgBulkWriter, PgRecords):
             InvalidInputError: k outside 1..1000.
         """
         check_k(k)
-        query_terms = list(dict.fromkeys(str(t) for t in terms if t))
+        query_terms = [str(t) for t in terms if t]  # keyword_search dedupes
         with self._tx(scope) as cur:
             return keyword_search(
                 cur, query_terms, scope=scope, k=k, statuses=search_statuses(statuses)
