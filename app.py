@@ -3,19 +3,19 @@
 Run with ``streamlit run app.py``. The engine reads its settings from ``MEMORY_*`` environment
 variables (and ``.env``), e.g. ``MEMORY_DATABASE_URL``. This file is the router and the frame
 around every page: page config, navigation, and the global sidebar (tenant, language, store).
-Tenant and language live in the URL (``?tenant=...&lang=...``); see ``memory_engine.ui.state``.
+Tenant and language live in the URL (``?tenant=...&lang=...``); see ``memory_engine.dashboard.state``.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from memory_engine.auth import Account
+from memory_engine.dashboard import signin, state, stores
+from memory_engine.dashboard.errors import error_message, show_error
+from memory_engine.dashboard.i18n.core import LANG_LABELS, LANGS, t
+from memory_engine.dashboard.markdown import md
 from memory_engine.errors import MemoryEngineError
-from memory_engine.ui import signin, state, stores
-from memory_engine.ui.errors import error_message, show_error
-from memory_engine.ui.i18n import LANG_LABELS, LANGS, t
-from memory_engine.ui.markdown import md
+from memory_engine.security.auth import Account
 
 W_TENANT = "mi_w_tenant"
 W_TENANT_TEXT = "mi_w_tenant_text"

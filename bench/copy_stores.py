@@ -31,9 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from memory_engine import Memory, Scope, Settings, text  # noqa: E402
 from memory_engine.stores.base import MemoryStore, NewMemory  # noqa: E402
-from memory_engine.stores.postgres import PostgresStore  # noqa: E402
-from memory_engine.stores.qdrant import QdrantStore  # noqa: E402
-from memory_engine.transfer import copy_stores  # noqa: E402
+from memory_engine.stores.postgres.store import PostgresStore  # noqa: E402
+from memory_engine.stores.qdrant.store import QdrantStore  # noqa: E402
+from memory_engine.stores.transfer import copy_stores  # noqa: E402
 
 WORDS = "tea hiking 北京 travel project codename falcon meeting budget 花生 过敏 deploy".split()
 
@@ -101,7 +101,7 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=200)
     ap.add_argument("--dim", type=int, default=384)
     args = ap.parse_args()
-    from memory_engine.stores.pg_embedded import (
+    from memory_engine.stores.postgres.embedded import (
         embedded_url,
         start_embedded_server,
         stop_embedded_server,

@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from memory_engine import Memory, MemoryEngine, Scope, Settings, text  # noqa: E402
 from memory_engine.retrieval.fusion import rrf_fuse  # noqa: E402
 from memory_engine.stores.base import NewMemory  # noqa: E402
-from memory_engine.stores.postgres import PostgresStore  # noqa: E402
+from memory_engine.stores.postgres.store import PostgresStore  # noqa: E402
 
 DIM = 384
 VOCAB = [f"topic{i}" for i in range(3000)]
@@ -101,7 +101,7 @@ def run_config(
     series: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     # gc_freeze as in the MCP server and the dashboard (long-running processes); the library
-    # default is off (see memory_engine.gcfreeze)
+    # default is off (see memory_engine.retrieval.gcfreeze)
     settings = Settings(
         data_dir=base, trace_retention=0, token_budget=0, record_access=False, gc_freeze=True
     )
@@ -109,7 +109,7 @@ def run_config(
     import psycopg
     from psycopg.conninfo import make_conninfo
 
-    from memory_engine.stores.pg_embedded import embedded_url, start_embedded_server
+    from memory_engine.stores.postgres.embedded import embedded_url, start_embedded_server
 
     owner = embedded_url(start_embedded_server(base))
     with psycopg.connect(owner, autocommit=True) as conn:
@@ -127,7 +127,7 @@ def run_config(
     t0 = time.perf_counter()
     batch = 1000
     rebuilds = _RebuildCounter()
-    store_log = logging.getLogger("memory_engine.stores.postgres")
+    store_log = logging.getLogger("memory_engine.stores.postgres.store")
     store_log.setLevel(logging.INFO)  # no handler prints INFO; the counter sees it
     store_log.addHandler(rebuilds)
     with tqdm(total=size, desc=f"insert {size}/{tenants}", file=sys.stderr) as bar:

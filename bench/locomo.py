@@ -40,8 +40,8 @@ from bench.harness import (  # noqa: E402
 )
 from memory_engine import MemoryEngine, Scope, Settings  # noqa: E402
 from memory_engine.embedding import build_embedder  # noqa: E402
-from memory_engine.ingest import read_locomo  # noqa: E402
 from memory_engine.stores import build_store  # noqa: E402
+from memory_engine.write.ingest import read_locomo  # noqa: E402
 
 KS = (5, 10, 25, 50)
 DEV_SPLIT = ("conv-26", "conv-30", "conv-41", "conv-42", "conv-43")
@@ -147,7 +147,7 @@ def main() -> None:
     engine.close()
     if tmp:
         if args.store == "postgres":
-            from memory_engine.stores.pg_embedded import stop_embedded_server
+            from memory_engine.stores.postgres.embedded import stop_embedded_server
 
             stop_embedded_server(data_dir)  # stop the server before its folder is removed
         tmp.cleanup()

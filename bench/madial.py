@@ -47,9 +47,9 @@ from bench.harness import (  # noqa: E402
 )
 from memory_engine import MemoryEngine, Scope, Settings  # noqa: E402
 from memory_engine.embedding import build_embedder  # noqa: E402
-from memory_engine.ingest import parse_time  # noqa: E402
 from memory_engine.models import MemorySource  # noqa: E402
 from memory_engine.stores import build_store  # noqa: E402
+from memory_engine.write.ingest import parse_time  # noqa: E402
 from memory_engine.write.raw import WriteRequest  # noqa: E402
 
 KS = (1, 3, 5, 10)
@@ -224,7 +224,7 @@ def main() -> None:
         print(json.dumps(out, ensure_ascii=False), flush=True)
     engine.close()
     if tmp:
-        from memory_engine.stores.pg_embedded import stop_embedded_server
+        from memory_engine.stores.postgres.embedded import stop_embedded_server
 
         stop_embedded_server(data_dir)
         tmp.cleanup()

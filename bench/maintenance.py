@@ -39,7 +39,7 @@ from latency import HashEmbedder, make_text  # noqa: E402
 
 from memory_engine import Memory, MemoryEngine, MemoryStatus, Scope, Settings, text  # noqa: E402
 from memory_engine.stores.base import NewMemory  # noqa: E402
-from memory_engine.stores.postgres import PostgresStore  # noqa: E402
+from memory_engine.stores.postgres.store import PostgresStore  # noqa: E402
 
 
 def _memory(
@@ -63,7 +63,7 @@ def run(size: int, archived: int, expired: int, base: Path) -> dict[str, Any]:
     import psycopg
     from psycopg.conninfo import make_conninfo
 
-    from memory_engine.stores.pg_embedded import embedded_url, start_embedded_server
+    from memory_engine.stores.postgres.embedded import embedded_url, start_embedded_server
 
     owner = embedded_url(start_embedded_server(base))
     db = f"bench_maint_{uuid.uuid4().hex[:6]}"
@@ -159,7 +159,7 @@ def main() -> None:
     ap.add_argument("--archived", type=int, default=300)
     ap.add_argument("--expired", type=int, default=200)
     args = ap.parse_args()
-    from memory_engine.stores.pg_embedded import stop_embedded_server
+    from memory_engine.stores.postgres.embedded import stop_embedded_server
 
     with tempfile.TemporaryDirectory(prefix="maint-bench-") as tmp:
         base = Path(tmp) / "pg"

@@ -210,7 +210,7 @@ def main() -> None:
     db_url = os.environ.get("MEMORY_DATABASE_URL")
     try:
         if not db_url:
-            from memory_engine.stores.pg_embedded import embedded_url, start_embedded_server
+            from memory_engine.stores.postgres.embedded import embedded_url, start_embedded_server
 
             data_dir = workdir / "pg"
             db_url = embedded_url(start_embedded_server(data_dir))
@@ -222,7 +222,7 @@ def main() -> None:
         print(json.dumps(out, ensure_ascii=False))
     finally:
         if data_dir is not None:
-            from memory_engine.stores.pg_embedded import stop_embedded_server
+            from memory_engine.stores.postgres.embedded import stop_embedded_server
 
             stop_embedded_server(data_dir)
         shutil.rmtree(workdir, ignore_errors=True)

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from memory_engine import Memory, Scope, Settings  # noqa: E402
 from memory_engine.stores.base import NewMemory  # noqa: E402
-from memory_engine.stores.qdrant import QdrantStore  # noqa: E402
+from memory_engine.stores.qdrant.store import QdrantStore  # noqa: E402
 
 DIM = 384
 VOCAB = [f"topic{i}" for i in range(3000)]

@@ -111,7 +111,7 @@ def main() -> None:
     finally:
         engine.close()
         if args.store == "postgres":
-            from memory_engine.stores.pg_embedded import stop_embedded_server
+            from memory_engine.stores.postgres.embedded import stop_embedded_server
 
             stop_embedded_server(base / "pg")
         shutil.rmtree(base, ignore_errors=True)

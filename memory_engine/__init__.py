@@ -26,7 +26,6 @@ from memory_engine.errors import (
     TenantScopeError,
     VersionConflictError,
 )
-from memory_engine.ingest import Turn
 from memory_engine.models import (
     Candidate,
     Event,
@@ -41,6 +40,7 @@ from memory_engine.models import (
     Trace,
 )
 from memory_engine.retrieval.pipeline import SearchOptions
+from memory_engine.write.ingest import Turn
 from memory_engine.write.raw import WriteRequest, WriteResult
 
 __version__ = "0.1.0"

@@ -1,6 +1,6 @@
 """Immutable settings (pydantic-settings, env prefix ``MEMORY_``, ``.env`` supported).
 
-Every field here is documented in the README's settings table; ``tests/test_config.py`` fails
+Every field here is documented in the README's settings table; ``tests/core/test_settings_doc.py`` fails
 when one is not.
 """
 

@@ -14,16 +14,13 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from memory_engine.engine_asof import AsOfMixin
-from memory_engine.engine_base import check_scope
-from memory_engine.engine_conflicts import ConflictsMixin
-from memory_engine.engine_context import ContextMixin
-from memory_engine.engine_edits import EDITABLE_FIELDS, EditsMixin
-from memory_engine.engine_lifecycle import LifecycleMixin
-from memory_engine.engine_reads import ReadsMixin
+from memory_engine.context.service import ContextMixin
+from memory_engine.deps import check_scope
+from memory_engine.edits.conflicts import ConflictsMixin
+from memory_engine.edits.service import EDITABLE_FIELDS, EditsMixin
 from memory_engine.errors import InvalidInputError, error_from_dict
-from memory_engine.gcfreeze import freeze_once
-from memory_engine.ingest import Turn
+from memory_engine.history.service import AsOfMixin
+from memory_engine.lifecycle.service import LifecycleMixin
 from memory_engine.models import (
     MemorySource,
     MemoryType,
@@ -32,10 +29,13 @@ from memory_engine.models import (
     SearchResult,
     Trace,
 )
+from memory_engine.reads.service import ReadsMixin
+from memory_engine.retrieval.gcfreeze import freeze_once
 from memory_engine.retrieval.pipeline import SearchOptions
 from memory_engine.retrieval.weighting import WeightFn, retention_weight_fn
-from memory_engine.security.tenant_guard import guarded_search
+from memory_engine.stores.guard import guarded_search
 from memory_engine.write.guard import clean_text
+from memory_engine.write.ingest import Turn
 from memory_engine.write.raw import WriteRequest, WriteResult, write_batch
 
 log = logging.getLogger(__name__)

@@ -8,12 +8,12 @@ from datetime import UTC, datetime, time, timedelta
 import plotly.express as px
 import streamlit as st
 
+from memory_engine.dashboard import lifecycle_view as view
+from memory_engine.dashboard import pii_view, state, tables
+from memory_engine.dashboard.errors import guard
+from memory_engine.dashboard.i18n.core import t
 from memory_engine.errors import MemoryNotFoundError
 from memory_engine.models import MemoryStatus, Scope, utcnow
-from memory_engine.ui import lifecycle_view as view
-from memory_engine.ui import pii_view, state, tables
-from memory_engine.ui.errors import guard
-from memory_engine.ui.i18n import t
 
 state.ensure_router()
 lang = state.current_lang()

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from memory_engine.auth import Action
+from memory_engine.dashboard import signin, state
+from memory_engine.dashboard.errors import guard
+from memory_engine.dashboard.i18n.core import t
 from memory_engine.models import Scope
-from memory_engine.ui import signin, state
-from memory_engine.ui.errors import guard
-from memory_engine.ui.i18n import t
+from memory_engine.security.auth import Action
 
 LIMIT = 50
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from memory_engine.context import WorkingMemory
-from memory_engine.engine_context import TASK_TYPE_PREFERENCES, ContextResult
+from memory_engine.context.service import TASK_TYPE_PREFERENCES, ContextResult
+from memory_engine.context.working import WorkingMemory
+from memory_engine.context.working_store import InProcessWorkingStore
+from memory_engine.dashboard import context_view, state
+from memory_engine.dashboard.errors import guard
+from memory_engine.dashboard.i18n.core import t
 from memory_engine.models import Scope
-from memory_engine.ui import context_view, state
-from memory_engine.ui.errors import guard
-from memory_engine.ui.i18n import t
-from memory_engine.working_store import InProcessWorkingStore
 
 PASTE_SESSION = "context-preview"
 

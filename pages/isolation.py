@@ -1,5 +1,5 @@
 """Isolation: run the cross-tenant isolation check on the chosen store (admin only) and show
-probes and leaks per path, with the report as JSON (``memory_engine.isolation``)."""
+probes and leaks per path, with the report as JSON (``memory_engine.isolation.check``)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import json
 import pandas as pd
 import streamlit as st
 
-from memory_engine.auth import Action
-from memory_engine.isolation import run_isolation_check
-from memory_engine.ui import signin, state
-from memory_engine.ui.errors import guard
-from memory_engine.ui.i18n import t
+from memory_engine.dashboard import signin, state
+from memory_engine.dashboard.errors import guard
+from memory_engine.dashboard.i18n.core import t
+from memory_engine.isolation.check import run_isolation_check
+from memory_engine.security.auth import Action
 
 state.ensure_router()
 lang = state.current_lang()

@@ -10,12 +10,12 @@ from typing import Any
 
 import streamlit as st
 
-from memory_engine.auth import Action
+from memory_engine.dashboard import reads, signin, state, tables
+from memory_engine.dashboard.errors import guard
+from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.markdown import md
 from memory_engine.models import Memory, MemorySource, MemoryStatus, MemoryType, Scope
-from memory_engine.ui import reads, signin, state, tables
-from memory_engine.ui.errors import guard
-from memory_engine.ui.i18n import t
-from memory_engine.ui.markdown import md
+from memory_engine.security.auth import Action
 
 PAGE_SIZES = (25, 50, 100)
 EXPORT_MAX_ROWS = 50_000

@@ -5,11 +5,11 @@ from __future__ import annotations
 import plotly.express as px
 import streamlit as st
 
+from memory_engine.dashboard import signin, state, store_compare, tables
+from memory_engine.dashboard.chart_labels import translated
+from memory_engine.dashboard.errors import guard
+from memory_engine.dashboard.i18n.core import t
 from memory_engine.models import Scope
-from memory_engine.ui import signin, state, store_compare, tables
-from memory_engine.ui.chart_labels import translated
-from memory_engine.ui.errors import guard
-from memory_engine.ui.i18n import t
 
 MAX_TENANT_BARS = 50
 STATS_DAYS = 90

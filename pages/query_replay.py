@@ -9,8 +9,7 @@ import json
 import plotly.express as px
 import streamlit as st
 
-from memory_engine.models import Scope, Trace
-from memory_engine.ui import (
+from memory_engine.dashboard import (
     alarm_view,
     config_compare,
     golden,
@@ -22,9 +21,10 @@ from memory_engine.ui import (
     tables,
     why_not,
 )
-from memory_engine.ui.errors import guard
-from memory_engine.ui.i18n import t, warning_text
-from memory_engine.ui.markdown import md
+from memory_engine.dashboard.errors import guard
+from memory_engine.dashboard.i18n.core import t, warning_text
+from memory_engine.dashboard.markdown import md
+from memory_engine.models import Scope, Trace
 
 MAX_CANDIDATE_ROWS = 500
 PAST_TRACES = 20

@@ -8,13 +8,13 @@ from itertools import islice
 import plotly.express as px
 import streamlit as st
 
-from memory_engine.auth import Action
+from memory_engine.dashboard import lifecycle_view as view
+from memory_engine.dashboard import signin, state, tables
+from memory_engine.dashboard.errors import guard
+from memory_engine.dashboard.i18n.core import t
 from memory_engine.models import MemoryStatus, Scope, utcnow
 from memory_engine.scoring import PRESET_ARCHIVE_FLOOR, PRESET_HALF_LIFE_DAYS
-from memory_engine.ui import lifecycle_view as view
-from memory_engine.ui import signin, state, tables
-from memory_engine.ui.errors import guard
-from memory_engine.ui.i18n import t
+from memory_engine.security.auth import Action
 
 state.ensure_router()
 lang = state.current_lang()

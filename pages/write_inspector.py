@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from memory_engine.auth import Action
+from memory_engine.dashboard import pii_view, signin, state
+from memory_engine.dashboard.errors import guard
+from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.write_inspector import render_trail, writes_frame
 from memory_engine.errors import SensitiveDataError
 from memory_engine.models import MemorySource, Scope
-from memory_engine.ui import pii_view, signin, state
-from memory_engine.ui.errors import guard
-from memory_engine.ui.i18n import t
-from memory_engine.ui.write_inspector import render_trail, writes_frame
+from memory_engine.security.auth import Action
 from memory_engine.write.raw import WriteRequest
 
 QP_WRITE = "write"

@@ -34,7 +34,7 @@ def tenant_pair() -> tuple[str, str]:
 
 
 # =====================================================================================
-# PostgreSQL store (memory_engine.stores.postgres): one embedded pgserver per test
+# PostgreSQL store (memory_engine.stores.postgres.store): one embedded pgserver per test
 # session in a pytest tmp dir (never ./.memory), one fresh database per store that needs
 # its own embedding dimension or settings.
 # =====================================================================================
@@ -58,7 +58,7 @@ def pg_server_url() -> Iterator[str]:
     import tempfile
 
     from memory_engine.errors import StoreUnavailableError
-    from memory_engine.stores.pg_embedded import (
+    from memory_engine.stores.postgres.embedded import (
         embedded_url,
         start_embedded_server,
         stop_embedded_server,
@@ -114,7 +114,7 @@ def pg_settings_factory(make_pg_database: Callable[[str], str]) -> Callable[...,
 def pg_store(pg_settings_factory: Callable[..., Any]) -> Iterator[Any]:
     """A session-wide PostgresStore on its own database, embedding fixed to
     (PG_TEST_MODEL, PG_TEST_DIM). Isolate tests with unique tenants (``tenant`` fixture)."""
-    from memory_engine.stores.postgres import PostgresStore
+    from memory_engine.stores.postgres.store import PostgresStore
 
     store = PostgresStore(pg_settings_factory())
     store.ensure_embedding(PG_TEST_MODEL, PG_TEST_DIM)
@@ -126,7 +126,7 @@ def pg_store(pg_settings_factory: Callable[..., Any]) -> Iterator[Any]:
 def pg_store_factory(pg_settings_factory: Callable[..., Any]) -> Iterator[Callable[..., Any]]:
     """Factory: ``pg_store_factory(**settings_overrides)`` -> a PostgresStore on a new empty
     database (no embedding recorded). Every store it made is closed after the test."""
-    from memory_engine.stores.postgres import PostgresStore
+    from memory_engine.stores.postgres.store import PostgresStore
 
     made: list[Any] = []
 
@@ -141,7 +141,7 @@ def pg_store_factory(pg_settings_factory: Callable[..., Any]) -> Iterator[Callab
 
 
 # =====================================================================================
-# Qdrant store (memory_engine.stores.qdrant): local mode in memory (":memory:") or in a
+# Qdrant store (memory_engine.stores.qdrant.store): local mode in memory (":memory:") or in a
 # pytest tmp folder, and a server only when MEMORY_TEST_QDRANT_URL is set (skipped
 # otherwise; every store on it gets its own collection prefix, dropped at the end).
 # =====================================================================================
@@ -192,7 +192,7 @@ def qdrant_settings_factory(tmp_path_factory: pytest.TempPathFactory) -> Iterato
 def open_qdrant_store(settings: Any, client: Any = None) -> Any:
     """A QdrantStore on ``settings``; a ``":memory:"`` store runs on ``client`` when given
     (so a test can reopen the same in-memory data)."""
-    from memory_engine.stores.qdrant import QdrantStore
+    from memory_engine.stores.qdrant.store import QdrantStore
 
     return QdrantStore(settings, client=client)
 
@@ -213,3 +213,27 @@ def qdrant_shared_store(qdrant_settings_factory: Callable[..., Any]) -> Iterator
     yield get
     for store in stores.values():
         store.close()
+
+
+# =====================================================================================
+# Engine: a real MemoryEngine with the offline MiniLM embedder, shared per session and per
+# store (tests isolate themselves by tenant); every engine test runs on both stores.
+# =====================================================================================
+
+
+@pytest.fixture(scope="session", params=["postgres", "qdrant"])
+def engine(
+    request: pytest.FixtureRequest,
+    pg_settings_factory: Callable[..., Any],
+    qdrant_settings_factory: Callable[..., Any],
+) -> Iterator[Any]:
+    """Session-wide engine (MiniLM, 384-d) on a fresh database or Qdrant folder."""
+    if request.param == "postgres":
+        settings = pg_settings_factory()
+    else:
+        settings = qdrant_settings_factory("qdrant_path")
+    from memory_engine import MemoryEngine
+
+    eng = MemoryEngine(settings)
+    yield eng
+    eng.close()

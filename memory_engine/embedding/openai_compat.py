@@ -1,6 +1,6 @@
 """Embedder for any OpenAI-compatible ``POST /v1/embeddings`` endpoint.
 
-Client construction and retries are shared with the chat LLM (``memory_engine.openai_client``:
+Client construction and retries are shared with the chat LLM (``memory_engine.llm.transport``:
 bounded attempts, exponential backoff with jitter, ``Retry-After`` honoured up to the backoff
 cap, on 429, 408/409, 5xx and connection errors or timeouts). Any other failure, or retries
 running out, raises ``EmbeddingError`` carrying the model and base URL.
@@ -15,7 +15,7 @@ import openai
 
 from memory_engine.embedding.base import checked_texts, normalize_vectors
 from memory_engine.errors import EmbeddingError
-from memory_engine.openai_client import OpenAIEndpoint
+from memory_engine.llm.transport import OpenAIEndpoint
 
 __all__ = ["OpenAICompatEmbedder"]
 

@@ -5,7 +5,7 @@ schema (structured outputs) first; an endpoint that rejects it with HTTP 400 is 
 mode next, then in plain text; the mode that worked is kept for the next calls. Whatever the
 mode, the answer goes through the tolerant parser (``llm.parse``), and every item is validated.
 
-Client construction and retries are shared with the embedder (``memory_engine.openai_client``:
+Client construction and retries are shared with the embedder (``memory_engine.llm.transport``:
 bounded attempts, exponential backoff with jitter, ``Retry-After`` honoured up to the cap, on
 429, 408/409, 5xx and connection errors/timeouts). Output that cannot be
 parsed (empty, truncated, wrong shape) is asked again up to ``parse_attempts`` times, then
@@ -39,7 +39,7 @@ from memory_engine.llm.schemas import (
     judgement_json_schema,
     merge_json_schema,
 )
-from memory_engine.openai_client import OpenAIEndpoint
+from memory_engine.llm.transport import OpenAIEndpoint
 
 __all__ = ["OpenAICompatLLM"]
 

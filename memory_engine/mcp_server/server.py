@@ -33,7 +33,6 @@ from starlette.applications import Starlette
 from memory_engine.config import Settings
 from memory_engine.engine import MemoryEngine
 from memory_engine.errors import ConfigError, MemoryEngineError
-from memory_engine.gcfreeze import server_settings
 from memory_engine.mcp_server.binding import (
     Binding,
     TokenMap,
@@ -42,6 +41,7 @@ from memory_engine.mcp_server.binding import (
     settings_binding,
 )
 from memory_engine.mcp_server.tools import TOOLS, ToolArgumentError, input_schema, parse_arguments
+from memory_engine.retrieval.gcfreeze import server_settings
 
 log = logging.getLogger(__name__)
 

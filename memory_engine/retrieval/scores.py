@@ -3,7 +3,7 @@
 Every score in ``Candidate.scores`` / ``TraceCandidate.scores`` is keyed by one of the names
 below, and every one is "higher is better" (DESIGN.md section 3). A store or stage that would
 produce a lower-is-better number (a distance) converts it before writing it. The dashboard
-labels columns with :func:`score_label` (e.g. ``cosine ↑``); ``tests/unit/test_retrieval_stages``
+labels columns with :func:`score_label` (e.g. ``cosine ↑``); ``tests/retrieval/test_retrieval_stages``
 checks that traces of every store and stage use only these names.
 """
 

@@ -15,11 +15,11 @@ def build_store(settings: Settings) -> MemoryStore:
         StoreUnavailableError: the store cannot be reached or started.
     """
     if settings.store == "postgres":
-        from memory_engine.stores.postgres import PostgresStore
+        from memory_engine.stores.postgres.store import PostgresStore
 
         return PostgresStore(settings)
     if settings.store == "qdrant":
-        from memory_engine.stores.qdrant import QdrantStore
+        from memory_engine.stores.qdrant.store import QdrantStore
 
         return QdrantStore(settings)
     raise ConfigError(f"store {settings.store!r} is not available in this build")

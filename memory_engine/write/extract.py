@@ -24,8 +24,8 @@ from memory_engine.llm.base import ExtractInput, JudgeCandidate, WriteLLM
 from memory_engine.llm.prompts import CANARY
 from memory_engine.llm.schemas import Extraction, Fact
 from memory_engine.models import Candidate, Memory, MemoryStatus, Scope, ensure_utc, utcnow
-from memory_engine.security.tenant_guard import GuardedStore, report_alarms
 from memory_engine.stores.base import MemoryStore, NewMemory
+from memory_engine.stores.guard import GuardedStore, report_alarms
 from memory_engine.write.guard import guard_untrusted
 from memory_engine.write.raw import WriteRequest
 

@@ -46,7 +46,7 @@ class _StoreFactory:
         """A store on new, empty storage (no embedding recorded yet)."""
         if self.backend == "postgres":
             make_settings: Callable[..., Any] = self._request.getfixturevalue("pg_settings_factory")
-            from memory_engine.stores.postgres import PostgresStore
+            from memory_engine.stores.postgres.store import PostgresStore
 
             settings = make_settings(**settings_overrides)
             store: MemoryStore = PostgresStore(settings)
@@ -72,7 +72,7 @@ class _StoreFactory:
         settings = self._settings[id(store)]
         store.close()
         if self.backend == "postgres":
-            from memory_engine.stores.postgres import PostgresStore
+            from memory_engine.stores.postgres.store import PostgresStore
 
             again: MemoryStore = PostgresStore(settings)
         elif self.backend in QDRANT_KINDS:

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from memory_engine.working_store import InProcessWorkingStore, RedisWorkingStore
+from memory_engine.context.working_store import InProcessWorkingStore, RedisWorkingStore
 
 BACKENDS = ("inprocess", "redis")
 
@@ -89,7 +89,7 @@ def context_engine(pg_settings_factory: Any) -> Iterator[Any]:
 @pytest.fixture
 def engine_with_store(context_engine: Any, working_store: Any) -> Iterator[Any]:
     """``context_engine`` whose working memory runs on ``working_store`` (both backends)."""
-    from memory_engine.context import WorkingMemory
+    from memory_engine.context.working import WorkingMemory
 
     previous = context_engine._working
     context_engine._working = WorkingMemory(working_store, context_engine.settings)

@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from memory_engine import Scope
-from memory_engine.context import message_tokens
-from memory_engine.engine_context import SECTION_ORDER, SUMMARY_HEADER, ContextBudgetError
+from memory_engine.context.service import SECTION_ORDER, SUMMARY_HEADER, ContextBudgetError
+from memory_engine.context.working import message_tokens
 from memory_engine.errors import ContentTooLargeError, InvalidInputError
 from memory_engine.models import MemorySource, MemoryType
 from memory_engine.text import count_tokens

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from memory_engine import Scope
-from memory_engine.engine_context import user_session_match, working_session
+from memory_engine.context.service import user_session_match, working_session
+from memory_engine.context.working_store import RedisWorkingStore
 from memory_engine.errors import InvalidInputError
-from memory_engine.working_store import RedisWorkingStore
 from tests.conftest import new_tenant_id
 
 REPO = Path(__file__).resolve().parents[2]
@@ -80,7 +80,7 @@ def test_cli_forget_user_reports_cleared_redis_sessions(
     context_engine: Any, redis_url: str, tmp_path: Path
 ) -> None:
     """The CLI runs in its own process: it reaches the sessions through the shared Redis."""
-    from memory_engine.context import WorkingMemory
+    from memory_engine.context.working import WorkingMemory
 
     tenant = new_tenant_id("fwm-cli")
     store = RedisWorkingStore(redis_url, ttl_seconds=3600)

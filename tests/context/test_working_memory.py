@@ -8,15 +8,15 @@ from typing import Any
 import pytest
 
 from memory_engine.config import Settings
-from memory_engine.context import (
+from memory_engine.context.working import (
     PromptSummariser,
     WorkingMemory,
     message_tokens,
     rules_summariser,
     split_rounds,
 )
+from memory_engine.context.working_store import Message
 from memory_engine.errors import EmptyContentError, InvalidInputError
-from memory_engine.working_store import Message
 from tests.conftest import new_tenant_id
 
 

@@ -1,6 +1,6 @@
 """Fixtures of the dashboard tests.
 
-The app under test builds its engine itself (``memory_engine.ui.state.get_engine``:
+The app under test builds its engine itself (``memory_engine.dashboard.state.get_engine``:
 ``MemoryEngine(Settings())``, settings from ``MEMORY_*``), exactly as in production. These
 fixtures point ``MEMORY_DATABASE_URL`` at the test database before that engine is created, and
 hand the tests that very engine (``st.cache_resource`` keeps one per process) to seed data and
@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memory_engine import MemoryEngine, MemorySource, MemoryType, Scope, WriteRequest
-from memory_engine.ui import state
+from memory_engine.dashboard import state
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 APP = os.path.join(ROOT, "app.py")

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from memory_engine import MemoryEngine, Scope
+from memory_engine.dashboard.chart_labels import KINDS, translated, value_label
+from memory_engine.dashboard.i18n.core import STRINGS, t
 from memory_engine.models import EventAction, MemorySource, MemoryStatus, MemoryType
-from memory_engine.ui.chart_labels import KINDS, translated, value_label
-from memory_engine.ui.i18n import STRINGS, t
 from tests.dashboard.helpers import run_app
 
 RETENTION = "pages/retention.py"

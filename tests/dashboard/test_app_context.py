@@ -8,10 +8,10 @@ from typing import Any
 from streamlit.testing.v1 import AppTest
 
 from memory_engine import MemoryEngine, Scope
-from memory_engine.context import WorkingMemory
-from memory_engine.ui import context_view
-from memory_engine.ui.i18n import t
-from memory_engine.working_store import InProcessWorkingStore
+from memory_engine.context.working import WorkingMemory
+from memory_engine.context.working_store import InProcessWorkingStore
+from memory_engine.dashboard import context_view
+from memory_engine.dashboard.i18n.core import t
 from tests.dashboard.helpers import assert_clean, button, run_app
 
 CONTEXT = "pages/context_preview.py"

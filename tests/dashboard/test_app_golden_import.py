@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from memory_engine import MemoryEngine, Scope
+from memory_engine.dashboard import golden as golden_ui
+from memory_engine.dashboard.i18n.core import t
 from memory_engine.retrieval.explain import returned_ids
 from memory_engine.retrieval.golden import GoldenStore
-from memory_engine.ui import golden as golden_ui
-from memory_engine.ui.i18n import t
 from tests.dashboard.helpers import REPLAY, assert_clean, run_app, texts
 from tests.dashboard.test_app_replay import submit_search
 

@@ -11,9 +11,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from memory_engine import MemoryEngine, Scope
+from memory_engine.dashboard import golden as golden_ui
+from memory_engine.dashboard.i18n.core import t
 from memory_engine.retrieval.golden import GoldenCase, GoldenStore
-from memory_engine.ui import golden as golden_ui
-from memory_engine.ui.i18n import t
 from tests.dashboard.helpers import REPLAY, assert_clean, button, texts
 from tests.dashboard.test_app_auth import auth_app, hashes, sign_in  # noqa: F401 - fixtures
 from tests.dashboard.test_app_replay import submit_search

@@ -9,10 +9,10 @@ from datetime import timedelta
 import pytest
 
 from memory_engine import MemoryEngine, Scope
+from memory_engine.dashboard.i18n.core import t
 from memory_engine.models import EventAction, Memory, MemoryStatus, utcnow
 from memory_engine.stores.base import NewMemory
 from memory_engine.text import content_hash, tokenize
-from memory_engine.ui.i18n import t
 from tests.dashboard.conftest import new_tenant
 from tests.dashboard.helpers import assert_clean, run_app, texts
 

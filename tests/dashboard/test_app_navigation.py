@@ -9,8 +9,8 @@ from collections.abc import Callable
 import pytest
 
 from memory_engine import MemoryEngine, Scope
-from memory_engine.ui import state
-from memory_engine.ui.i18n import t
+from memory_engine.dashboard import state
+from memory_engine.dashboard.i18n.core import t
 from tests.dashboard.conftest import new_tenant
 from tests.dashboard.helpers import (
     MEMORIES,

@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 
 from memory_engine import InvalidInputError, MemoryEngine, Scope
+from memory_engine.dashboard import golden as golden_ui
+from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.relevance import metrics
 from memory_engine.retrieval.explain import returned_ids
 from memory_engine.retrieval.golden import GoldenStore, parse_golden
-from memory_engine.ui import golden as golden_ui
-from memory_engine.ui.i18n import t
-from memory_engine.ui.relevance import metrics
 from tests.dashboard.helpers import REPLAY, assert_clean, button, run_app, table, texts
 from tests.dashboard.test_app_replay import submit_search
 

@@ -1,6 +1,6 @@
 """Dashboard with both stores configured (AppTest, real PostgreSQL + real Qdrant local mode):
 the sidebar store selector, the parity check on Overview and the side-by-side Query Replay;
-plus the pure comparison functions of ``memory_engine.ui.store_compare``."""
+plus the pure comparison functions of ``memory_engine.dashboard.store_compare``."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ from scipy import stats as sstats
 
 from memory_engine import MemoryEngine, Scope
 from memory_engine.config import Settings
-from memory_engine.transfer import copy_stores
-from memory_engine.ui import state, store_compare, stores
-from memory_engine.ui.i18n import t
+from memory_engine.dashboard import state, store_compare, stores
+from memory_engine.dashboard.i18n.core import t
+from memory_engine.stores.transfer import copy_stores
 from tests.dashboard.helpers import OVERVIEW, REPLAY, assert_clean, button, run_app, texts
 from tests.dashboard.test_app_replay import submit_search
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memory_engine import MemoryEngine, Scope
-from memory_engine.auth import Role, add_user
+from memory_engine.security.auth import Role, add_user
 from tests.dashboard.test_browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs /usr/bin/chromium")

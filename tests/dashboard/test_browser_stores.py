@@ -13,8 +13,8 @@ import pytest
 
 from memory_engine import MemoryEngine
 from memory_engine.config import Settings
-from memory_engine.stores.qdrant import QdrantStore
-from memory_engine.transfer import copy_stores
+from memory_engine.stores.qdrant.store import QdrantStore
+from memory_engine.stores.transfer import copy_stores
 from tests.dashboard.test_browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server
 
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs /usr/bin/chromium")

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from memory_engine.dashboard.context_view import parse_turns
 from memory_engine.errors import InvalidInputError
-from memory_engine.ui.context_view import parse_turns
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Unit tests of memory_engine.ui i18n and URL/session state (no database, no browser)."""
+"""Unit tests of memory_engine.dashboard i18n and URL/session state (no database, no browser)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
+from memory_engine.dashboard import i18n, state
+from memory_engine.dashboard.i18n.core import STRINGS, t
 from memory_engine.models import (
     MemorySource,
     MemoryStatus,
     MemoryType,
 )
 from memory_engine.retrieval import pipeline
-from memory_engine.ui import i18n, state
-from memory_engine.ui.i18n import STRINGS, t
 from tests.dashboard.helpers import ROOT
 
 
@@ -142,7 +142,7 @@ def test_url_id_drops_an_invalid_id_from_the_url() -> None:
     def script() -> None:
         import streamlit as st
 
-        from memory_engine.ui import state
+        from memory_engine.dashboard import state
 
         st.write(repr(state.url_id("memory")))
         st.write(repr(state.url_id("trace")))

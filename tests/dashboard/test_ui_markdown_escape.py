@@ -10,8 +10,8 @@ import pytest
 from markdown_it import MarkdownIt
 
 from memory_engine import MemoryEngine, Scope
-from memory_engine.ui.i18n import t
-from memory_engine.ui.markdown import md
+from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.markdown import md
 from tests.dashboard.helpers import MEMORIES, REPLAY, run_app, texts
 
 EVIL_IMAGE = "![x](http://evil.invalid/p.png)"

@@ -6,8 +6,8 @@ import uuid
 
 import pandas as pd
 
+from memory_engine.dashboard import pii_view
 from memory_engine.models import Event, EventAction
-from memory_engine.ui import pii_view
 
 REDACTED = {"policy": "redact", "kinds": ["cn_id", "secret"], "count": 3}
 

@@ -1,4 +1,4 @@
-"""Unit tests of memory_engine.ui error messages and tables (no database, no browser)."""
+"""Unit tests of memory_engine.dashboard error messages and tables (no database, no browser)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,9 @@ import pytest
 from pydantic import ValidationError
 
 from memory_engine.config import Settings
+from memory_engine.dashboard import i18n, tables
+from memory_engine.dashboard.errors import error_message
+from memory_engine.dashboard.i18n.core import STRINGS, t
 from memory_engine.errors import (
     ConfigError,
     InvalidInputError,
@@ -31,9 +34,6 @@ from memory_engine.models import (
     TraceCandidate,
 )
 from memory_engine.retrieval import pipeline
-from memory_engine.ui import i18n, tables
-from memory_engine.ui.errors import error_message
-from memory_engine.ui.i18n import STRINGS, t
 from tests.dashboard.helpers import ROOT
 
 
@@ -88,8 +88,8 @@ def test_guard_shows_error_and_never_a_traceback() -> None:
     def script() -> None:
         import streamlit as st
 
+        from memory_engine.dashboard.errors import guard
         from memory_engine.errors import StoreUnavailableError
-        from memory_engine.ui.errors import guard
 
         with guard("en", stop=False) as g:
             raise StoreUnavailableError("pg is down")

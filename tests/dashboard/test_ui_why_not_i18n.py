@@ -9,9 +9,9 @@ import uuid
 
 import pytest
 
+from memory_engine.dashboard.why_not import explanation, stage_name
 from memory_engine.models import MemorySource, MemoryType, Scope, Trace, TraceCandidate
 from memory_engine.retrieval.explain import why_not
-from memory_engine.ui.why_not import explanation, stage_name
 
 CONFIG = {"k": 1, "min_score": 0.02, "token_budget": 50, "candidates_per_leg": 50}
 #: Words of the engine's English sentences that must not reach the Chinese page.

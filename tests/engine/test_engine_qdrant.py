@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from memory_engine import MemoryEngine, MemoryNotFoundError, Scope
-from memory_engine.stores.qdrant import QdrantStore
+from memory_engine.stores.qdrant.store import QdrantStore
 
 
 @pytest.fixture

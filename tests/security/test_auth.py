@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from memory_engine.auth import (
+from memory_engine.errors import InvalidInputError, TenantScopeError
+from memory_engine.security.auth import (
     LOCKOUT_SECONDS,
     MAX_FAILURES,
     Account,
@@ -22,7 +23,6 @@ from memory_engine.auth import (
     Role,
     add_user,
 )
-from memory_engine.errors import InvalidInputError, TenantScopeError
 
 REPO = Path(__file__).resolve().parents[2]
 

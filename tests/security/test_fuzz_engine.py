@@ -3,7 +3,7 @@
 Every call with random Unicode (surrogates, NUL, controls, CJK, emoji), huge strings, odd types
 or another tenant's ids either succeeds or raises a typed ``MemoryEngineError``; a failed write
 leaves the tenant's store exactly as it was (nothing half-written). Runs on both stores through
-the session ``engine`` fixture of tests/engine.
+the session ``engine`` fixture of tests/conftest.py.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 from memory_engine import MemoryEngine, MemoryFilter, MemoryStatus, Scope
 from memory_engine.errors import MemoryEngineError
 from tests.conftest import new_tenant_id
-from tests.engine.conftest import engine  # noqa: F401  (session engine on both stores)
 
 FUZZ = settings(
     max_examples=25,

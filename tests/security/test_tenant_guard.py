@@ -1,4 +1,4 @@
-"""The cross-tenant alarm of the search path (``memory_engine.security.tenant_guard``).
+"""The cross-tenant alarm of the search path (``memory_engine.stores.guard``).
 
 A real store cannot return another tenant's row (row-level security, Qdrant's mandatory
 filter), so to see the alarm fire these tests use the one test double of the security suite:
@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 
 from memory_engine import MemoryEngine, Scope
-from memory_engine.isolation import run_isolation_check
+from memory_engine.isolation.check import run_isolation_check
 from memory_engine.models import Candidate, EventAction
 from memory_engine.retrieval.pipeline import run_search
-from memory_engine.security.tenant_guard import CROSS_TENANT, guarded_search
-from memory_engine.stores.postgres import PostgresStore
+from memory_engine.stores.guard import CROSS_TENANT, guarded_search
+from memory_engine.stores.postgres.store import PostgresStore
 from tests.conftest import new_tenant_id
 
 
@@ -62,7 +62,7 @@ def test_foreign_rows_are_dropped_and_raise_an_alarm(
     theirs = engine.write(Scope.of(b), "Project Heron secret: 猎鹰口令 7731").outcomes[0].memory_id
     store.foreign = [(b, theirs)]
     try:
-        with caplog.at_level(logging.ERROR, logger="memory_engine.security.tenant_guard"):
+        with caplog.at_level(logging.ERROR, logger="memory_engine.stores.guard"):
             result = engine.search(Scope.of(a), "project launch")
     finally:
         store.foreign = []

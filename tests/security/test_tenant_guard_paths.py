@@ -17,7 +17,7 @@ import pytest
 
 from memory_engine import MemoryEngine, Scope
 from memory_engine.models import EventAction, MemoryStatus
-from memory_engine.security.tenant_guard import CROSS_TENANT
+from memory_engine.stores.guard import CROSS_TENANT
 from tests.conftest import new_tenant_id
 from tests.security.test_tenant_guard import _LeakingPostgresStore
 
@@ -50,7 +50,7 @@ def test_write_candidates_drop_and_alarm_a_foreign_row(
     theirs = engine.write(Scope.of(b), text, mode="extract").outcomes[0].memory_id
     store.foreign = [(b, theirs)]
     try:
-        with caplog.at_level(logging.ERROR, logger="memory_engine.security.tenant_guard"):
+        with caplog.at_level(logging.ERROR, logger="memory_engine.stores.guard"):
             # the same fact: without the guard, B's row is an exact duplicate to reinforce
             res = engine.write(Scope.of(a), text, mode="extract")
     finally:

@@ -70,7 +70,7 @@ def test_slow_llm_never_overwrites_a_concurrent_edit(make_engine: Make, stub: Op
 
 @pytest.mark.parametrize("store_kind", ["postgres"], indirect=True)
 def test_cli_consolidate(make_engine: Make, monkeypatch: pytest.MonkeyPatch) -> None:
-    from memory_engine.cli import app
+    from memory_engine.cli.app import app
 
     engine = make_engine()
     s = Scope.of(new_tenant_id())

@@ -1,0 +1,36 @@
+"""Labels of chart categories in the UI language.
+
+Charts group by stored enum values (``semantic``, ``archived``, ``update`` ...); shown as they
+are, a Chinese page had English legends and axis categories. ``value_label`` turns one value
+into its ``value.<kind>.<value>`` string; ``translated`` does so for a frame column.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from memory_engine.dashboard.i18n.core import STRINGS, t
+
+__all__ = ["KINDS", "translated", "value_label"]
+
+#: Kinds of category values with strings ``value.<kind>.<value>`` (see ``i18n_tidy``).
+KINDS = ("type", "status", "source", "action")
+
+
+def value_label(kind: str, value: str, lang: str) -> str:
+    """The label of a stored ``value`` of ``kind`` in ``lang``; unknown values as they are.
+
+    Raises:
+        ValueError: ``kind`` is not one of ``KINDS``.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"unknown value kind {kind!r}")
+    key = f"value.{kind}.{value}"
+    return t(key, lang) if key in STRINGS else str(value)
+
+
+def translated(frame: pd.DataFrame, column: str, kind: str, lang: str) -> pd.DataFrame:
+    """A copy of ``frame`` whose ``column`` holds ``value_label`` of each value."""
+    out = frame.copy()
+    out[column] = [value_label(kind, str(v), lang) for v in out[column]]
+    return out

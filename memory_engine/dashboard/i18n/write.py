@@ -1,0 +1,104 @@
+"""UI strings of the write pipeline pages (Write Inspector), English and Chinese.
+
+Merged into ``memory_engine.dashboard.i18n.core.STRINGS``; same shape and rules (same placeholders in
+both languages).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+STRINGS: Final[dict[str, dict[str, str]]] = {
+    "nav.write_inspector": {"en": "Write Inspector", "zh": "写入检查"},
+    "write.title": {"en": "Write Inspector", "zh": "写入检查"},
+    "write.intro": {
+        "en": "Paste text and run the extract pipeline: guard, evaluate + extract, "
+        "candidates, judge, actions. A dry run changes no memory.",
+        "zh": "粘贴文本并运行抽取流程：防护、评估与抽取、候选、判定、动作。试运行不会修改任何记忆。",
+    },
+    "write.text": {"en": "Text to remember", "zh": "要记住的文本"},
+    "write.source": {"en": "Source", "zh": "来源"},
+    "write.dry_run": {"en": "Dry run (change nothing)", "zh": "试运行（不做修改）"},
+    "write.run": {"en": "Run pipeline", "zh": "运行流程"},
+    "write.need_text": {"en": "Enter some text first.", "zh": "请先输入文本。"},
+    "write.remembered": {"en": "Remembered: {reason}", "zh": "已记住：{reason}"},
+    "write.not_remembered": {"en": "Not remembered: {reason}", "zh": "未记住：{reason}"},
+    "write.failed": {
+        "en": "The write failed; its input is kept for a retry (write {write_id}).",
+        "zh": "写入失败；输入已保留以便重试（写入 {write_id}）。",
+    },
+    "write.warning": {"en": "Warning: {message}", "zh": "警告：{message}"},
+    "write.step_source": {"en": "1. Source span", "zh": "1. 来源片段"},
+    "write.step_guard": {"en": "2. Guard", "zh": "2. 防护"},
+    "write.step_llm": {"en": "3. LLM calls", "zh": "3. LLM 调用"},
+    "write.step_facts": {"en": "4. Facts, candidates and judge", "zh": "4. 事实、候选与判定"},
+    "write.step_actions": {"en": "5. Actions and rows", "zh": "5. 动作与结果行"},
+    "write.guard_ok": {"en": "Nothing flagged.", "zh": "未发现问题。"},
+    "write.llm_call": {
+        "en": "{kind} · {provider}/{model} · {latency} ms · {tokens} tokens · {fmt}",
+        "zh": "{kind} · {provider}/{model} · {latency} 毫秒 · {tokens} tokens · {fmt}",
+    },
+    "write.prompt": {"en": "Prompt", "zh": "提示词"},
+    "write.raw_output": {"en": "Raw output", "zh": "原始输出"},
+    "write.parsed": {"en": "Parsed output", "zh": "解析结果"},
+    "write.fact": {"en": "Fact: {content}", "zh": "事实：{content}"},
+    "write.no_candidates": {
+        "en": "No stored memory was close enough: judge skipped.",
+        "zh": "没有足够相近的已存记忆：跳过判定。",
+    },
+    "write.judge": {"en": "Judge: {detail}", "zh": "判定：{detail}"},
+    "write.no_actions": {"en": "No action: nothing was stored.", "zh": "无动作：未存储任何内容。"},
+    "write.history": {"en": "Past writes", "zh": "历史写入"},
+    "write.no_history": {
+        "en": "No writes recorded for this tenant yet.",
+        "zh": "该租户尚无写入记录。",
+    },
+    "write.history_more": {
+        "en": "Showing the newest {n} writes.",
+        "zh": "仅显示最新的 {n} 条写入。",
+    },
+    "write.open": {"en": "Open a write trail", "zh": "打开写入轨迹"},
+    "write.trail_of": {
+        "en": "Trail of write {write_id} ({status})",
+        "zh": "写入 {write_id} 的轨迹（{status}）",
+    },
+    "write.no_trail": {
+        "en": "This write has no trail (status {status}).",
+        "zh": "该写入没有轨迹（状态 {status}）。",
+    },
+    "wcol.write_id": {"en": "write id", "zh": "写入 ID"},
+    "wcol.status": {"en": "status", "zh": "状态"},
+    "wcol.mode": {"en": "mode", "zh": "模式"},
+    "wcol.input": {"en": "input", "zh": "输入"},
+    "wcol.created": {"en": "created (UTC)", "zh": "创建时间（UTC）"},
+    "wcol.action": {"en": "action", "zh": "动作"},
+    "wcol.memory": {"en": "memory", "zh": "记忆"},
+    "wcol.target": {"en": "target", "zh": "目标"},
+    "wcol.detail": {"en": "detail", "zh": "说明"},
+    "wcol.index": {"en": "index", "zh": "序号"},
+    "wcol.candidate": {"en": "candidate", "zh": "候选"},
+    "nav.conflicts": {"en": "Conflicts", "zh": "冲突审核"},
+    "conflicts.title": {"en": "Conflicts", "zh": "冲突审核"},
+    "conflicts.intro": {
+        "en": "Decisions of the write judge: a new memory superseded or supplemented an old one. "
+        "Accept or reject each; every review is recorded as an event.",
+        "zh": "写入判定的决定：新记忆取代或补充了旧记忆。逐条接受或驳回；每次审核都记录为事件。",
+    },
+    "conflicts.empty": {"en": "No judge decisions to review.", "zh": "没有需要审核的判定。"},
+    "conflicts.truncated": {
+        "en": "Showing the newest {n} decisions.",
+        "zh": "仅显示最新的 {n} 条判定。",
+    },
+    "conflicts.pick": {"en": "Decision to review", "zh": "要审核的判定"},
+    "conflicts.decision": {"en": "Review", "zh": "审核"},
+    "conflicts.accept": {"en": "Accept", "zh": "接受"},
+    "conflicts.reject": {"en": "Reject (restore the old memory)", "zh": "驳回（恢复旧记忆）"},
+    "conflicts.reason": {"en": "Reason (required)", "zh": "原因（必填）"},
+    "conflicts.save": {"en": "Save review", "zh": "保存审核"},
+    "conflicts.saved": {"en": "Review saved: {decision}.", "zh": "审核已保存：{decision}。"},
+    "conflicts.need_reason": {"en": "Give a reason first.", "zh": "请先填写原因。"},
+    "wcol.new": {"en": "new memory", "zh": "新记忆"},
+    "wcol.old": {"en": "old memory", "zh": "旧记忆"},
+    "wcol.old_status": {"en": "old status", "zh": "旧记忆状态"},
+    "wcol.review": {"en": "review", "zh": "审核"},
+}

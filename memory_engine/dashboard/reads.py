@@ -1,0 +1,71 @@
+"""The dashboard's scoped reads: every page search, listing and lookup goes through here.
+
+Each call first checks that the signed-in ``Account`` may read the tenant (role viewer or
+above, tenant granted), then calls the engine with ``Scope.of(tenant)``. The Query Replay and
+Memories pages call these functions, and so does the isolation check's dashboard path
+(``memory_engine.isolation.paths``), with a viewer granted a single tenant.
+
+No Streamlit import: usable (and tested) outside a script run.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from memory_engine.engine import MemoryEngine
+from memory_engine.models import Memory, MemoryFilter, Page, Scope, SearchResult
+from memory_engine.security.auth import Account, Action, PermissionDeniedError
+
+
+def _scope(account: Account | None, tenant: str) -> Scope:
+    """``Scope.of(tenant)`` after the grant check.
+
+    Raises:
+        PermissionDeniedError: no account, or the account may not read ``tenant``.
+        TenantScopeError: ``tenant`` is not a valid id.
+    """
+    if account is None:
+        raise PermissionDeniedError("not signed in", action=Action.READ.value, tenant=tenant)
+    account.require(Action.READ, tenant)
+    return Scope.of(tenant)
+
+
+def search(
+    engine: MemoryEngine, account: Account | None, tenant: str, query: str, **options: Any
+) -> SearchResult:
+    """A traced search of ``tenant`` for ``account`` (``options`` as ``MemoryEngine.search``).
+
+    Raises:
+        PermissionDeniedError: the account may not read ``tenant``; engine errors propagate.
+    """
+    return engine.search(_scope(account, tenant), query, **options)
+
+
+def list_memories(
+    engine: MemoryEngine,
+    account: Account | None,
+    tenant: str,
+    *,
+    filters: MemoryFilter | None = None,
+    limit: int = 50,
+    cursor: str | None = None,
+) -> Page:
+    """One keyset page of ``tenant``'s memories (bounded by ``limit``; ``truncated``/cursor).
+
+    Raises:
+        PermissionDeniedError: the account may not read ``tenant``; engine errors propagate.
+    """
+    return engine.list(_scope(account, tenant), filters=filters, limit=limit, cursor=cursor)
+
+
+def get_memory(
+    engine: MemoryEngine, account: Account | None, tenant: str, memory_id: uuid.UUID | str
+) -> Memory:
+    """One memory of ``tenant`` by id.
+
+    Raises:
+        PermissionDeniedError: the account may not read ``tenant``.
+        MemoryNotFoundError: no such memory in ``tenant`` (also when it belongs to another).
+    """
+    return engine.get(_scope(account, tenant), memory_id)

@@ -1,0 +1,136 @@
+"""Which store the dashboard reads: the sidebar store selector and one engine per store.
+
+Both stores are *configured* when a Qdrant location is set (``MEMORY_QDRANT_URL`` or
+``MEMORY_QDRANT_PATH``) and PostgreSQL is too (``MEMORY_STORE=postgres``, embedded or
+``MEMORY_DATABASE_URL``; or ``MEMORY_DATABASE_URL`` set while ``MEMORY_STORE=qdrant``). Then the
+sidebar offers PostgreSQL / Qdrant, every page reads the chosen one (``state.get_engine``), and
+Query Replay / Overview can compare the two (:mod:`memory_engine.dashboard.store_compare`). Otherwise
+only ``MEMORY_STORE`` is used and no selector is shown.
+
+The choice is in the URL (``?store=postgres|qdrant``, only while both are configured) and in
+session state, so it survives page switches like the tenant does. An unknown or unavailable
+value is dropped from the URL, never guessed at.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import streamlit as st
+
+from memory_engine.config import Settings
+from memory_engine.dashboard.i18n.core import t
+from memory_engine.engine import MemoryEngine
+from memory_engine.retrieval.gcfreeze import server_settings
+from memory_engine.stores.transfer import store_settings
+
+QP_STORE: Final = "store"
+SS_STORE: Final = "mi_store"
+W_STORE: Final = "mi_w_store"
+STORE_ORDER: Final = ("postgres", "qdrant")
+
+
+def configured_stores(settings: Settings) -> list[str]:
+    """The stores the dashboard can open, in STORE_ORDER: ``settings.store`` always, the other
+    one when its location is configured (see the module docstring)."""
+    available = {settings.store}
+    if settings.qdrant_url or settings.qdrant_path:
+        available.add("qdrant")
+    if settings.database_url is not None:
+        available.add("postgres")
+    return [s for s in STORE_ORDER if s in available]
+
+
+def pick_store(raw: Any, saved: Any, choices: list[str], default: str) -> str:
+    """The store of this run: the URL value, else the session's, else ``default`` (only values
+    among ``choices`` count)."""
+    for value in (raw, saved):
+        if isinstance(value, str) and value in choices:
+            return value
+    return default
+
+
+@st.cache_resource(show_spinner=False)
+def _shared_embedder() -> Any:
+    """One embedder for both engines (loaded once) when both stores are configured."""
+    from memory_engine.embedding import build_embedder
+
+    return build_embedder(Settings())
+
+
+@st.cache_resource(show_spinner=False)
+def engine_for(store: str) -> MemoryEngine:
+    """The engine of ``store`` (``postgres`` or ``qdrant``), one per server process, built from
+    the ``MEMORY_*`` settings with ``store`` replaced.
+
+    Raises:
+        ConfigError: ``store`` is not configured.
+    """
+    settings = server_settings(Settings())  # a long-running process of ours: gc.freeze on
+    if store == settings.store and len(configured_stores(settings)) == 1:
+        return MemoryEngine(settings)
+    if store not in configured_stores(settings):
+        from memory_engine.errors import ConfigError
+
+        raise ConfigError(f"store {store!r} is not configured")
+    return MemoryEngine(store_settings(settings, store), embedder=_shared_embedder())
+
+
+def clear_engines() -> None:
+    """Forget the cached engines and embedder (tests, after changing ``MEMORY_*``)."""
+    engine_for.clear()
+    _shared_embedder.clear()
+
+
+def current_store() -> str:
+    """The store chosen for this run (URL, then session, then ``MEMORY_STORE``); keeps the URL
+    and session state in step."""
+    settings = Settings()
+    choices = configured_stores(settings)
+    raw = st.query_params.get(QP_STORE)
+    store = pick_store(raw, st.session_state.get(SS_STORE), choices, settings.store)
+    st.session_state[SS_STORE] = store
+    if len(choices) > 1:
+        if raw != store:
+            st.query_params[QP_STORE] = store
+    elif QP_STORE in st.query_params:
+        del st.query_params[QP_STORE]
+    return store
+
+
+def current_engine() -> MemoryEngine:
+    """The engine of :func:`current_store`."""
+    return engine_for(current_store())
+
+
+def other_engine() -> MemoryEngine | None:
+    """The engine of the store not chosen, or None when only one store is configured."""
+    choices = configured_stores(Settings())
+    if len(choices) < 2:
+        return None
+    current = current_store()
+    return engine_for(next(s for s in choices if s != current))
+
+
+def _on_store_changed() -> None:
+    value = st.session_state.get(W_STORE)
+    if isinstance(value, str):
+        st.session_state[SS_STORE] = value
+        st.query_params[QP_STORE] = value
+
+
+def selector(lang: str) -> None:
+    """The sidebar's PostgreSQL / Qdrant radio, shown only when both stores are configured."""
+    choices = configured_stores(Settings())
+    if len(choices) < 2:
+        return
+    st.session_state[W_STORE] = current_store()
+    st.sidebar.radio(
+        t("stores.selector", lang),
+        choices,
+        format_func=lambda s: t(f"stores.{s}", lang),
+        key=W_STORE,
+        horizontal=True,
+        on_change=_on_store_changed,
+        help=t("stores.selector_help", lang),
+    )

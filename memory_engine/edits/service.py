@@ -1,0 +1,259 @@
+"""Edit side of ``MemoryEngine``: preview, update, archive, restore, delete, purge.
+
+Every change is one store call that writes the row and its audit event together, with an
+optimistic version check (VersionConflictError on a stale ``expected_version``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from memory_engine import text as textmod
+from memory_engine.deps import EngineBase, as_uuid, check_scope
+from memory_engine.errors import InvalidInputError
+from memory_engine.models import (
+    EventAction,
+    Memory,
+    MemorySource,
+    MemoryStatus,
+    MemoryType,
+    Scope,
+)
+from memory_engine.security.policy import screen_write
+from memory_engine.write.guard import clean_text
+
+#: Fields ``update`` accepts.
+EDITABLE_FIELDS = ("content", "importance", "memory_type", "tags", "entities", "confidence")
+
+#: The event action of each status change made by archive(), restore() and delete().
+_STATUS_ACTIONS = {
+    MemoryStatus.ARCHIVED: EventAction.ARCHIVE,
+    MemoryStatus.ACTIVE: EventAction.RESTORE,
+    MemoryStatus.DELETED: EventAction.DELETE,
+}
+
+
+class EditsMixin(EngineBase):
+    """Edits; each records who (``actor``) and why (``reason``) in the audit trail."""
+
+    def preview_update(
+        self, scope: Scope, memory_id: uuid.UUID | str, **changes: Any
+    ) -> dict[str, Any]:
+        """What ``update`` would change: ``{field: (before, after)}`` plus ``content_diff``.
+
+        Unchanged fields are omitted; ``content_diff`` is a unified diff (may be empty).
+        """
+        scope = check_scope(scope)
+        mem = self.store.get(as_uuid(memory_id), scope=scope)
+        normalised, _ = self._screened_changes(scope, changes)
+        diff: dict[str, Any] = {}
+        for key, value in normalised.items():
+            before = getattr(mem, key)
+            if before != value:
+                diff[key] = (before, value)
+        content_diff = ""
+        if "content" in diff:
+            content_diff = "\n".join(
+                difflib.unified_diff(
+                    mem.content.splitlines(),
+                    diff["content"][1].splitlines(),
+                    "before",
+                    "after",
+                    lineterm="",
+                )
+            )
+        return {"fields": diff, "content_diff": content_diff, "version": mem.version}
+
+    def _screened_changes(
+        self, scope: Scope, changes: dict[str, Any]
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """``_normalise_changes``, then the write screen on new content (the tenant's PII
+        policy: redacted, or SensitiveDataError under ``block``; injection flagged, as for
+        text from a user). Returns (changes, metadata entries recording the screen)."""
+        out = self._normalise_changes(changes)
+        if "content" not in out:
+            return out, {}
+        screened = screen_write(
+            out["content"],
+            source=MemorySource.MANUAL,
+            tenant_id=scope.tenant_id,
+            settings=self.settings,
+        )
+        out["content"] = screened.text
+        return out, screened.metadata()
+
+    def _normalise_changes(self, changes: dict[str, Any]) -> dict[str, Any]:
+        """Validate edited values; raises InvalidInputError naming the field for any bad one."""
+        out: dict[str, Any] = {}
+        for key, value in changes.items():
+            if value is None:
+                continue
+            if key not in EDITABLE_FIELDS:
+                raise InvalidInputError(f"field {key!r} cannot be edited", field=key)
+            out[key] = self._normalise_value(key, value)
+        return out
+
+    def _normalise_value(self, key: str, value: Any) -> Any:
+        if key == "content":
+            return clean_text(value, max_chars=self.settings.max_input_chars, field="content")
+        if key in ("importance", "confidence"):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise InvalidInputError(f"{key} must be a number in [0, 1]", field=key)
+            number = float(value)
+            if not 0.0 <= number <= 1.0:  # also rejects NaN
+                raise InvalidInputError(f"{key} must be in [0, 1]", field=key, value=str(value))
+            return number
+        if key == "memory_type":
+            try:
+                return MemoryType(value)
+            except ValueError as exc:
+                allowed = ", ".join(t.value for t in MemoryType)
+                raise InvalidInputError(
+                    f"memory_type must be one of {allowed}", field=key, value=repr(value)[:80]
+                ) from exc
+        # tags, entities: a list of strings
+        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, set)):
+            raise InvalidInputError(f"{key} must be a list of strings", field=key)
+        if not all(isinstance(t, str) for t in value):
+            raise InvalidInputError(f"{key} must be a list of strings", field=key)
+        return tuple(
+            dict.fromkeys(clean_text(t, max_chars=200, field=key) for t in value if t.strip())
+        )
+
+    def update(
+        self,
+        scope: Scope,
+        memory_id: uuid.UUID | str,
+        *,
+        expected_version: int,
+        reason: str,
+        actor: str = "api",
+        content: str | None = None,
+        importance: float | None = None,
+        memory_type: MemoryType | str | None = None,
+        tags: Sequence[str] | None = None,
+        entities: Sequence[str] | None = None,
+        confidence: float | None = None,
+    ) -> Memory:
+        """Edit a memory; re-embeds when the content changes. ``reason`` is required. New
+        content passes the write screen (``security.policy.screen_write``) like any write.
+
+        Raises:
+            InvalidInputError (no reason, bad value), MemoryNotFoundError, VersionConflictError,
+            SensitiveDataError (the tenant's PII policy is ``block``).
+        """
+        scope = check_scope(scope)
+        if not reason or not str(reason).strip():
+            raise InvalidInputError("a reason is required for every edit")
+        changes, screen = self._screened_changes(
+            scope,
+            {
+                "content": content,
+                "importance": importance,
+                "memory_type": memory_type,
+                "tags": tags,
+                "entities": entities,
+                "confidence": confidence,
+            },
+        )
+        if not changes:
+            raise InvalidInputError("nothing to change")
+        embedding = terms = None
+        if screen:  # what the screen found joins the memory's metadata (earlier findings kept)
+            current = self.store.get(as_uuid(memory_id), scope=scope)
+            changes["metadata"] = {**current.metadata, **screen}
+        if "content" in changes:
+            changes["content_hash"] = textmod.content_hash(changes["content"])
+            embedding = self.embedder.embed([changes["content"]])[0]
+            terms = textmod.tokenize(changes["content"])
+        return self.store.update(
+            as_uuid(memory_id),
+            scope=scope,
+            expected_version=expected_version,
+            changes=changes,
+            embedding=embedding,
+            terms=terms,
+            actor=actor,
+            reason=reason,
+        )
+
+    def _set_status(
+        self,
+        status: MemoryStatus,
+        scope: Scope,
+        memory_id: uuid.UUID | str,
+        expected_version: int,
+        reason: str | None,
+        actor: str,
+    ) -> Memory:
+        """Change the status with its event action (archive, restore or delete)."""
+        return self.store.update(
+            as_uuid(memory_id),
+            scope=check_scope(scope),
+            expected_version=expected_version,
+            changes={"status": status},
+            actor=actor,
+            reason=reason,
+            action=_STATUS_ACTIONS[status].value,
+        )
+
+    def archive(
+        self,
+        scope: Scope,
+        memory_id: uuid.UUID | str,
+        *,
+        expected_version: int,
+        reason: str | None = None,
+        actor: str = "api",
+    ) -> Memory:
+        """Hide a memory from default search (kept, restorable)."""
+        return self._set_status(
+            MemoryStatus.ARCHIVED, scope, memory_id, expected_version, reason, actor
+        )
+
+    def restore(
+        self,
+        scope: Scope,
+        memory_id: uuid.UUID | str,
+        *,
+        expected_version: int,
+        reason: str | None = None,
+        actor: str = "api",
+    ) -> Memory:
+        """Make an archived or deleted memory active again."""
+        return self._set_status(
+            MemoryStatus.ACTIVE, scope, memory_id, expected_version, reason, actor
+        )
+
+    def delete(
+        self,
+        scope: Scope,
+        memory_id: uuid.UUID | str,
+        *,
+        expected_version: int,
+        reason: str | None = None,
+        actor: str = "api",
+    ) -> Memory:
+        """Soft delete: status ``deleted`` (hidden everywhere by default; purge removes it)."""
+        return self._set_status(
+            MemoryStatus.DELETED, scope, memory_id, expected_version, reason, actor
+        )
+
+    def purge(
+        self,
+        scope: Scope,
+        memory_id: uuid.UUID | str,
+        *,
+        reason: str | None = None,
+        actor: str = "api",
+    ) -> None:
+        """Hard delete (erasure): row, vector and keyword terms removed, the content redacted
+        from every audit snapshot and stored trace; a ``purge`` event remains.
+
+        ``purge_verified`` (engine_lifecycle) does the same and then proves it with a
+        ``purge_proof`` event.
+        """
+        self.store.purge(as_uuid(memory_id), scope=check_scope(scope), actor=actor, reason=reason)

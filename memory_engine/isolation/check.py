@@ -1,0 +1,323 @@
+"""Isolation check: plant canaries per tenant, probe every read and write path across tenants.
+
+``run_isolation_check(engine)`` creates ``tenants`` fresh probe tenants (ids
+``isocheck-<run>-<i>``), plants canary memories in each (English and Chinese, active, archived
+and deleted, plus a stored search trace), then for every ordered pair (A, B), A != B, tries to
+reach B's data through A's scope:
+
+- search with each leg alone and fused, over active and over all statuses, querying B's canary
+  text; every candidate of every leg in the trace (kept or dropped) must belong to A, and the
+  memory block must not contain B's canary;
+- ``get``, ``history``, ``update``, ``archive``, ``delete`` and ``get_trace`` by B's ids must
+  answer "not found" (and B's memory must be unchanged afterwards);
+- ``list`` (all statuses), ``events``, ``list_traces`` and ``export`` of A must hold only A's ids
+  and no B canary.
+
+The same pairs are probed through the CLI, the MCP server and the dashboard reads
+(``memory_engine.isolation.paths``); the report counts probes and leaks per path.
+
+A *probe* is one such call; a *leak* is a probe that returned or changed anything of B. The
+probe tenants are purged at the end unless ``cleanup=False`` (their purge events remain in the
+audit log, identifiable by the ``isocheck-`` prefix).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from anyio.from_thread import start_blocking_portal
+
+from memory_engine.errors import MemoryEngineError, MemoryNotFoundError
+from memory_engine.isolation.paths import (
+    PATHS,
+    CliProber,
+    DashboardProber,
+    McpProber,
+    alarm_detail,
+    path_of,
+)
+from memory_engine.models import MemoryFilter, MemorySource, MemoryStatus, MemoryType, Scope
+
+#: Search configurations probed: (label, legs, statuses).
+SEARCH_PROBES: tuple[tuple[str, tuple[str, ...], tuple[MemoryStatus, ...]], ...] = (
+    ("search.hybrid", ("dense", "keyword"), (MemoryStatus.ACTIVE,)),
+    ("search.dense", ("dense",), (MemoryStatus.ACTIVE,)),
+    ("search.keyword", ("keyword",), (MemoryStatus.ACTIVE,)),
+    ("search.all_statuses", ("dense", "keyword"), tuple(MemoryStatus)),
+)
+
+
+@dataclass
+class Leak:
+    """One probe that crossed tenants."""
+
+    path: str
+    from_tenant: str
+    target_tenant: str
+    detail: str
+
+    def to_dict(self) -> dict[str, str]:
+        """JSON-safe form."""
+        return dict(self.__dict__)
+
+
+@dataclass
+class _Planted:
+    tenant: str
+    canary: str
+    memory_ids: list[uuid.UUID] = field(default_factory=list)
+    trace_id: uuid.UUID | None = None
+
+
+@dataclass
+class IsolationReport:
+    """Outcome of ``run_isolation_check``; ``ok`` is True when ``leaks`` is empty."""
+
+    run_id: str
+    tenants: list[str]
+    memories_planted: int
+    probes: int = 0
+    probes_by_path: dict[str, int] = field(default_factory=dict)
+    leaks: list[Leak] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    duration_s: float = 0.0
+    cleaned_up: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """No leak and no unexpected error."""
+        return not self.leaks and not self.errors
+
+    def paths(self) -> dict[str, dict[str, int]]:
+        """Probes and leaks per path (``engine``, ``cli``, ``mcp``, ``dashboard``) that ran."""
+        out: dict[str, dict[str, int]] = {}
+        for label, n in self.probes_by_path.items():
+            entry = out.setdefault(path_of(label), {"probes": 0, "leaks": 0})
+            entry["probes"] += n
+        for leak in self.leaks:
+            entry = out.setdefault(path_of(leak.path), {"probes": 0, "leaks": 0})
+            entry["leaks"] += 1
+        return {p: out[p] for p in (*PATHS, *sorted(set(out) - set(PATHS))) if p in out}
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe report (what ``memory-engine isolation-check --json`` prints)."""
+        return {
+            "ok": self.ok,
+            "run_id": self.run_id,
+            "tenants": self.tenants,
+            "memories_planted": self.memories_planted,
+            "probes": self.probes,
+            "leaks": len(self.leaks),
+            "paths": self.paths(),
+            "probes_by_path": self.probes_by_path,
+            "leak_details": [x.to_dict() for x in self.leaks],
+            "errors": self.errors,
+            "duration_s": round(self.duration_s, 3),
+            "cleaned_up": self.cleaned_up,
+        }
+
+
+def _plant(engine: Any, tenant: str, index: int) -> _Planted:
+    scope = Scope.of(tenant)
+    canary = f"canary{index}x{uuid.uuid4().hex[:10]}"
+    p = _Planted(tenant, canary)
+    texts = [
+        f"Project {canary} uses the secret launch code {canary}.",
+        f"项目{canary}的秘密口令是{canary}，只属于第{index}个租户。",
+        f"Archived note about {canary}: the vault PIN.",
+        f"已删除的记录：{canary} 的银行账户。",
+    ]
+    for text in texts:
+        result = engine.write(
+            scope, text, source=MemorySource.MANUAL, memory_type=MemoryType.SEMANTIC
+        )
+        p.memory_ids.extend(o.memory_id for o in result.outcomes)
+    engine.archive(scope, p.memory_ids[2], expected_version=1, reason="isolation check")
+    engine.delete(scope, p.memory_ids[3], expected_version=1, reason="isolation check")
+    p.trace_id = engine.search(scope, f"secret code {canary}").trace.id
+    return p
+
+
+class _Prober:
+    def __init__(self, engine: Any, report: IsolationReport) -> None:
+        self.engine = engine
+        self.report = report
+
+    def probe(self, path: str, a: _Planted, b: _Planted, check: Callable[[], str | None]) -> None:
+        self.report.probes += 1
+        self.report.probes_by_path[path] = self.report.probes_by_path.get(path, 0) + 1
+        try:
+            detail = check()
+        except MemoryEngineError as exc:
+            self.report.errors.append(f"{path} from {a.tenant}: {exc.code}: {exc.message}")
+            return
+        if detail:
+            self.report.leaks.append(Leak(path, a.tenant, b.tenant, detail))
+
+    def expect_not_found(self, call: Callable[[], Any]) -> str | None:
+        try:
+            value = call()
+        except MemoryNotFoundError:
+            return None
+        if hasattr(value, "items") and not value.items:  # an empty page is "nothing found"
+            return None
+        return f"returned {type(value).__name__} instead of not-found"
+
+    def pair(self, a: _Planted, b: _Planted) -> None:
+        engine, sa = self.engine, Scope.of(a.tenant)
+        mine = set(a.memory_ids)
+        for label, legs, statuses in SEARCH_PROBES:
+
+            def search(legs: tuple[str, ...] = legs, statuses: Any = statuses) -> str | None:
+                opts = engine.search_options(legs=legs, k=10).model_copy(
+                    update={"statuses": statuses}
+                )
+                res = engine.search(sa, f"{b.canary} secret code 秘密口令", options=opts)
+                seen = {c.memory_id for cs in res.trace.legs.values() for c in cs}
+                seen |= {c.memory_id for c in res.trace.candidates}
+                foreign = seen - mine
+                if foreign:
+                    return f"{len(foreign)} foreign candidate(s): {sorted(map(str, foreign))[:3]}"
+                if b.canary in res.block:
+                    return "B's canary in the memory block"
+                return alarm_detail(res.trace.tenant_alarms)
+
+            self.probe(label, a, b, search)
+        target = b.memory_ids[0]
+        calls: list[tuple[str, Callable[[], Any]]] = []
+        for bid in b.memory_ids:
+            calls.append(("get", partial(engine.get, sa, bid)))
+            calls.append(("history", partial(engine.history, sa, bid)))
+        calls += [
+            (
+                "update",
+                partial(
+                    engine.update,
+                    sa,
+                    target,
+                    expected_version=1,
+                    reason="probe",
+                    content="overwritten by probe",
+                ),
+            ),
+            ("archive", partial(engine.archive, sa, target, expected_version=1, reason="probe")),
+            ("delete", partial(engine.delete, sa, target, expected_version=1, reason="probe")),
+        ]
+        if b.trace_id is not None:
+            calls.append(("get_trace", partial(engine.get_trace, sa, b.trace_id)))
+        for path, call in calls:
+            self.probe(path, a, b, partial(self.expect_not_found, call))
+        self.probe("list", a, b, lambda: self._listing(a, b))
+        self.probe("events", a, b, lambda: self._events(a))
+        self.probe("traces", a, b, lambda: self._traces(a, b))
+        self.probe("export", a, b, lambda: self._export(a, b))
+
+    def _listing(self, a: _Planted, b: _Planted) -> str | None:
+        page = self.engine.list(
+            Scope.of(a.tenant), filters=MemoryFilter(statuses=tuple(MemoryStatus)), limit=100
+        )
+        foreign = [m.id for m in page.items if m.tenant_id != a.tenant or b.canary in m.content]
+        return f"{len(foreign)} foreign memories listed" if foreign else None
+
+    def _events(self, a: _Planted) -> str | None:
+        page = self.engine.events(Scope.of(a.tenant), limit=100)
+        foreign = [e for e in page.items if e.tenant_id != a.tenant]
+        return f"{len(foreign)} foreign events" if foreign else None
+
+    def _traces(self, a: _Planted, b: _Planted) -> str | None:
+        sa = Scope.of(a.tenant)
+        ids = [uuid.UUID(str(t["id"])) for t in self.engine.list_traces(sa, limit=100).items]
+        if b.trace_id in ids:
+            return "B's trace listed under A"
+        foreign = [i for i in ids[:20] if self.engine.get_trace(sa, i).tenant_id != a.tenant]
+        return f"{len(foreign)} foreign traces" if foreign else None
+
+    def _export(self, a: _Planted, b: _Planted) -> str | None:
+        data, _ = self.engine.export(
+            Scope.of(a.tenant), filters=MemoryFilter(statuses=tuple(MemoryStatus))
+        )
+        return "B's canary in A's export" if b.canary.encode() in data else None
+
+
+def run_isolation_check(
+    engine: Any,
+    *,
+    tenants: int = 3,
+    cleanup: bool = True,
+    on_progress: Callable[[int, int], None] | None = None,
+    paths: Sequence[str] = PATHS,
+) -> IsolationReport:
+    """Plant canaries in ``tenants`` (2..20) fresh tenants and probe every path across them.
+
+    Args:
+        engine: a ``MemoryEngine``.
+        tenants: number of probe tenants; probes grow with tenants × (tenants - 1).
+        cleanup: purge the probe tenants' memories at the end.
+        on_progress: called with (pairs done, pairs total).
+        paths: which of ``engine``, ``cli``, ``mcp``, ``dashboard`` to probe (default all;
+            see ``memory_engine.isolation.paths``). The MCP server is started once per tenant.
+
+    Returns:
+        IsolationReport (``ok`` False on any leak or unexpected error).
+
+    Raises:
+        InvalidInputError: ``tenants`` outside 2..20, or an unknown path. Store errors while
+            planting propagate.
+    """
+    from memory_engine.errors import InvalidInputError
+
+    if not 2 <= tenants <= 20:
+        raise InvalidInputError("tenants must be in 2..20", tenants=tenants)
+    unknown = sorted(set(paths) - set(PATHS))
+    if unknown or not paths:
+        raise InvalidInputError(f"paths must be among {list(PATHS)}", paths=list(paths))
+    started = time.perf_counter()
+    run_id = uuid.uuid4().hex[:8]
+    planted = [_plant(engine, f"isocheck-{run_id}-{i}", i) for i in range(tenants)]
+    report = IsolationReport(
+        run_id=run_id,
+        tenants=[p.tenant for p in planted],
+        memories_planted=sum(len(p.memory_ids) for p in planted),
+    )
+    prober = _Prober(engine, report)
+    total, done = tenants * (tenants - 1), 0
+    with contextlib.ExitStack() as stack:
+        cli = CliProber(engine) if "cli" in paths else None
+        dashboard = DashboardProber(engine) if "dashboard" in paths else None
+        mcp = (
+            McpProber(engine, stack.enter_context(start_blocking_portal()))
+            if "mcp" in paths
+            else None
+        )
+        for a in planted:
+            with mcp.bound_to(a.tenant) if mcp else contextlib.nullcontext():
+                for b in planted:
+                    if b is a:
+                        continue
+                    if "engine" in paths:
+                        prober.pair(a, b)
+                    for extra in (cli, mcp, dashboard):
+                        if extra is not None:
+                            extra.pair(prober, a, b)
+                    done += 1
+                    if on_progress:
+                        on_progress(done, total)
+    for p in planted:  # B's first memory must be untouched by A's edit probes
+        mem = engine.get(Scope.of(p.tenant), p.memory_ids[0])
+        if mem.version != 1 or mem.status is not MemoryStatus.ACTIVE:
+            report.leaks.append(Leak("edit-effect", "?", p.tenant, "memory changed by a probe"))
+    if cleanup:
+        for p in planted:
+            for mid in p.memory_ids:
+                engine.purge(
+                    Scope.of(p.tenant), mid, reason="isolation check cleanup", actor="isolation"
+                )
+        report.cleaned_up = True
+    report.duration_s = time.perf_counter() - started
+    return report

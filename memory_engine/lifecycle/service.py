@@ -1,0 +1,520 @@
+"""Lifecycle side of ``MemoryEngine``: retention, maintenance (expire, archive, purge),
+restore on a strong match, access counting, verified purge and "forget a user".
+
+Concurrency: maintenance plans from a snapshot, then applies each change with the version it
+planned against (``expected_version``); a memory edited, restored or written meanwhile makes the
+store raise VersionConflictError and the change is skipped and reported, never applied over the
+newer state. An access does not bump the version, so each archive/purge is re-checked against a
+fresh read right before it is applied (an access since planning cancels it).
+
+Access counting (after each search, ``Settings.record_access``): one batched store write per
+search for the returned memories, without an audit event (an access is not a change of the
+memory; which searches returned it is in the stored traces), made by one background worker per
+engine after the response (``flush_accesses`` waits for it; ``close`` flushes). Failures are
+logged, never raised: the search result is already returned. Counts still queued when a
+process is killed are lost (they are advisory).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from memory_engine import text as textmod
+from memory_engine.deps import EngineBase, as_uuid, check_scope
+from memory_engine.errors import (
+    InvalidInputError,
+    MemoryEngineError,
+    MemoryNotFoundError,
+    VersionConflictError,
+)
+from memory_engine.lifecycle.plan import (
+    MaintenancePlan,
+    MaintenancePolicy,
+    PlannedChange,
+    is_expired,
+    plan_maintenance,
+    still_archivable,
+    still_purgeable,
+)
+from memory_engine.models import (
+    Event,
+    EventAction,
+    Memory,
+    MemoryFilter,
+    MemoryStatus,
+    Scope,
+    SearchResult,
+    ensure_utc,
+    utcnow,
+)
+from memory_engine.scoring import PRESET_ARCHIVE_FLOOR, RetentionParams, retention
+from memory_engine.stores.guard import GuardedStore, report_alarms
+
+log = logging.getLogger(__name__)
+
+#: Actor name of maintenance changes.
+MAINTENANCE_ACTOR = "maintenance"
+_ALL = tuple(MemoryStatus)
+
+
+class MaintenanceReport(BaseModel):
+    """Result of one maintenance run of one tenant.
+
+    ``applied`` counts changes made per action; ``skipped`` lists planned changes not made,
+    each ``{"memory_id", "action", "why"}`` (``changed``: edited/accessed/gone since planning,
+    ``conflict``: a concurrent write won the version check).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    tenant_id: str
+    dry_run: bool
+    plan: MaintenancePlan
+    applied: dict[str, int] = Field(default_factory=dict)
+    skipped: list[dict[str, str]] = Field(default_factory=list)
+    seconds: float = 0.0
+
+
+class PurgeProof(BaseModel):
+    """Proof of a verified purge (also stored as the details of a ``purge_proof`` event).
+
+    ``checked`` holds the counts of :meth:`MemoryStore.index_presence` after the purge;
+    ``dense_hit``/``keyword_hit``: the id came back from a dense search with the memory's own
+    content vector, or a keyword search with its terms, over every status; ``row_found``: a
+    ``get`` still found it. ``ok`` is True when every count is 0 and nothing was found.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    memory_id: uuid.UUID
+    at: datetime
+    checked: dict[str, int]
+    dense_hit: bool
+    keyword_hit: bool
+    row_found: bool
+    redacted: dict[str, int] = Field(default_factory=dict)
+    ok: bool
+
+
+class ForgetReport(BaseModel):
+    """Result of :meth:`LifecycleMixin.forget_user`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    tenant_id: str
+    user_id: str
+    found: int
+    purged: int
+    verified: int
+    failed: list[str] = Field(default_factory=list)
+    traces_deleted: int = 0
+    working_sessions_cleared: int = 0
+
+
+class LifecycleMixin(EngineBase):
+    """Retention, maintenance, verified purge and forget-user."""
+
+    clear_user_sessions: Callable[[Scope], int]  # engine_context.ContextMixin
+
+    # ------------------------------------------------------------------ retention
+    def retention_params(self, **overrides: Any) -> RetentionParams:
+        """Retention parameters from settings (preset, half-life, access weight), with
+        non-None ``overrides`` (what-if sliders)."""
+        s = self.settings
+        values: dict[str, Any] = {
+            "half_life_days": s.retention_half_life_days,
+            "access_weight": s.retention_access_weight,
+        }
+        values.update({k: v for k, v in overrides.items() if v is not None and k != "preset"})
+        return RetentionParams.for_preset(overrides.get("preset") or s.retention_preset, **values)
+
+    def maintenance_policy(
+        self, params: RetentionParams | None = None, **overrides: Any
+    ) -> MaintenancePolicy:
+        """Thresholds from settings (floor defaults to the preset's), with ``overrides``."""
+        p = params or self.retention_params()
+        s = self.settings
+        floor = s.retention_archive_floor
+        values: dict[str, Any] = {
+            "params": p,
+            "floor": PRESET_ARCHIVE_FLOOR[p.preset] if floor is None else floor,
+            "bottom_fraction": s.retention_archive_bottom_fraction,
+            "purge_after_days": s.retention_purge_after_days,
+            "quarantine_purge_after_days": s.quarantine_purge_days,
+        }
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return MaintenancePolicy.model_validate(values)
+
+    def retention(
+        self,
+        scope: Scope,
+        memory_id: uuid.UUID | str,
+        *,
+        now: datetime | None = None,
+        params: RetentionParams | None = None,
+    ) -> float:
+        """Retention of one memory at ``now`` (default: the current time, UTC)."""
+        memory = self.store.get(as_uuid(memory_id), scope=check_scope(scope))
+        return retention(memory, now or utcnow(), params or self.retention_params())
+
+    def iter_memories(
+        self, scope: Scope, statuses: tuple[MemoryStatus, ...] = ()
+    ) -> Iterator[Memory]:
+        """Every memory of the scope with one of ``statuses`` (all when empty), page by page."""
+        scope = check_scope(scope)
+        cursor: str | None = None
+        filters = MemoryFilter(statuses=statuses)
+        while True:
+            page = self.store.list(
+                scope=scope, filters=filters, limit=self.settings.list_max_limit, cursor=cursor
+            )
+            yield from page.items
+            cursor = page.next_cursor
+            if not cursor:
+                return
+
+    # ------------------------------------------------------------------ maintenance
+    def plan_maintenance(
+        self,
+        scope: Scope,
+        *,
+        now: datetime | None = None,
+        policy: MaintenancePolicy | None = None,
+    ) -> MaintenancePlan:
+        """What :meth:`maintain` would do now for the scope's tenant (reads only)."""
+        scope = Scope.of(check_scope(scope).tenant_id)
+        return plan_maintenance(
+            scope.tenant_id,
+            self.iter_memories(scope, (MemoryStatus.ACTIVE,)),
+            self.iter_memories(scope, (MemoryStatus.ARCHIVED,)),
+            now=ensure_utc(now) or utcnow(),
+            policy=policy or self.maintenance_policy(),
+        )
+
+    def maintain(
+        self,
+        scope: Scope,
+        *,
+        now: datetime | None = None,
+        dry_run: bool = False,
+        policy: MaintenancePolicy | None = None,
+        actor: str = MAINTENANCE_ACTOR,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> MaintenanceReport:
+        """Run maintenance for the scope's tenant: expire, archive, purge (module doc).
+
+        Args:
+            now: the clock (UTC; default now). Tests and what-if views pass a future time.
+            dry_run: plan only; the report's ``plan`` is exactly what a real run would apply.
+            progress: called with (changes done, changes planned) after each change.
+
+        Each change is one event (``archive`` with reason ``expire: ...`` or
+        ``maintenance: ...``; ``purge`` followed by its ``purge_proof``).
+        """
+        t0 = time.perf_counter()
+        plan = self.plan_maintenance(scope, now=now, policy=policy)
+        if dry_run:
+            return MaintenanceReport(
+                tenant_id=plan.tenant_id,
+                dry_run=True,
+                plan=plan,
+                seconds=round(time.perf_counter() - t0, 3),
+            )
+        tenant = Scope.of(plan.tenant_id)
+        applied = {"archive": 0, "purge": 0, "expire": 0}
+        skipped: list[dict[str, str]] = []
+        total = len(plan.changes)
+        for done, change in enumerate(plan.changes, start=1):
+            why = self._apply_change(tenant, change, plan, actor)
+            if why is None:
+                applied[change.action] += 1
+            else:
+                skipped.append(
+                    {"memory_id": str(change.memory_id), "action": change.action, "why": why}
+                )
+            if progress is not None:
+                progress(done, total)
+        return MaintenanceReport(
+            tenant_id=plan.tenant_id,
+            dry_run=False,
+            plan=plan,
+            applied=applied,
+            skipped=skipped,
+            seconds=round(time.perf_counter() - t0, 3),
+        )
+
+    def _apply_change(
+        self, scope: Scope, change: PlannedChange, plan: MaintenancePlan, actor: str
+    ) -> str | None:
+        """Apply one planned change; returns None when applied, else why it was skipped."""
+        try:
+            fresh = self.store.get(change.memory_id, scope=scope)
+        except MemoryNotFoundError:
+            return "changed"
+        if fresh.version != change.version:
+            return "changed"
+        ok = {
+            "expire": lambda m: m.status is MemoryStatus.ACTIVE and is_expired(m, plan.now),
+            "archive": lambda m: still_archivable(m, plan.now, plan.policy),
+            "purge": lambda m: still_purgeable(m, plan.now, plan.policy),
+        }[change.action](fresh)
+        if not ok:
+            return "changed"
+        try:
+            if change.action == "purge":
+                self.purge_verified(
+                    scope,
+                    change.memory_id,
+                    reason=change.reason,
+                    actor=actor,
+                    expected_version=change.version,
+                )
+            else:
+                self.store.update(
+                    change.memory_id,
+                    scope=scope,
+                    expected_version=change.version,
+                    changes={"status": MemoryStatus.ARCHIVED},
+                    actor=actor,
+                    reason=change.reason,
+                    action=EventAction.ARCHIVE.value,
+                )
+        except VersionConflictError:
+            return "conflict"
+        except MemoryNotFoundError:
+            return "changed"
+        return None
+
+    def maintain_all(
+        self, *, now: datetime | None = None, dry_run: bool = False, actor: str = MAINTENANCE_ACTOR
+    ) -> list[MaintenanceReport]:
+        """:meth:`maintain` for every tenant (tenant list through the audited admin path)."""
+        tenants = self.store.admin_tenant_counts(actor=actor, reason="maintenance: all tenants")
+        return [self.maintain(Scope.of(t), now=now, dry_run=dry_run, actor=actor) for t in tenants]
+
+    # ------------------------------------------------------------------ after a search
+    def _after_search(self, scope: Scope, query: str, result: SearchResult) -> None:
+        """Queue the bookkeeping of a search (access counts, restore on a strong match) on
+        this engine's one background worker, off the response path (DESIGN.md section 6).
+
+        Never raises. :meth:`flush_accesses` waits for it; ``close()`` flushes too.
+        """
+        s = self.settings
+        ids = [c.memory.id for c in result.memories] if s.record_access else []
+        restore = s.retention_restore_min_cosine is not None
+        if not ids and not restore:
+            return
+        at = utcnow()
+        with self._lock:
+            executor = self.__dict__.get("_bookkeeper")
+            if executor is None:
+                executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-access")
+                self.__dict__["_bookkeeper"] = executor
+            self.__dict__["_bookkeeping_last"] = executor.submit(
+                self._bookkeeping, scope, query, result, ids, at, restore
+            )
+
+    def _bookkeeping(
+        self,
+        scope: Scope,
+        query: str,
+        result: SearchResult,
+        ids: list[uuid.UUID],
+        at: datetime,
+        restore: bool,
+    ) -> None:
+        try:
+            if ids:
+                self.store.record_access(ids, scope=scope, at=at)
+            if restore:
+                self._restore_on_match(scope, query, result)
+        except MemoryEngineError as exc:
+            log.warning("after-search bookkeeping failed: %s", exc.message)
+        except Exception:  # noqa: BLE001 - a worker must not die silently
+            log.exception("after-search bookkeeping failed")
+
+    def flush_accesses(self, timeout: float = 30.0) -> None:
+        """Wait until the bookkeeping of every search made so far is written (tests, close)."""
+        future: Future[None] | None = self.__dict__.get("_bookkeeping_last")
+        if future is not None:
+            future.result(timeout=timeout)  # one worker: the last task finishes last
+
+    def close(self) -> None:
+        """Flush the search bookkeeping, stop its worker, then close the store."""
+        executor: ThreadPoolExecutor | None = self.__dict__.pop("_bookkeeper", None)
+        if executor is not None:
+            executor.shutdown(wait=True)
+        super().close()
+
+    def _restore_on_match(self, scope: Scope, query: str, result: SearchResult) -> list[Memory]:
+        """Restore archived memories whose cosine to ``query`` >= the setting (not expired,
+        never quarantined: prompt injection from an untrusted source waits for a reviewer);
+        each restore is a ``restore`` event naming the trace and the cosine. The search runs
+        behind the cross-tenant guard (stage ``restore:dense``): a foreign row is dropped,
+        logged and audited, never restored."""
+        threshold = self.settings.retention_restore_min_cosine
+        if threshold is None:
+            return []
+        vector = self.embedder.embed([query])[0]
+        guard = GuardedStore(self.store, scope, stage_prefix="restore:")
+        hits = guard.dense_search(vector, scope=scope, k=5, statuses=(MemoryStatus.ARCHIVED,))
+        report_alarms(
+            guard,
+            reason="cross-tenant rows dropped from the restore-on-match search",
+            trace_id=str(result.trace.id),
+        )
+        now = utcnow()
+        restored: list[Memory] = []
+        for c in hits:
+            cosine = c.scores.get("cosine", -1.0)
+            if cosine < threshold or is_expired(c.memory, now):
+                continue
+            if c.memory.metadata.get("quarantined"):  # only a reviewer releases it
+                continue
+            try:
+                restored.append(
+                    self.store.update(
+                        c.memory.id,
+                        scope=Scope.of(scope.tenant_id),
+                        expected_version=c.memory.version,
+                        changes={"status": MemoryStatus.ACTIVE},
+                        actor="lifecycle",
+                        reason=f"restore: search {result.trace.id} matched with cosine "
+                        f"{cosine:.3f} >= {threshold:g}",
+                        action=EventAction.RESTORE.value,
+                    )
+                )
+            except (VersionConflictError, MemoryNotFoundError, InvalidInputError) as exc:
+                log.info("restore on match skipped for %s: %s", c.memory.id, exc)
+        return restored
+
+    # ------------------------------------------------------------------ verified deletion
+    def purge_verified(
+        self,
+        scope: Scope,
+        memory_id: uuid.UUID | str,
+        *,
+        reason: str | None = None,
+        actor: str = "api",
+        expected_version: int | None = None,
+    ) -> PurgeProof:
+        """Purge (erase) a memory, then prove it: re-query every index and record the proof.
+
+        Steps: read the memory; embed its content and tokenize it (the probes); purge (row,
+        vector, keyword terms, content redacted from events and traces); re-run the redaction
+        if anything still holds content; then check ``index_presence``, a ``get``, a dense
+        search with the content's own vector and a keyword search with its terms (every
+        status). A ``purge_proof`` event records what was checked, when and the result.
+
+        Raises:
+            MemoryNotFoundError, VersionConflictError (``expected_version`` stale).
+        """
+        scope = check_scope(scope)
+        mid = as_uuid(memory_id)
+        memory = self.store.get(mid, scope=scope)
+        tenant = Scope.of(scope.tenant_id)
+        vector = self.embedder.embed([memory.content])[0]
+        terms = list(dict.fromkeys(textmod.tokenize(memory.content)))
+        self.store.purge(
+            mid, scope=scope, actor=actor, reason=reason, expected_version=expected_version
+        )
+        checked = self.store.index_presence(mid, scope=tenant)
+        redacted: dict[str, int] = {}
+        if checked["events_with_content"] or checked["traces_with_content"]:
+            redacted = self.store.redact_history(mid, scope=tenant)
+            checked = self.store.index_presence(mid, scope=tenant)
+        try:
+            self.store.get(mid, scope=tenant)
+            row_found = True
+        except MemoryNotFoundError:
+            row_found = False
+        dense = self.store.dense_search(vector, scope=tenant, k=50, statuses=_ALL)
+        keyword = (
+            self.store.keyword_search(terms, scope=tenant, k=50, statuses=_ALL) if terms else []
+        )
+        dense_hit = any(c.memory.id == mid for c in dense)
+        keyword_hit = any(c.memory.id == mid for c in keyword)
+        ok = not (row_found or dense_hit or keyword_hit or any(checked.values()))
+        proof = PurgeProof(
+            memory_id=mid,
+            at=utcnow(),
+            checked=checked,
+            dense_hit=dense_hit,
+            keyword_hit=keyword_hit,
+            row_found=row_found,
+            redacted=redacted,
+            ok=ok,
+        )
+        self.store.append_event(
+            Event(
+                tenant_id=scope.tenant_id,
+                memory_id=mid,
+                action=EventAction.PURGE_PROOF,
+                actor=actor,
+                reason="verified deletion" if ok else "verified deletion FAILED",
+                details={
+                    **proof.model_dump(mode="json", exclude={"memory_id"}),
+                    "probes": {"dense_k": 50, "keyword_terms": len(terms), "statuses": "all"},
+                },
+            ),
+            scope=tenant,
+        )
+        if not ok:
+            log.error("verified purge of %s failed: %s", mid, proof.model_dump(mode="json"))
+        return proof
+
+    def forget_user(
+        self,
+        scope: Scope,
+        *,
+        reason: str,
+        actor: str = "api",
+        progress: Callable[[int, int], None] | None = None,
+    ) -> ForgetReport:
+        """Erase everything of (tenant, user): the user's working-memory sessions first (so a
+        backend that is down fails the call before anything is purged), then every memory (any
+        status) with a verified purge, then the user's stored search traces.
+
+        Raises:
+            InvalidInputError: the scope has no ``user_id`` or no reason is given.
+        """
+        scope = check_scope(scope)
+        if scope.user_id is None:
+            raise InvalidInputError("forget_user needs a scope with user_id")
+        if not reason or not reason.strip():
+            raise InvalidInputError("a reason is required to forget a user")
+        user_scope = Scope.of(scope.tenant_id, user_id=scope.user_id)
+        sessions = self.clear_user_sessions(user_scope)
+        ids = [m.id for m in self.iter_memories(user_scope)]
+        purged = verified = 0
+        failed: list[str] = []
+        for i, mid in enumerate(ids, start=1):
+            try:
+                proof = self.purge_verified(user_scope, mid, reason=reason, actor=actor)
+                purged += 1
+                verified += int(proof.ok)
+                if not proof.ok:
+                    failed.append(str(mid))
+            except MemoryNotFoundError:
+                pass  # purged concurrently: nothing left to forget
+            if progress is not None:
+                progress(i, len(ids))
+        traces = self.store.delete_traces(scope=user_scope)
+        return ForgetReport(
+            tenant_id=scope.tenant_id,
+            user_id=scope.user_id,
+            found=len(ids),
+            purged=purged,
+            verified=verified,
+            failed=failed,
+            traces_deleted=traces,
+            working_sessions_cleared=sessions,
+        )

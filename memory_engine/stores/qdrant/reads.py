@@ -1,0 +1,430 @@
+"""Read-only half of :class:`memory_engine.stores.qdrant.store.QdrantStore` (listings, counts,
+history, events, traces, the dense and keyword retrieval legs).
+
+Every query carries the scope's tenant filter (``tenant_id`` has a keyword payload index with
+``is_tenant=True``); reads by id are filtered scrolls (``HasIdCondition`` AND the scope), never
+bare ``retrieve`` calls, so another tenant's id answers "not found".
+"""
+
+from __future__ import annotations
+
+import builtins
+import logging
+import threading
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, nullcontext
+from datetime import UTC, datetime
+from typing import Any
+
+from qdrant_client import QdrantClient, models
+
+from memory_engine.config import Settings
+from memory_engine.errors import MemoryNotFoundError, StoreUnavailableError
+from memory_engine.models import (
+    Candidate,
+    Memory,
+    MemoryFilter,
+    MemoryStatus,
+    Page,
+    Scope,
+    Trace,
+)
+from memory_engine.stores.base import StoreStats
+from memory_engine.stores.common import (
+    WRITE_ACTIONS,
+    check_k,
+    check_limit,
+    decode_cursor,
+    encode_cursor,
+    not_found,
+    stats_start,
+    store_stats,
+    vector_param,
+    writes_series,
+)
+from memory_engine.stores.qdrant.codec import (
+    COMMITTED,
+    DENSE,
+    KEYWORD,
+    event_from_payload,
+    match,
+    match_any,
+    memory_filter,
+    memory_from_payload,
+    query_vector,
+    scope_filter,
+    search_filter,
+    status_values,
+    to_us,
+    us_range,
+)
+from memory_engine.stores.qdrant.io import newest_first, qdrant_errors
+
+logger = logging.getLogger("memory_engine.stores.qdrant.store")
+
+_FACETS = ("memory_type", "status", "source")
+
+
+def _id_filter(point_id: str, scope: Scope, *extra: models.Condition) -> models.Filter:
+    return scope_filter(scope, models.HasIdCondition(has_id=[point_id]), *extra)
+
+
+class QdrantReader:
+    """Connection state and the read-only methods of the Qdrant store."""
+
+    settings: Settings
+    _client: QdrantClient
+    _local: bool
+    _lock: threading.RLock
+    _closed: bool
+    _mem: str
+    _events: str
+    _traces: str
+    _meta: str
+    _mem_ready: bool
+
+    # ------------------------------------------------------------------ plumbing
+
+    @contextmanager
+    def _reading(self) -> Iterator[QdrantClient]:
+        """The client, serialised in local mode (not thread-safe), errors mapped."""
+        with self._lock if self._local else nullcontext(), qdrant_errors():
+            if self._closed:
+                raise StoreUnavailableError("the store is closed")
+            yield self._client
+
+    def _memories_exist(self) -> bool:
+        if not self._mem_ready:
+            with self._reading() as client:
+                self._mem_ready = client.collection_exists(self._mem)
+        return self._mem_ready
+
+    def _count(self, collection: str, flt: models.Filter) -> int:
+        with self._reading() as client:
+            return int(client.count(collection, count_filter=flt, exact=True).count)
+
+    def _facet(self, collection: str, key: str, flt: models.Filter, limit: int) -> dict[str, int]:
+        with self._reading() as client:
+            hits = client.facet(collection, key, facet_filter=flt, limit=limit, exact=True).hits
+        return {str(h.value): int(h.count) for h in hits}
+
+    def _fetch(self, point_id: str, scope: Scope, *, with_vectors: bool = False) -> Any:
+        """The memory point ``point_id`` within ``scope`` (a filtered scroll), or None."""
+        if not self._memories_exist():
+            return None
+        with self._reading() as client:
+            found, _ = client.scroll(
+                self._mem,
+                scroll_filter=_id_filter(point_id, scope),
+                limit=1,
+                with_payload=True,
+                with_vectors=with_vectors,
+            )
+        return found[0] if found else None
+
+    # ------------------------------------------------------------------ memories
+
+    def get(self, memory_id: uuid.UUID, *, scope: Scope) -> Memory:
+        """One memory of any status (``embedding`` is not loaded).
+
+        Raises:
+            MemoryNotFoundError: no such memory in the scope (also for another tenant's id).
+        """
+        point = self._fetch(str(memory_id), scope)
+        if point is None:
+            raise not_found(memory_id, scope)
+        return memory_from_payload(point.payload)
+
+    def list(
+        self,
+        *,
+        scope: Scope,
+        filters: MemoryFilter | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> Page:
+        """Memories newest first (created_at desc, id desc), keyset-paginated.
+
+        ``limit`` is clamped to ``settings.list_max_limit``; ``total`` counts every point
+        matching the filter; ``truncated`` is True when more pages follow.
+
+        Raises:
+            InvalidInputError: limit < 1 or a malformed cursor.
+        """
+        limit = check_limit(limit, self.settings.list_max_limit)
+        after = None
+        if cursor:
+            c_at, c_id = decode_cursor(cursor, "tu")
+            after = (to_us(c_at), str(c_id))
+        if not self._memories_exist():
+            return Page(items=[], total=0)
+        flt = memory_filter(scope, filters)
+        total = self._count(self._mem, flt)
+        with self._reading() as client:
+            rows = newest_first(
+                client,
+                self._mem,
+                flt,
+                key="created_us",
+                limit=limit + 1,
+                after=after,
+                ident=lambda r: r.id,
+            )
+        items = [memory_from_payload(r.payload) for r in rows[:limit]]
+        more = len(rows) > limit
+        next_cursor = encode_cursor(items[-1].created_at, items[-1].id) if more else None
+        return Page(items=items, total=total, next_cursor=next_cursor, truncated=more)
+
+    def facet_counts(
+        self, *, scope: Scope, filters: MemoryFilter | None = None
+    ) -> dict[str, dict[str, int]]:
+        """Counts per ``memory_type``, ``status`` and ``source`` of the points under the filter
+        (Qdrant facets, exact)."""
+        out: dict[str, dict[str, int]] = {key: {} for key in _FACETS}
+        if not self._memories_exist():
+            return out
+        flt = memory_filter(scope, filters)
+        for key in _FACETS:
+            out[key] = self._facet(self._mem, key, flt, 100)
+        return out
+
+    def count(self, *, scope: Scope, statuses: Sequence[MemoryStatus] = ()) -> int:
+        """Number of memories in scope (every status when ``statuses`` is empty).
+
+        Raises:
+            InvalidInputError: an unknown status.
+        """
+        f = MemoryFilter(statuses=tuple(MemoryStatus(s) for s in status_values(statuses)))
+        if not self._memories_exist():
+            return 0
+        return self._count(self._mem, memory_filter(scope, f))
+
+    def stats(self, *, scope: Scope, days: int = 90) -> StoreStats:
+        """Counts of the scope (all statuses) and committed change events per UTC day.
+
+        ``writes_per_day`` covers the last ``days`` UTC dates including today, oldest first,
+        zero-filled; a write is a create/update/archive/restore/supersede/delete/purge/merge
+        event.
+
+        Raises:
+            InvalidInputError: ``days`` outside 1..3660.
+        """
+        start = stats_start(days)
+        facets = self.facet_counts(scope=scope)
+        start_us = to_us(datetime(start.year, start.month, start.day, tzinfo=UTC))
+        flt = scope_filter(
+            scope,
+            match("state", COMMITTED),
+            match_any("action", list(WRITE_ACTIONS)),
+            us_range("at_us", gte=start_us),
+        )
+        per_day = self._facet(self._events, "day", flt, days + 1)
+        return store_stats(facets, writes_series(start, days, per_day))
+
+    # ------------------------------------------------------------------ events
+
+    def history(self, memory_id: uuid.UUID, *, scope: Scope, limit: int = 200) -> Page:
+        """Committed events of one memory, oldest first (also after a purge).
+
+        Raises:
+            MemoryNotFoundError: neither the memory nor any event of it is in the scope.
+        """
+        limit = check_limit(limit, self.settings.list_max_limit)
+        flt = scope_filter(scope, match("memory_id", str(memory_id)), match("state", COMMITTED))
+        with self._reading() as client:
+            rows, _ = client.scroll(
+                self._events,
+                scroll_filter=flt,
+                limit=limit + 1,
+                order_by=models.OrderBy(key="seq", direction=models.Direction.ASC),
+            )
+        if not rows:
+            self.get(memory_id, scope=scope)  # raises MemoryNotFoundError when absent
+        items = [event_from_payload(r.payload) for r in rows[:limit]]
+        total = self._count(self._events, flt) if len(rows) > limit else len(items)
+        return Page(items=items, total=total, truncated=len(rows) > limit)
+
+    def events(self, *, scope: Scope, limit: int = 100, cursor: str | None = None) -> Page:
+        """Committed events of the scope, newest first, keyset-paginated by event id."""
+        limit = check_limit(limit, self.settings.list_max_limit)
+        flt = scope_filter(scope, match("state", COMMITTED))
+        page_flt = flt
+        if cursor:
+            (c_id,) = decode_cursor(cursor, "i")
+            page_flt = scope_filter(scope, match("state", COMMITTED), us_range("seq", lt=c_id))
+        with self._reading() as client:
+            rows, _ = client.scroll(
+                self._events,
+                scroll_filter=page_flt,
+                limit=limit + 1,
+                order_by=models.OrderBy(key="seq", direction=models.Direction.DESC),
+            )
+        items = [event_from_payload(r.payload) for r in rows[:limit]]
+        more = len(rows) > limit
+        return Page(
+            items=items,
+            total=self._count(self._events, flt),
+            next_cursor=encode_cursor(items[-1].id) if more and items[-1].id else None,
+            truncated=more,
+        )
+
+    # ------------------------------------------------------------------ traces
+
+    def get_trace(self, trace_id: uuid.UUID, *, scope: Scope) -> Trace:
+        """One trace of the scope.
+
+        Raises:
+            MemoryNotFoundError: no such trace in the scope.
+        """
+        with self._reading() as client:
+            found, _ = client.scroll(
+                self._traces,
+                scroll_filter=scope_filter(scope, match("trace_id", str(trace_id))),
+                limit=1,
+            )
+        if not found:
+            raise MemoryNotFoundError(f"trace {trace_id} not found", trace_id=trace_id)
+        return Trace.model_validate((found[0].payload or {})["trace"])
+
+    def list_traces(self, *, scope: Scope, limit: int = 50, cursor: str | None = None) -> Page:
+        """Traces newest first; items are ``{id, query, created_at, returned}`` dicts.
+
+        ``returned`` is the number of candidates not dropped.
+        """
+        limit = check_limit(limit, self.settings.list_max_limit)
+        after = None
+        if cursor:
+            c_at, c_id = decode_cursor(cursor, "tu")
+            after = (to_us(c_at), str(c_id))
+        flt = scope_filter(scope)
+        with self._reading() as client:
+            rows = newest_first(
+                client,
+                self._traces,
+                flt,
+                key="created_us",
+                limit=limit + 1,
+                after=after,
+                ident=lambda r: (r.payload or {})["trace_id"],
+                with_payload=["trace_id", "query", "created_at", "created_us", "returned"],
+            )
+        items = []
+        for r in rows[:limit]:
+            p = r.payload or {}
+            items.append(
+                {
+                    "id": uuid.UUID(p["trace_id"]),
+                    "query": p["query"],
+                    "created_at": datetime.fromisoformat(p["created_at"]),
+                    "returned": int(p["returned"]),
+                }
+            )
+        more = len(rows) > limit
+        last = items[-1] if more else None
+        return Page(
+            items=items,
+            total=self._count(self._traces, flt),
+            next_cursor=encode_cursor(last["created_at"], last["id"]) if last else None,
+            truncated=more,
+        )
+
+    # ------------------------------------------------------------------ retrieval legs
+
+    def _dim(self) -> int | None:
+        raise NotImplementedError  # provided by QdrantStore
+
+    def dense_search(
+        self,
+        vector: Sequence[float],
+        *,
+        scope: Scope,
+        k: int,
+        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
+    ) -> builtins.list[Candidate]:
+        """Nearest memories by cosine; ``min(k, matching points)`` candidates, scores ``cosine``
+        (in [-1, 1], higher is more similar), ranks ``dense`` 1..n.
+
+        Local mode is exact. On a server the HNSW search (``exact=False``) is checked: when it
+        returns fewer than ``min(k, matching)`` points it is logged and re-run with
+        ``exact=True``.
+
+        Raises:
+            InvalidInputError: k outside 1..1000, a bad query vector or no status.
+        """
+        check_k(k)
+        flt = search_filter(scope, statuses)
+        if not self._memories_exist():
+            return []
+        vec = vector_param(vector, self._dim(), "query vector").tolist()
+        with self._reading() as client:
+            params = None if self._local else models.SearchParams(exact=False)
+            points = client.query_points(
+                self._mem, query=vec, using=DENSE, query_filter=flt, limit=k, search_params=params
+            ).points
+            if not self._local and len(points) < k:
+                matching = int(client.count(self._mem, count_filter=flt, exact=True).count)
+                if matching > len(points):
+                    logger.warning(
+                        "dense search: HNSW returned %d of %d points (tenant %s); re-running "
+                        "exactly",
+                        len(points),
+                        min(k, matching),
+                        scope.tenant_id,
+                    )
+                    points = client.query_points(
+                        self._mem,
+                        query=vec,
+                        using=DENSE,
+                        query_filter=flt,
+                        limit=k,
+                        search_params=models.SearchParams(exact=True),
+                    ).points
+        return _candidates(points, "cosine", "dense")
+
+    def keyword_search(
+        self,
+        terms: Sequence[str],
+        *,
+        scope: Scope,
+        k: int,
+        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
+    ) -> builtins.list[Candidate]:
+        """BM25-like keyword search over the ``keyword`` sparse vectors; scores ``bm25``.
+
+        IDF is computed by Qdrant over the points matching scope + status (an IDF corpus
+        filter equal to the search filter); term weights are BM25 tf-saturation values computed
+        at write time (see :mod:`memory_engine.stores.qdrant.codec`). Duplicate and empty
+        query terms are ignored. Only points sharing at least one term are returned.
+
+        Raises:
+            InvalidInputError: k outside 1..1000 or no status.
+        """
+        check_k(k)
+        flt = search_filter(scope, statuses)
+        query = query_vector(terms)
+        if query is None or not self._memories_exist():
+            return []
+        with self._reading() as client:
+            points = client.query_points(
+                self._mem,
+                query=query,
+                using=KEYWORD,
+                query_filter=flt,
+                limit=k,
+                search_params=models.SearchParams(idf=models.IdfCorpusParams(corpus=flt)),
+            ).points
+        return _candidates([p for p in points if p.score > 0], "bm25", "keyword")
+
+
+def _candidates(
+    points: Sequence[models.ScoredPoint], score: str, rank: str
+) -> builtins.list[Candidate]:
+    return [
+        Candidate(
+            memory=memory_from_payload(p.payload),
+            scores={score: float(p.score)},
+            ranks={rank: i},
+        )
+        for i, p in enumerate(points, start=1)
+    ]

@@ -1,0 +1,231 @@
+"""PostgreSQL bulk import (``PostgresStore.bulk_insert``) and the raw write path that uses it:
+events, dedupe, outcomes in order, the HNSW index present after success and after failure."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import psycopg
+import pytest
+
+from memory_engine.errors import EmbeddingError, InvalidInputError, TenantScopeError
+from memory_engine.models import Memory, MemoryStatus, Scope
+from memory_engine.stores import pg_bulk
+from memory_engine.stores.base import NewMemory
+from memory_engine.stores.postgres.sql import explain_dense
+from memory_engine.stores.postgres.store import PostgresStore
+from memory_engine.write import raw
+from tests.conftest import PG_TEST_DIM, PG_TEST_MODEL, new_tenant_id
+
+
+def _url(store: PostgresStore) -> str:
+    assert store.settings.database_url is not None
+    return store.settings.database_url.get_secret_value()
+
+
+def _vec(rng: np.random.Generator) -> tuple[float, ...]:
+    v = rng.normal(size=PG_TEST_DIM)
+    return tuple(float(x) for x in v / np.linalg.norm(v))
+
+
+def _item(
+    tenant: str, content: str, rng: np.random.Generator, *, chash: str | None = None, **kw: Any
+) -> NewMemory:
+    memory = Memory(
+        tenant_id=tenant,
+        content=content,
+        content_hash=content if chash is None else chash,
+        embedding_model=PG_TEST_MODEL,
+        **kw,
+    )
+    return NewMemory(memory=memory, embedding=_vec(rng), terms=tuple(content.split()))
+
+
+def _hnsw_index(store: PostgresStore) -> str | None:
+    """Definition of the HNSW index when it exists and is valid."""
+    with psycopg.connect(_url(store)) as conn:
+        row = conn.execute(
+            "SELECT i.indexdef FROM pg_indexes i JOIN pg_index x "
+            "ON x.indexrelid = (quote_ident(i.schemaname) || '.' || quote_ident(i.indexname))"
+            "::regclass WHERE i.indexname = 'memories_embedding_hnsw' "
+            "AND x.indisvalid AND x.indisready"
+        ).fetchone()
+    return str(row[0]) if row else None
+
+
+def test_bulk_insert_writes_events_and_dedupes(pg_store: PostgresStore) -> None:
+    rng = np.random.default_rng(21)
+    tenant = new_tenant_id()
+    scope = Scope.of(tenant)
+    (old,) = pg_store.insert([_item(tenant, "old fact", rng)], scope=scope, actor="t")
+    items = [
+        _item(tenant, "old fact", rng),  # duplicate of a stored memory
+        _item(tenant, "new fact", rng),
+        _item(tenant, "new fact", rng),  # duplicate of the previous item
+        _item(tenant, "new fact", rng, user_id="u1"),  # another owner: not a duplicate
+        _item(tenant, "kept fact", rng, status=MemoryStatus.ARCHIVED),
+        _item(tenant, "kept fact", rng, status=MemoryStatus.ARCHIVED),  # only active dedupes
+        _item(tenant, "no hash", rng, chash=""),
+        _item(tenant, "no hash", rng, chash=""),  # empty hashes are exempt
+    ]
+    out = pg_store.bulk_insert(iter(items), scope=scope, actor="importer", reason="migration")
+    assert [o.memory_id for o in out] == [i.memory.id for i in items]
+    assert [o.status for o in out] == [
+        "duplicate",
+        "created",
+        "duplicate",
+        "created",
+        "created",
+        "created",
+        "created",
+        "created",
+    ]
+    assert out[0].existing_id == old.memory_id and out[2].existing_id == items[1].memory.id
+    created = [o.memory_id for o in out if o.status == "created"]
+    for mid in created:
+        (event,) = pg_store.history(mid, scope=scope).items
+        assert (event.action, event.actor, event.reason) == ("create", "importer", "migration")
+        assert event.after is not None and event.after["id"] == str(mid)
+        assert event.after["embedding_model"] == PG_TEST_MODEL
+    assert pg_store.count(scope=scope) == 1 + len(created)
+    assert pg_store.events(scope=scope).total == 1 + len(created)
+    got = pg_store.get(items[3].memory.id, scope=scope)
+    assert got.user_id == "u1" and got.content == "new fact"
+    hits = pg_store.keyword_search(["fact"], scope=scope, k=10)
+    assert {c.memory.id for c in hits} == {old.memory_id, items[1].memory.id, items[3].memory.id}
+    assert _hnsw_index(pg_store) is not None
+    assert pg_store.bulk_insert([], scope=scope, actor="t") == []
+
+
+def test_bulk_insert_checks_every_item_and_writes_nothing_on_error(pg_store: PostgresStore) -> None:
+    rng = np.random.default_rng(22)
+    tenant = new_tenant_id()
+    scope = Scope.of(tenant)
+
+    def items() -> Iterator[NewMemory]:
+        yield _item(tenant, "fine one", rng)
+        yield _item(tenant, "fine two", rng)
+        yield _item(new_tenant_id(), "intruder", rng)
+
+    with pytest.raises(TenantScopeError):
+        pg_store.bulk_insert(items(), scope=scope, actor="t")
+    assert pg_store.count(scope=scope) == 0
+    assert pg_store.events(scope=scope).total == 0
+
+
+def test_rebuild_keeps_the_index_after_success_and_failure(
+    pg_store_factory: Callable[..., PostgresStore],
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store = pg_store_factory()
+    store.ensure_embedding(PG_TEST_MODEL, PG_TEST_DIM)
+    before = _hnsw_index(store)
+    assert before is not None
+    rng = np.random.default_rng(23)
+    tenant = new_tenant_id()
+    scope = Scope.of(tenant)
+    caplog.set_level(logging.INFO, logger="memory_engine.stores.postgres.store")
+    monkeypatch.setattr(pg_bulk, "REBUILD_MIN_ROWS", 20)
+    monkeypatch.setattr(pg_bulk, "VACUUM_MIN_ROWS", 20)
+    out = store.bulk_insert(
+        (_item(tenant, f"row {i}", rng) for i in range(60)), scope=scope, actor="t"
+    )
+    assert [o.status for o in out] == ["created"] * 60
+    assert any("HNSW index rebuilt" in r.getMessage() for r in caplog.records)
+    assert _hnsw_index(store) == before
+    # The rebuilt index is valid and the planner can use it for the tenant's rows.
+    with store._tx(scope) as cur:
+        cur.execute("SET LOCAL enable_seqscan = off")
+        cur.execute("SET LOCAL enable_sort = off")
+        q = np.asarray(_vec(rng), dtype=np.float32)
+        plan = explain_dense(cur, q, scope=scope, k=5, statuses=["active"], exact=False)
+    assert "memories_embedding_hnsw" in plan
+    assert len(store.dense_search(_vec(rng), scope=scope, k=5)) == 5
+
+    # A failing import (same id twice) with a forced rebuild: nothing written, index kept.
+    dup = _item(tenant, "twin a", rng)
+    twin = NewMemory(
+        memory=dup.memory.model_copy(update={"content": "twin b", "content_hash": "twin b"}),
+        embedding=dup.embedding,
+    )
+    with pytest.raises(InvalidInputError, match="id already exists"):
+        store.bulk_insert([dup, twin], scope=scope, actor="t", rebuild_index=True)
+    assert _hnsw_index(store) == before
+    assert store.count(scope=scope) == 60
+    caplog.clear()
+    # Small batch relative to the table: the index is kept and updated row by row.
+    monkeypatch.setattr(pg_bulk, "REBUILD_MIN_ROWS", 1000)
+    store.bulk_insert([_item(tenant, "one more", rng)], scope=scope, actor="t")
+    assert any("HNSW index kept" in r.getMessage() for r in caplog.records)
+    assert _hnsw_index(store) == before
+
+
+def test_should_rebuild() -> None:
+    assert pg_bulk.should_rebuild(5000, 0)
+    assert pg_bulk.should_rebuild(5000, 20_000)
+    assert not pg_bulk.should_rebuild(5000, 100_000)
+    assert not pg_bulk.should_rebuild(pg_bulk.REBUILD_MIN_ROWS - 1, 0)
+
+
+class _HashEmbedder:
+    """Deterministic unit vectors; fails on texts containing ``FAIL``."""
+
+    model_name = "bulk-test-hash"
+    dim = PG_TEST_DIM
+    max_input_chars = 10_000
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if any("FAIL" in t for t in texts):
+            raise EmbeddingError("embedder failed", model=self.model_name)
+        out = []
+        for t in texts:
+            seed = int.from_bytes(hashlib.sha256(t.encode()).digest()[:8], "little")
+            v = np.random.default_rng(seed).normal(size=self.dim)
+            out.append((v / np.linalg.norm(v)).tolist())
+        return out
+
+
+def test_write_batch_uses_the_bulk_path_for_large_batches(
+    pg_store_factory: Callable[..., PostgresStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = pg_store_factory(embedding_batch_size=4)
+    embedder = _HashEmbedder()
+    store.ensure_embedding(embedder.model_name, embedder.dim)
+    monkeypatch.setattr(raw, "BULK_MIN_MEMORIES", 5)
+    calls: list[int] = []
+    real = store.bulk_insert
+
+    def spy(items: Any, **kw: Any) -> Any:
+        calls.append(1)
+        return real(items, **kw)
+
+    monkeypatch.setattr(store, "bulk_insert", spy)
+    # Groups of 4 memories: [FAIL, f0, f1, f2] fails to embed, [f3..f6], [f7, f8, f9, f3 again].
+    texts = ["FAIL here"] + [f"fact number {i}" for i in range(10)] + ["fact number 3", ""]
+    progress: list[int] = []
+    scope = Scope.of(new_tenant_id())
+    results = raw.write_batch(
+        [raw.WriteRequest(text=t) for t in texts],
+        scope=scope,
+        settings=store.settings,
+        store=store,
+        embedder=embedder,
+        extractor=raw.raw_extractor(store.settings),
+        actor="t",
+        progress=progress.append,
+    )
+    assert calls == [1]
+    assert [r.ok for r in results] == [False] * 4 + [True] * 8 + [False]
+    assert {r.error["error"] for r in results[:4] if r.error} == {"embedding_error"}
+    assert all(r.outcomes[0].status == "created" for r in results[4:11])
+    assert results[11].outcomes[0].status == "duplicate"
+    assert results[11].outcomes[0].existing_id == results[4].outcomes[0].memory_id
+    assert store.count(scope=scope) == 7
+    assert progress and progress[-1] == 12  # the empty text failed before embedding
+    ids = {r.outcomes[0].memory_id for r in results[4:11]}
+    assert {c.memory.id for c in store.keyword_search(["fact"], scope=scope, k=20)} == ids

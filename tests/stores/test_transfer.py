@@ -1,0 +1,279 @@
+"""``memory-engine copy`` and :mod:`memory_engine.stores.transfer` on real stores: the embedded
+PostgreSQL (a fresh database per store) and Qdrant local mode (a fresh folder per store)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from memory_engine.cli.app import app
+from memory_engine.errors import TransferConflictError
+from memory_engine.models import MemoryStatus, Scope
+from memory_engine.stores.base import MemoryStore
+from memory_engine.stores.common import record_differences
+from memory_engine.stores.transfer import copy_stores, copy_tenant, verify_tenant
+from tests.conformance.helpers import item, put, unit
+from tests.conftest import PG_TEST_DIM, PG_TEST_MODEL, new_tenant_id, open_qdrant_store
+
+
+def _fill(store: MemoryStore, tenant: str, rng: np.random.Generator, n: int = 6) -> list[Any]:
+    """n memories (Chinese and English); #0 updated twice, #1 archived, #2 purged."""
+    store.ensure_embedding(PG_TEST_MODEL, PG_TEST_DIM)
+    s = Scope.of(tenant, user_id="u1")
+    texts = [f"fact {i}: 用户喜欢喝茶 and hiking trip {i}" for i in range(n)]
+    mids = put(store, s, *(item(tenant, t, unit(rng)) for t in texts))
+    m = store.update(
+        mids[0], scope=s, expected_version=1, changes={"importance": 0.9}, actor="ed", reason="r1"
+    )
+    store.update(mids[0], scope=s, expected_version=m.version, changes={"tags": ("x",)}, actor="ed")
+    store.update(
+        mids[1],
+        scope=s,
+        expected_version=1,
+        changes={"status": MemoryStatus.ARCHIVED},
+        actor="job",
+        action="archive",
+    )
+    store.purge(mids[2], scope=s, actor="user", reason="forget")
+    return mids
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    return np.random.default_rng(7)
+
+
+@pytest.fixture
+def qdrant_folder_store(
+    qdrant_settings_factory: Callable[..., Any],
+) -> Callable[[], MemoryStore]:
+    made: list[MemoryStore] = []
+
+    def make() -> MemoryStore:
+        store: MemoryStore = open_qdrant_store(qdrant_settings_factory("qdrant_path"))
+        made.append(store)
+        return store
+
+    yield make  # type: ignore[misc]
+    for store in made:
+        store.close()
+
+
+def _all_records(store: MemoryStore, tenant: str) -> dict[uuid.UUID, Any]:
+    scope = Scope.of(tenant)
+    ids = list(store.record_ids(scope=scope, limit=500).items)
+    return {r.memory_id: r for r in store.read_records(ids, scope=scope)}
+
+
+def _same(a: MemoryStore, b: MemoryStore, tenant: str) -> None:
+    ra, rb = _all_records(a, tenant), _all_records(b, tenant)
+    assert ra.keys() == rb.keys() and ra
+    for mid, rec in ra.items():
+        assert record_differences(rec, rb[mid]) == [], mid
+
+
+def test_copy_tenant_pg_to_qdrant_and_back(
+    pg_store_factory: Callable[..., Any],
+    qdrant_folder_store: Callable[[], MemoryStore],
+    rng: np.random.Generator,
+) -> None:
+    pg = pg_store_factory()
+    tenant, other = new_tenant_id("a"), new_tenant_id("b")
+    _fill(pg, tenant, rng)
+    _fill(pg, other, rng, n=3)
+    qd = qdrant_folder_store()
+    seen: list[tuple[str, str, int, int]] = []
+    report = copy_stores(pg, qd, tenants=[tenant], batch=2, progress=lambda *a: seen.append(a))
+    assert report["ok"] is True
+    entry = report["tenants"][tenant]
+    assert entry["copy"]["copied"] == 6 and entry["copy"]["unchanged"] == 0
+    assert entry["copy"]["events_copied"] == 6 + 2 + 1 + 1
+    assert entry["verify"]["source"] == entry["verify"]["target"]
+    assert entry["verify"]["source"]["by_status"] == {"active": 4, "archived": 1}
+    assert seen[-1] == (tenant, "verify", 6, 6) and (tenant, "copy", 6, 6) in seen
+    assert qd.embedding_info() == (PG_TEST_MODEL, PG_TEST_DIM)
+    assert qd.record_ids(scope=Scope.of(other), limit=10).items == []  # only the asked tenant
+    _same(pg, qd, tenant)
+    # and back into a fresh PostgreSQL database
+    pg2 = pg_store_factory()
+    back = copy_stores(qd, pg2, tenants=[tenant])
+    assert back["ok"] and back["totals"]["copied"] == 6
+    _same(pg, pg2, tenant)
+    s = Scope.of(tenant)
+    (mid0,) = [m.id for m in pg.list(scope=s).items if m.version == 3]
+    assert [e.actor for e in pg2.history(mid0, scope=s).items] == ["test", "ed", "ed"]
+    assert pg2.get(mid0, scope=s).updated_at == pg.get(mid0, scope=s).updated_at
+
+
+def test_copy_every_tenant_and_rerun_is_idempotent(
+    pg_store_factory: Callable[..., Any],
+    qdrant_folder_store: Callable[[], MemoryStore],
+    rng: np.random.Generator,
+) -> None:
+    pg = pg_store_factory()
+    tenants = [new_tenant_id("x"), new_tenant_id("y")]
+    for t in tenants:
+        _fill(pg, t, rng, n=4)
+    gone = new_tenant_id("gone")  # a tenant whose only memory was purged
+    (mid,) = put(pg, Scope.of(gone), item(gone, "purged soon", unit(rng)))
+    pg.purge(mid, scope=Scope.of(gone), actor="t")
+    qd = qdrant_folder_store()
+    report = copy_stores(pg, qd)
+    assert set(report["tenants"]) == {*tenants, gone}
+    assert report["ok"] and report["totals"]["copied"] == 4 + 4 + 1
+    assert report["totals"]["tenants"] == 3
+    assert [e.action.value for e in qd.history(mid, scope=Scope.of(gone)).items] == [
+        "create",
+        "purge",
+    ]
+    again = copy_stores(pg, qd)
+    assert again["ok"] and again["totals"]["copied"] == 0 and again["totals"]["unchanged"] == 9
+
+
+def test_verify_catches_a_tampered_target_and_copy_refuses_to_overwrite(
+    pg_store_factory: Callable[..., Any],
+    qdrant_folder_store: Callable[[], MemoryStore],
+    rng: np.random.Generator,
+) -> None:
+    pg = pg_store_factory()
+    tenant = new_tenant_id()
+    mids = _fill(pg, tenant, rng)
+    qd = qdrant_folder_store()
+    copy_tenant(pg, qd, tenant)
+    assert verify_tenant(pg, qd, tenant)["ok"]
+    s = Scope.of(tenant)
+    qd.update(mids[3], scope=s, expected_version=1, changes={"importance": 0.1}, actor="evil")
+    qd.purge(mids[4], scope=s, actor="evil")
+    extra = put(qd, s, item(tenant, "only in the target", unit(rng)))[0]
+    result = verify_tenant(pg, qd, tenant)
+    assert result["ok"] is False and result["mismatched"] == 2
+    by_id = {m["memory_id"]: m["differences"] for m in result["mismatches"]}
+    assert "memory.importance" in by_id[str(mids[3])] and "memory.version" in by_id[str(mids[3])]
+    assert "events (1 vs 2)" in by_id[str(mids[3])]
+    assert "memory missing" in by_id[str(mids[4])]
+    assert result["extra_in_target"] == [str(extra)] and result["extra"] == 1
+    assert result["source"]["records"] == 6 and result["target"]["records"] == 7
+    # a re-run never overwrites the tampered records
+    with pytest.raises(TransferConflictError) as info:
+        copy_tenant(pg, qd, tenant, batch=500)
+    assert str(mids[3]) in info.value.details["memory_ids"]
+    assert qd.get(mids[3], scope=s).importance == pytest.approx(0.1)
+
+
+def test_cli_copy_json_report_and_conflict_error(
+    pg_store_factory: Callable[..., Any],
+    qdrant_settings_factory: Callable[..., Any],
+    rng: np.random.Generator,
+    tmp_path: Path,
+) -> None:
+    pg = pg_store_factory()
+    tenant = new_tenant_id()
+    _fill(pg, tenant, rng)
+    assert pg.settings.database_url is not None
+    env = {
+        "MEMORY_DATABASE_URL": pg.settings.database_url.get_secret_value(),
+        "MEMORY_STORE": "postgres",
+        "MEMORY_QDRANT_PATH": None,
+        "MEMORY_QDRANT_URL": None,
+    }
+    folder = str(tmp_path / "qdrant")
+    args = ["copy", "--from", "postgres", "--to", "qdrant", "--to-path", folder, "--json"]
+    result = CliRunner().invoke(app, [*args, "--tenant", tenant], env=env)
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["ok"] and report["tenants"][tenant]["copy"]["copied"] == 6
+    assert report["target_location"].startswith(f"qdrant {folder}")
+    assert "password" not in result.stdout
+    # tamper with the target, then a re-run is a typed conflict (exit 2, canonical JSON)
+    qd = open_qdrant_store(qdrant_settings_factory("qdrant_path", qdrant_path=folder))
+    (first,) = [m for m in qd.list(scope=Scope.of(tenant)).items if m.version == 1][:1]
+    qd.update(
+        first.id, scope=Scope.of(tenant), expected_version=1, changes={"tags": ("t",)}, actor="x"
+    )
+    qd.close()
+    again = CliRunner().invoke(app, [*args, "--tenant", tenant], env=env)
+    assert again.exit_code == 2
+    assert json.loads(again.stderr.strip().splitlines()[-1])["error"] == "transfer_conflict"
+    # the same store twice is refused before anything is opened
+    same = CliRunner().invoke(app, ["copy", "--from", "postgres", "--to", "postgres"], env=env)
+    assert same.exit_code == 2 and "same store" in same.stderr
+
+
+_COPY_CHILD = """
+import os, signal, sys
+from memory_engine.config import Settings
+from memory_engine.models import Scope
+from memory_engine.stores.base import MemoryRecord
+from memory_engine.stores.qdrant.store import QdrantStore
+
+folder, tenant, records_file, die_after = sys.argv[1:5]
+records = [MemoryRecord.model_validate_json(line) for line in open(records_file, encoding="utf-8")]
+store = QdrantStore(Settings(_env_file=None, store="qdrant", qdrant_path=folder))
+
+def die(self, step):
+    if step == die_after:
+        os.kill(os.getpid(), signal.SIGKILL)  # hard kill: no cleanup, no close
+
+QdrantStore._step_done = die
+store.write_records(records, scope=Scope.of(tenant))
+print("not killed")
+"""
+
+
+@pytest.mark.parametrize("die_after", ["event", "point"])
+def test_copy_into_qdrant_killed_between_steps_is_whole_or_absent_and_rerun_completes(
+    tmp_path: Path,
+    qdrant_settings_factory: Callable[..., Any],
+    rng: np.random.Generator,
+    die_after: str,
+) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    source: MemoryStore = open_qdrant_store(qdrant_settings_factory("qdrant_path"))
+    tenant = new_tenant_id()
+    _fill(source, tenant, rng, n=4)  # 3 stored (1 updated twice, 1 archived), 1 purged
+    scope = Scope.of(tenant)
+    records = list(_all_records(source, tenant).values())
+    records_file = tmp_path / "records.jsonl"
+    records_file.write_text(
+        "\n".join(r.model_dump_json() for r in records) + "\n", encoding="utf-8"
+    )
+    folder = str(tmp_path / "target")
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run(
+        [sys.executable, "-c", _COPY_CHILD, folder, tenant, str(records_file), die_after],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == -signal.SIGKILL, proc.stdout + proc.stderr
+    target = open_qdrant_store(qdrant_settings_factory("qdrant_path", qdrant_path=folder))
+    try:
+        got = _all_records(target, tenant) if target.embedding_info() else {}
+        for rec in records:  # the reconciler left every record whole or absent
+            mine = target.read_records([rec.memory_id], scope=scope)[0]
+            if mine.empty:
+                assert die_after == "event" and rec.memory is not None
+            else:
+                assert record_differences(rec, mine) == []
+        if die_after == "point":
+            assert len(got) == len(records)
+        # a re-run copies what is missing and the verification passes
+        report = copy_stores(source, target, tenants=[tenant])
+        assert report["ok"], report
+        copied = report["tenants"][tenant]["copy"]
+        assert copied["copied"] + copied["unchanged"] == len(records)
+        assert copied["copied"] == (3 if die_after == "event" else 0)
+    finally:
+        target.close()
+        source.close()
