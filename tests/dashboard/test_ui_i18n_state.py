@@ -9,7 +9,8 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from memory_engine.dashboard import i18n, state
+from memory_engine.dashboard import state
+from memory_engine.dashboard.i18n import core as i18n
 from memory_engine.dashboard.i18n.core import STRINGS, t
 from memory_engine.models import (
     MemorySource,

@@ -11,8 +11,9 @@ import pytest
 from pydantic import ValidationError
 
 from memory_engine.config import Settings
-from memory_engine.dashboard import i18n, tables
+from memory_engine.dashboard import tables
 from memory_engine.dashboard.errors import error_message
+from memory_engine.dashboard.i18n import core as i18n
 from memory_engine.dashboard.i18n.core import STRINGS, t
 from memory_engine.errors import (
     ConfigError,

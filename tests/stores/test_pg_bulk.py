@@ -14,8 +14,8 @@ import pytest
 
 from memory_engine.errors import EmbeddingError, InvalidInputError, TenantScopeError
 from memory_engine.models import Memory, MemoryStatus, Scope
-from memory_engine.stores import pg_bulk
 from memory_engine.stores.base import NewMemory
+from memory_engine.stores.postgres import bulk as pg_bulk
 from memory_engine.stores.postgres.sql import explain_dense
 from memory_engine.stores.postgres.store import PostgresStore
 from memory_engine.write import raw
