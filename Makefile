@@ -28,11 +28,14 @@ redis:
 
 test: setup browser redis
 	$(VENV)/bin/ruff check memory_engine tests bench app.py pages
+	$(VENV)/bin/lint-imports --no-cache
 	$(VENV)/bin/mypy memory_engine
 	$(PY) -m pytest -q
 
+# ruff, then the layers of .importlinter (docs/architecture.md#layers).
 lint: setup
 	$(VENV)/bin/ruff check memory_engine tests bench app.py pages
+	$(VENV)/bin/lint-imports --no-cache
 
 typecheck: setup
 	$(VENV)/bin/mypy memory_engine

@@ -1,5 +1,6 @@
 """Isolation: run the cross-tenant isolation check on the chosen store (admin only) and show
-probes and leaks per path, with the report as JSON (``memory_engine.isolation.check``)."""
+probes and leaks per path, with the report as JSON (``memory_engine.isolation.check``; the
+CLI, MCP and dashboard paths through the probers their frontends supply)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,13 @@ import json
 import pandas as pd
 import streamlit as st
 
+from memory_engine.cli.isolation_probe import CliProber
 from memory_engine.dashboard import signin, state
 from memory_engine.dashboard.errors import guard
 from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.isolation_probe import DashboardProber
 from memory_engine.isolation.check import run_isolation_check
+from memory_engine.mcp_server.isolation_probe import McpProber
 from memory_engine.security.auth import Action
 
 state.ensure_router()
@@ -32,7 +36,8 @@ if st.button(t("isolation.run", lang), type="primary", key="mi_iso_run"):
         bar.progress(done / total, text=t("isolation.running", lang, done=done, total=total))
 
     with guard(lang):
-        report = run_isolation_check(engine, tenants=tenants, on_progress=tick)
+        probers = [CliProber(engine), McpProber(engine), DashboardProber(engine)]
+        report = run_isolation_check(engine, tenants=tenants, on_progress=tick, probers=probers)
     st.session_state["mi_iso_report"] = report.to_dict()
 
 data = st.session_state.get("mi_iso_report")

@@ -29,6 +29,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from memory_engine.cli.common import app
 from memory_engine.config import Settings
 from memory_engine.errors import ConfigError, MemoryEngineError
 from memory_engine.stores import build_store
@@ -98,6 +99,7 @@ def _print_summary(report: dict[str, Any], out: Console) -> None:
     )
 
 
+@app.command("copy")
 def copy_command(
     source_kind: Annotated[StoreKind, typer.Option("--from", help="Source store.")],
     target_kind: Annotated[StoreKind, typer.Option("--to", help="Target store.")],

@@ -1,7 +1,7 @@
 """Lifecycle commands of ``memory-engine``: ``maintain``, ``purge`` and ``forget-user``.
 
-Registered on the main typer app by :func:`register` (one line in ``cli.py``); they share the
-main CLI's error handling (``error: <message>``, exit status 2; JSON errors with ``--json``).
+Registered on the shared app (:mod:`memory_engine.cli.common`); they share its error handling
+(``error: <message>``, exit status 2; JSON errors with ``--json``).
 """
 
 from __future__ import annotations
@@ -11,115 +11,112 @@ from typing import Annotated, Any
 
 import typer
 
+from memory_engine.cli.common import app, open_engine, out, progress, run
 from memory_engine.models import Scope
 
 
-def register(app: typer.Typer) -> None:
-    """Add the lifecycle commands to ``app``."""
-    from memory_engine.cli import app as cli
+@app.command()
+def maintain(
+    tenant: Annotated[
+        str | None, typer.Option(help="Tenant id; omit for every tenant (audited admin read).")
+    ] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Only print what would change.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON report.")] = False,
+) -> None:
+    """Expire valid_until, archive low-retention memories, purge long-archived ones."""
 
-    @app.command()
-    def maintain(
-        tenant: Annotated[
-            str | None, typer.Option(help="Tenant id; omit for every tenant (audited admin read).")
-        ] = None,
-        dry_run: Annotated[
-            bool, typer.Option("--dry-run", help="Only print what would change.")
-        ] = False,
-        as_json: Annotated[bool, typer.Option("--json", help="Print a JSON report.")] = False,
-    ) -> None:
-        """Expire valid_until, archive low-retention memories, purge long-archived ones."""
+    def work() -> list[dict[str, Any]]:
+        engine = open_engine()
+        try:
+            if tenant:
+                with progress() as bar:
+                    task = bar.add_task(f"maintain {tenant}", total=None)
+                    reports = [
+                        engine.maintain(
+                            Scope.of(tenant),
+                            dry_run=dry_run,
+                            progress=lambda d, n: bar.update(task, completed=d, total=n),
+                        )
+                    ]
+            else:
+                reports = engine.maintain_all(dry_run=dry_run)
+            return [_summary(r) for r in reports]
+        finally:
+            engine.close()
 
-        def work() -> list[dict[str, Any]]:
-            engine = cli._engine()
-            try:
-                if tenant:
-                    with cli._progress() as progress:
-                        task = progress.add_task(f"maintain {tenant}", total=None)
-                        reports = [
-                            engine.maintain(
-                                Scope.of(tenant),
-                                dry_run=dry_run,
-                                progress=lambda d, n: progress.update(task, completed=d, total=n),
-                            )
-                        ]
-                else:
-                    reports = engine.maintain_all(dry_run=dry_run)
-                return [_summary(r) for r in reports]
-            finally:
-                engine.close()
-
-        data = cli._run(work, as_json)
-        if as_json:
-            print(json.dumps(data, ensure_ascii=False))
-            return
-        for r in data:
-            verb = "would" if r["dry_run"] else "did"
-            planned = r["planned"]
-            cli.out.print(
-                f"{r['tenant_id']}: {verb} archive {planned['archive']}, purge {planned['purge']}, "
-                f"expire {planned['expire']} (scanned {r['scanned_active']} active, "
-                f"{r['scanned_archived']} archived; skipped {len(r['skipped'])}; {r['seconds']} s)"
+    data = run(work, as_json)
+    if as_json:
+        print(json.dumps(data, ensure_ascii=False))
+        return
+    for r in data:
+        verb = "would" if r["dry_run"] else "did"
+        planned = r["planned"]
+        out.print(
+            f"{r['tenant_id']}: {verb} archive {planned['archive']}, purge {planned['purge']}, "
+            f"expire {planned['expire']} (scanned {r['scanned_active']} active, "
+            f"{r['scanned_archived']} archived; skipped {len(r['skipped'])}; {r['seconds']} s)"
+        )
+        if r["awaiting_review"]:  # quarantined, kept: never purged before a human looks
+            out.print(
+                f"{r['tenant_id']}: awaiting review: {r['awaiting_review']} quarantined "
+                "memories (kept; MEMORY_QUARANTINE_PURGE_DAYS unset or not reached)"
             )
-            if r["awaiting_review"]:  # quarantined, kept: never purged before a human looks
-                cli.out.print(
-                    f"{r['tenant_id']}: awaiting review: {r['awaiting_review']} quarantined "
-                    "memories (kept; MEMORY_QUARANTINE_PURGE_DAYS unset or not reached)"
+
+
+@app.command()
+def purge(
+    memory_id: Annotated[str, typer.Argument(help="Memory id.")],
+    tenant: Annotated[str, typer.Option(help="Tenant id.")],
+    reason: Annotated[str, typer.Option(help="Why (recorded in the audit trail).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the proof as JSON.")] = False,
+) -> None:
+    """Erase one memory everywhere and record a proof (verified deletion)."""
+
+    def work() -> dict[str, Any]:
+        engine = open_engine()
+        try:
+            proof = engine.purge_verified(Scope.of(tenant), memory_id, reason=reason, actor="cli")
+            return proof.model_dump(mode="json")
+        finally:
+            engine.close()
+
+    data = run(work, as_json)
+    _print(data, as_json)
+    if not data["ok"]:
+        raise typer.Exit(1)
+
+
+@app.command("forget-user")
+def forget_user(
+    tenant: Annotated[str, typer.Option(help="Tenant id.")],
+    user: Annotated[str, typer.Option(help="User id whose memories and traces are erased.")],
+    reason: Annotated[str, typer.Option(help="Why (recorded in the audit trail).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Erase every memory, search trace and working-memory session of one user, each
+    purge verified."""
+
+    def work() -> dict[str, Any]:
+        engine = open_engine()
+        try:
+            with progress() as bar:
+                task = bar.add_task(f"forget {user}", total=None)
+                report = engine.forget_user(
+                    Scope.of(tenant, user_id=user),
+                    reason=reason,
+                    actor="cli",
+                    progress=lambda d, n: bar.update(task, completed=d, total=n),
                 )
+            return report.model_dump(mode="json")
+        finally:
+            engine.close()
 
-    @app.command()
-    def purge(
-        memory_id: Annotated[str, typer.Argument(help="Memory id.")],
-        tenant: Annotated[str, typer.Option(help="Tenant id.")],
-        reason: Annotated[str, typer.Option(help="Why (recorded in the audit trail).")],
-        as_json: Annotated[bool, typer.Option("--json", help="Print the proof as JSON.")] = False,
-    ) -> None:
-        """Erase one memory everywhere and record a proof (verified deletion)."""
-
-        def work() -> dict[str, Any]:
-            engine = cli._engine()
-            try:
-                proof = engine.purge_verified(
-                    Scope.of(tenant), memory_id, reason=reason, actor="cli"
-                )
-                return proof.model_dump(mode="json")
-            finally:
-                engine.close()
-
-        data = cli._run(work, as_json)
-        _print(data, as_json)
-        if not data["ok"]:
-            raise typer.Exit(1)
-
-    @app.command("forget-user")
-    def forget_user(
-        tenant: Annotated[str, typer.Option(help="Tenant id.")],
-        user: Annotated[str, typer.Option(help="User id whose memories and traces are erased.")],
-        reason: Annotated[str, typer.Option(help="Why (recorded in the audit trail).")],
-        as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
-    ) -> None:
-        """Erase every memory, search trace and working-memory session of one user, each
-        purge verified."""
-
-        def work() -> dict[str, Any]:
-            engine = cli._engine()
-            try:
-                with cli._progress() as progress:
-                    task = progress.add_task(f"forget {user}", total=None)
-                    report = engine.forget_user(
-                        Scope.of(tenant, user_id=user),
-                        reason=reason,
-                        actor="cli",
-                        progress=lambda d, n: progress.update(task, completed=d, total=n),
-                    )
-                return report.model_dump(mode="json")
-            finally:
-                engine.close()
-
-        data = cli._run(work, as_json)
-        _print(data, as_json)
-        if data["failed"]:
-            raise typer.Exit(1)
+    data = run(work, as_json)
+    _print(data, as_json)
+    if data["failed"]:
+        raise typer.Exit(1)
 
 
 def _summary(report: Any) -> dict[str, Any]:
@@ -140,10 +137,8 @@ def _summary(report: Any) -> dict[str, Any]:
 
 
 def _print(data: dict[str, Any], as_json: bool) -> None:
-    from memory_engine.cli import app as cli
-
     text = json.dumps(data, ensure_ascii=False)
     if as_json:
         print(text)
     else:
-        cli.out.print_json(text)
+        out.print_json(text)

@@ -1,4 +1,4 @@
-"""``memory-engine mcp``: run the MCP server (registered in ``cli.py``).
+"""``memory-engine mcp``: run the MCP server.
 
 Nothing but JSON-RPC is written to stdout in stdio mode; errors and logs go to stderr.
 """
@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
+from memory_engine.cli.common import app
 from memory_engine.config import Settings
 from memory_engine.errors import ConfigError, MemoryEngineError
 
@@ -23,6 +24,7 @@ class Transport(StrEnum):
     http = "http"
 
 
+@app.command("mcp")
 def mcp_command(
     transport: Annotated[Transport, typer.Option(help="stdio (one client) or http.")] = (
         Transport.stdio

@@ -1,4 +1,4 @@
-"""Human output of ``memory-engine stats``: rich tables (``--json`` prints the raw data).
+"""``memory-engine stats`` and its human output: rich tables (``--json`` prints the raw data).
 
 Two shapes of ``data``: one tenant's :class:`~memory_engine.stores.base.StoreStats` dumped as
 JSON (``total``, ``by_type``, ``by_status``, ``by_source``, ``writes_per_day``), or
@@ -7,13 +7,18 @@ JSON (``total``, ``by_type``, ``by_status``, ``by_source``, ``writes_per_day``),
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
+import typer
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["MAX_TENANT_ROWS", "MAX_DAY_ROWS", "print_stats"]
+from memory_engine.cli.common import app, open_engine, out, run
+from memory_engine.models import Scope
+
+__all__ = ["MAX_DAY_ROWS", "MAX_TENANT_ROWS", "print_stats", "stats"]
 
 #: Most tenants listed in the cross-tenant table (largest first); the rest are counted.
 MAX_TENANT_ROWS = 50
@@ -70,3 +75,28 @@ def _print_tenant(console: Console, tenant: str, data: Mapping[str, Any]) -> Non
         console.print(days)
         if len(busy) > MAX_DAY_ROWS:
             console.print(f"truncated: {len(busy) - MAX_DAY_ROWS} older days not shown")
+
+
+@app.command()
+def stats(
+    tenant: Annotated[
+        str | None, typer.Option(help="Tenant id; omit for counts per tenant (audited admin path).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Counts per tenant, or by type/status/source for one tenant (tables; --json for JSON)."""
+
+    def work() -> dict[str, Any]:
+        engine = open_engine()
+        try:
+            if tenant:
+                return engine.stats(Scope.of(tenant)).model_dump(mode="json")
+            return {"tenants": engine.tenant_counts(actor="cli", reason="memory-engine stats")}
+        finally:
+            engine.close()
+
+    data = run(work, as_json)
+    if as_json:
+        print(json.dumps(data, ensure_ascii=False))
+    else:
+        print_stats(out, data, tenant=tenant)

@@ -9,12 +9,14 @@ from typing import Annotated
 
 import typer
 
+from memory_engine.cli.common import app, run
 from memory_engine.errors import ConfigError
 from memory_engine.security.auth import Account, Role, add_user
 
 DEFAULT_SECRETS = Path(".streamlit/secrets.toml")
 
 users_app = typer.Typer(no_args_is_help=True, help="Dashboard accounts (bcrypt-hashed).")
+app.add_typer(users_app, name="user")
 
 
 @users_app.command("add")
@@ -30,13 +32,11 @@ def user_add(
     ] = False,
 ) -> None:
     """Create or replace an account; the password is prompted for (or read from stdin)."""
-    from memory_engine.cli.app import _run
-
     if password_stdin:
         password = sys.stdin.readline().rstrip("\r\n")
     else:
         password = typer.prompt("Password", hide_input=True, confirmation_prompt=True)
-    account = _run(lambda: _add(secrets, name, password, role, list(tenant)))
+    account = run(lambda: _add(secrets, name, password, role, list(tenant)))
     typer.echo(
         f"saved {account.name} ({account.role.value}; tenants {', '.join(account.tenants)}) "
         f"in {secrets}",

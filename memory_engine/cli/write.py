@@ -7,9 +7,11 @@ from typing import Annotated, Any
 
 import typer
 
+from memory_engine.cli.common import app, open_engine, out, run
 from memory_engine.models import Scope
 
 
+@app.command()
 def consolidate(
     tenant: Annotated[str, typer.Option(help="Tenant id.")],
     user: Annotated[str | None, typer.Option(help="User id narrowing the scope.")] = None,
@@ -20,10 +22,9 @@ def consolidate(
     as_json: Annotated[bool, typer.Option("--json", help="Print the JSON report.")] = False,
 ) -> None:
     """Merge clusters of near-duplicate memories into one (provenance kept, version-checked)."""
-    from memory_engine.cli.app import _engine, _run, out
 
     def work() -> dict[str, Any]:
-        engine = _engine()
+        engine = open_engine()
         try:
             report = engine.consolidate(
                 Scope.of(tenant, user_id=user), similarity=similarity, dry_run=dry_run
@@ -32,7 +33,7 @@ def consolidate(
             engine.close()
         return report.model_dump(mode="json")
 
-    report = _run(work, as_json)
+    report = run(work, as_json)
     if as_json:
         print(json.dumps(report, ensure_ascii=False))
         return

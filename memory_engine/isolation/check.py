@@ -13,8 +13,9 @@ reach B's data through A's scope:
 - ``list`` (all statuses), ``events``, ``list_traces`` and ``export`` of A must hold only A's ids
   and no B canary.
 
-The same pairs are probed through the CLI, the MCP server and the dashboard reads
-(``memory_engine.isolation.paths``); the report counts probes and leaks per path.
+The same pairs are probed through every frontend whose ``Prober`` the caller passes (the CLI, the
+MCP server, the dashboard reads: :mod:`memory_engine.isolation.probe`); the check imports no
+frontend. The report counts probes and leaks per path.
 
 A *probe* is one such call; a *leak* is a probe that returned or changed anything of B. The
 probe tenants are purged at the end unless ``cleanup=False`` (their purge events remain in the
@@ -31,18 +32,21 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from anyio.from_thread import start_blocking_portal
-
-from memory_engine.errors import MemoryEngineError, MemoryNotFoundError
-from memory_engine.isolation.paths import (
+from memory_engine.errors import InvalidInputError, MemoryEngineError
+from memory_engine.isolation.probe import (
     PATHS,
-    CliProber,
-    DashboardProber,
-    McpProber,
+    Leak,
+    Planted,
+    Prober,
+    ProbeRecorder,
     alarm_detail,
+    expect_not_found,
     path_of,
+    probe_query,
 )
 from memory_engine.models import MemoryFilter, MemorySource, MemoryStatus, MemoryType, Scope
+
+__all__ = ["SEARCH_PROBES", "IsolationReport", "Leak", "Planted", "Prober", "run_isolation_check"]
 
 #: Search configurations probed: (label, legs, statuses).
 SEARCH_PROBES: tuple[tuple[str, tuple[str, ...], tuple[MemoryStatus, ...]], ...] = (
@@ -51,28 +55,6 @@ SEARCH_PROBES: tuple[tuple[str, tuple[str, ...], tuple[MemoryStatus, ...]], ...]
     ("search.keyword", ("keyword",), (MemoryStatus.ACTIVE,)),
     ("search.all_statuses", ("dense", "keyword"), tuple(MemoryStatus)),
 )
-
-
-@dataclass
-class Leak:
-    """One probe that crossed tenants."""
-
-    path: str
-    from_tenant: str
-    target_tenant: str
-    detail: str
-
-    def to_dict(self) -> dict[str, str]:
-        """JSON-safe form."""
-        return dict(self.__dict__)
-
-
-@dataclass
-class _Planted:
-    tenant: str
-    canary: str
-    memory_ids: list[uuid.UUID] = field(default_factory=list)
-    trace_id: uuid.UUID | None = None
 
 
 @dataclass
@@ -88,6 +70,8 @@ class IsolationReport:
     errors: list[str] = field(default_factory=list)
     duration_s: float = 0.0
     cleaned_up: bool = False
+    #: Frontend paths probed in this run (beside ``engine``), in the order of the probers.
+    frontends: tuple[str, ...] = PATHS[1:]
 
     @property
     def ok(self) -> bool:
@@ -98,10 +82,10 @@ class IsolationReport:
         """Probes and leaks per path (``engine``, ``cli``, ``mcp``, ``dashboard``) that ran."""
         out: dict[str, dict[str, int]] = {}
         for label, n in self.probes_by_path.items():
-            entry = out.setdefault(path_of(label), {"probes": 0, "leaks": 0})
+            entry = out.setdefault(path_of(label, self.frontends), {"probes": 0, "leaks": 0})
             entry["probes"] += n
         for leak in self.leaks:
-            entry = out.setdefault(path_of(leak.path), {"probes": 0, "leaks": 0})
+            entry = out.setdefault(path_of(leak.path, self.frontends), {"probes": 0, "leaks": 0})
             entry["leaks"] += 1
         return {p: out[p] for p in (*PATHS, *sorted(set(out) - set(PATHS))) if p in out}
 
@@ -123,10 +107,11 @@ class IsolationReport:
         }
 
 
-def _plant(engine: Any, tenant: str, index: int) -> _Planted:
+def _plant(engine: Any, tenant: str, index: int) -> Planted:
+    """Write the four canaries of ``tenant`` (archive one, delete one) and store a trace."""
     scope = Scope.of(tenant)
     canary = f"canary{index}x{uuid.uuid4().hex[:10]}"
-    p = _Planted(tenant, canary)
+    p = Planted(tenant, canary)
     texts = [
         f"Project {canary} uses the secret launch code {canary}.",
         f"项目{canary}的秘密口令是{canary}，只属于第{index}个租户。",
@@ -144,12 +129,14 @@ def _plant(engine: Any, tenant: str, index: int) -> _Planted:
     return p
 
 
-class _Prober:
-    def __init__(self, engine: Any, report: IsolationReport) -> None:
-        self.engine = engine
+class _Recorder:
+    """Counts probes per label into ``report``; a leak detail becomes a ``Leak``."""
+
+    def __init__(self, report: IsolationReport) -> None:
         self.report = report
 
-    def probe(self, path: str, a: _Planted, b: _Planted, check: Callable[[], str | None]) -> None:
+    def probe(self, path: str, a: Planted, b: Planted, check: Callable[[], str | None]) -> None:
+        """Run ``check`` (A towards B) under label ``path`` (see ``ProbeRecorder.probe``)."""
         self.report.probes += 1
         self.report.probes_by_path[path] = self.report.probes_by_path.get(path, 0) + 1
         try:
@@ -160,16 +147,21 @@ class _Prober:
         if detail:
             self.report.leaks.append(Leak(path, a.tenant, b.tenant, detail))
 
-    def expect_not_found(self, call: Callable[[], Any]) -> str | None:
-        try:
-            value = call()
-        except MemoryNotFoundError:
-            return None
-        if hasattr(value, "items") and not value.items:  # an empty page is "nothing found"
-            return None
-        return f"returned {type(value).__name__} instead of not-found"
 
-    def pair(self, a: _Planted, b: _Planted) -> None:
+class EngineProber:
+    """The engine's own read and write paths (path ``engine``, bare probe labels)."""
+
+    path = "engine"
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+
+    def acting_for(self, tenant: str) -> contextlib.AbstractContextManager[None]:
+        """Nothing to prepare: every call takes A's scope."""
+        return contextlib.nullcontext()
+
+    def pair(self, recorder: ProbeRecorder, a: Planted, b: Planted) -> None:
+        """Search, lookups, edits, listings and export of A aimed at B's canaries and ids."""
         engine, sa = self.engine, Scope.of(a.tenant)
         mine = set(a.memory_ids)
         for label, legs, statuses in SEARCH_PROBES:
@@ -178,7 +170,7 @@ class _Prober:
                 opts = engine.search_options(legs=legs, k=10).model_copy(
                     update={"statuses": statuses}
                 )
-                res = engine.search(sa, f"{b.canary} secret code 秘密口令", options=opts)
+                res = engine.search(sa, probe_query(b), options=opts)
                 seen = {c.memory_id for cs in res.trace.legs.values() for c in cs}
                 seen |= {c.memory_id for c in res.trace.candidates}
                 foreign = seen - mine
@@ -188,7 +180,7 @@ class _Prober:
                     return "B's canary in the memory block"
                 return alarm_detail(res.trace.tenant_alarms)
 
-            self.probe(label, a, b, search)
+            recorder.probe(label, a, b, search)
         target = b.memory_ids[0]
         calls: list[tuple[str, Callable[[], Any]]] = []
         for bid in b.memory_ids:
@@ -212,25 +204,25 @@ class _Prober:
         if b.trace_id is not None:
             calls.append(("get_trace", partial(engine.get_trace, sa, b.trace_id)))
         for path, call in calls:
-            self.probe(path, a, b, partial(self.expect_not_found, call))
-        self.probe("list", a, b, lambda: self._listing(a, b))
-        self.probe("events", a, b, lambda: self._events(a))
-        self.probe("traces", a, b, lambda: self._traces(a, b))
-        self.probe("export", a, b, lambda: self._export(a, b))
+            recorder.probe(path, a, b, partial(expect_not_found, call))
+        recorder.probe("list", a, b, lambda: self._listing(a, b))
+        recorder.probe("events", a, b, lambda: self._events(a))
+        recorder.probe("traces", a, b, lambda: self._traces(a, b))
+        recorder.probe("export", a, b, lambda: self._export(a, b))
 
-    def _listing(self, a: _Planted, b: _Planted) -> str | None:
+    def _listing(self, a: Planted, b: Planted) -> str | None:
         page = self.engine.list(
             Scope.of(a.tenant), filters=MemoryFilter(statuses=tuple(MemoryStatus)), limit=100
         )
         foreign = [m.id for m in page.items if m.tenant_id != a.tenant or b.canary in m.content]
         return f"{len(foreign)} foreign memories listed" if foreign else None
 
-    def _events(self, a: _Planted) -> str | None:
+    def _events(self, a: Planted) -> str | None:
         page = self.engine.events(Scope.of(a.tenant), limit=100)
         foreign = [e for e in page.items if e.tenant_id != a.tenant]
         return f"{len(foreign)} foreign events" if foreign else None
 
-    def _traces(self, a: _Planted, b: _Planted) -> str | None:
+    def _traces(self, a: Planted, b: Planted) -> str | None:
         sa = Scope.of(a.tenant)
         ids = [uuid.UUID(str(t["id"])) for t in self.engine.list_traces(sa, limit=100).items]
         if b.trace_id in ids:
@@ -238,7 +230,7 @@ class _Prober:
         foreign = [i for i in ids[:20] if self.engine.get_trace(sa, i).tenant_id != a.tenant]
         return f"{len(foreign)} foreign traces" if foreign else None
 
-    def _export(self, a: _Planted, b: _Planted) -> str | None:
+    def _export(self, a: Planted, b: Planted) -> str | None:
         data, _ = self.engine.export(
             Scope.of(a.tenant), filters=MemoryFilter(statuses=tuple(MemoryStatus))
         )
@@ -251,7 +243,8 @@ def run_isolation_check(
     tenants: int = 3,
     cleanup: bool = True,
     on_progress: Callable[[int, int], None] | None = None,
-    paths: Sequence[str] = PATHS,
+    probers: Sequence[Prober] = (),
+    paths: Sequence[str] | None = None,
 ) -> IsolationReport:
     """Plant canaries in ``tenants`` (2..20) fresh tenants and probe every path across them.
 
@@ -260,23 +253,29 @@ def run_isolation_check(
         tenants: number of probe tenants; probes grow with tenants × (tenants - 1).
         cleanup: purge the probe tenants' memories at the end.
         on_progress: called with (pairs done, pairs total).
-        paths: which of ``engine``, ``cli``, ``mcp``, ``dashboard`` to probe (default all;
-            see ``memory_engine.isolation.paths``). The MCP server is started once per tenant.
+        probers: the frontends' probers, built on ``engine`` by the caller (e.g.
+            ``memory_engine.cli.isolation_probe.CliProber(engine)``); the engine's own probes
+            always come first.
+        paths: which of ``engine`` and the probers' paths to run (default all of them).
 
     Returns:
         IsolationReport (``ok`` False on any leak or unexpected error).
 
     Raises:
-        InvalidInputError: ``tenants`` outside 2..20, or an unknown path. Store errors while
-            planting propagate.
+        InvalidInputError: ``tenants`` outside 2..20, an unknown path (one no prober was given
+            for) or two probers of one path. Store errors while planting propagate.
     """
-    from memory_engine.errors import InvalidInputError
-
     if not 2 <= tenants <= 20:
         raise InvalidInputError("tenants must be in 2..20", tenants=tenants)
-    unknown = sorted(set(paths) - set(PATHS))
-    if unknown or not paths:
-        raise InvalidInputError(f"paths must be among {list(PATHS)}", paths=list(paths))
+    every: list[Prober] = [EngineProber(engine), *probers]
+    known = [p.path for p in every]
+    if len(set(known)) != len(known):
+        raise InvalidInputError("one prober per path", paths=known)
+    chosen = known if paths is None else list(paths)
+    unknown = sorted(set(chosen) - set(known))
+    if unknown or not chosen:
+        raise InvalidInputError(f"paths must be among {known}", paths=chosen)
+    run = [p for p in every if p.path in chosen]
     started = time.perf_counter()
     run_id = uuid.uuid4().hex[:8]
     planted = [_plant(engine, f"isocheck-{run_id}-{i}", i) for i in range(tenants)]
@@ -284,30 +283,22 @@ def run_isolation_check(
         run_id=run_id,
         tenants=[p.tenant for p in planted],
         memories_planted=sum(len(p.memory_ids) for p in planted),
+        frontends=tuple(p.path for p in run if p.path != "engine"),
     )
-    prober = _Prober(engine, report)
+    recorder = _Recorder(report)
     total, done = tenants * (tenants - 1), 0
-    with contextlib.ExitStack() as stack:
-        cli = CliProber(engine) if "cli" in paths else None
-        dashboard = DashboardProber(engine) if "dashboard" in paths else None
-        mcp = (
-            McpProber(engine, stack.enter_context(start_blocking_portal()))
-            if "mcp" in paths
-            else None
-        )
-        for a in planted:
-            with mcp.bound_to(a.tenant) if mcp else contextlib.nullcontext():
-                for b in planted:
-                    if b is a:
-                        continue
-                    if "engine" in paths:
-                        prober.pair(a, b)
-                    for extra in (cli, mcp, dashboard):
-                        if extra is not None:
-                            extra.pair(prober, a, b)
-                    done += 1
-                    if on_progress:
-                        on_progress(done, total)
+    for a in planted:
+        with contextlib.ExitStack() as stack:
+            for prober in run:
+                stack.enter_context(prober.acting_for(a.tenant))
+            for b in planted:
+                if b is a:
+                    continue
+                for prober in run:
+                    prober.pair(recorder, a, b)
+                done += 1
+                if on_progress:
+                    on_progress(done, total)
     for p in planted:  # B's first memory must be untouched by A's edit probes
         mem = engine.get(Scope.of(p.tenant), p.memory_ids[0])
         if mem.version != 1 or mem.status is not MemoryStatus.ACTIVE:

@@ -1,4 +1,4 @@
-"""Embedding model drift through the engine (FAILURES.md section 7) with the real openai
+"""Embedding model drift through the engine (docs/architecture.md#f7-embedding-drift) with the real openai
 client against a local stub server, and the real CLI as a subprocess."""
 
 from __future__ import annotations

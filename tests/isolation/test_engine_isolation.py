@@ -1,4 +1,4 @@
-"""Engine-level isolation, deletion and dedupe faults (FAILURES.md sections 1-3)."""
+"""Engine-level isolation, deletion and dedupe faults (docs/architecture.md#failure-catalogue F1-F3)."""
 
 from __future__ import annotations
 
@@ -117,7 +117,7 @@ def test_exact_duplicate_is_reported(engine: MemoryEngine, tenant: str) -> None:
 
 
 def test_twenty_concurrent_writes_survive_restart(pg_settings_factory, tenant: str) -> None:  # type: ignore[no-untyped-def]
-    """FAILURES.md section 10: 20 concurrent writes -> 20 memories, readable after restart."""
+    """docs/architecture.md#f10-concurrency: 20 concurrent writes -> 20 memories, readable after restart."""
     from concurrent.futures import ThreadPoolExecutor
 
     settings = pg_settings_factory()

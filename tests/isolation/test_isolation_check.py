@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -14,8 +15,10 @@ from typing import Any
 import pytest
 
 from memory_engine import MemoryEngine, Scope
+from memory_engine.cli.isolation import frontend_probers
 from memory_engine.errors import InvalidInputError, MemoryNotFoundError
 from memory_engine.isolation.check import SEARCH_PROBES, run_isolation_check
+from memory_engine.isolation.probe import Planted, Prober, ProbeRecorder
 from memory_engine.models import Memory
 from tests.conftest import new_tenant_id
 
@@ -24,7 +27,12 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_no_leaks_on_every_store(engine: MemoryEngine) -> None:
     seen: list[tuple[int, int]] = []
-    report = run_isolation_check(engine, tenants=3, on_progress=lambda d, t: seen.append((d, t)))
+    report = run_isolation_check(
+        engine,
+        tenants=3,
+        on_progress=lambda d, t: seen.append((d, t)),
+        probers=frontend_probers(engine),
+    )
     data = report.to_dict()
     assert data["ok"], data
     assert data["leaks"] == 0 and data["errors"] == []
@@ -91,7 +99,7 @@ class _LeakyStore:
 
 def test_check_detects_a_forgotten_tenant_filter(engine: MemoryEngine) -> None:
     leaky = MemoryEngine(engine.settings, store=_LeakyStore(engine.store), embedder=engine.embedder)
-    report = run_isolation_check(leaky, tenants=2)
+    report = run_isolation_check(leaky, tenants=2, probers=frontend_probers(leaky))
     assert not report.ok
     paths = {leak.path for leak in report.leaks}
     # The engine's get and the dashboard's memory lookup both reach B's memories.
@@ -144,7 +152,9 @@ def test_check_detects_a_leak_through_the_mcp_tools(engine: MemoryEngine) -> Non
     leaky = MemoryEngine(
         engine.settings, store=_LeakyHistoryStore(engine.store), embedder=engine.embedder
     )
-    report = run_isolation_check(leaky, tenants=2, paths=("engine", "mcp"))
+    report = run_isolation_check(
+        leaky, tenants=2, probers=frontend_probers(leaky), paths=("engine", "mcp")
+    )
     data = report.to_dict()
     assert list(data["paths"]) == ["engine", "mcp"]
     assert {leak.path for leak in report.leaks} == {"history", "mcp.history"}
@@ -155,6 +165,38 @@ def test_check_detects_a_leak_through_the_mcp_tools(engine: MemoryEngine) -> Non
 def test_unknown_path_is_refused(engine: MemoryEngine) -> None:
     with pytest.raises(InvalidInputError):
         run_isolation_check(engine, tenants=2, paths=("engine", "smtp"))
+    with pytest.raises(InvalidInputError):  # a frontend path whose prober was not passed
+        run_isolation_check(engine, tenants=2, paths=("engine", "mcp"))
+
+
+class _CountingProber:
+    """A prober of another path: one probe per pair, never a leak."""
+
+    path = "smtp"
+
+    def __init__(self) -> None:
+        self.tenants: list[str] = []
+
+    def acting_for(self, tenant: str) -> contextlib.AbstractContextManager[None]:
+        self.tenants.append(tenant)
+        return contextlib.nullcontext()
+
+    def pair(self, recorder: ProbeRecorder, a: Planted, b: Planted) -> None:
+        recorder.probe("smtp.send", a, b, lambda: None)
+
+
+def test_the_check_runs_the_probers_it_is_given(engine: MemoryEngine) -> None:
+    """Only the engine's own probes without probers; a prober of any path is run and reported."""
+    bare = run_isolation_check(engine, tenants=2).to_dict()
+    assert bare["ok"] and list(bare["paths"]) == ["engine"]
+    smtp = _CountingProber()
+    assert isinstance(smtp, Prober)
+    report = run_isolation_check(engine, tenants=2, probers=[smtp])
+    assert list(report.to_dict()["paths"]) == ["engine", "smtp"]
+    assert report.probes_by_path["smtp.send"] == 2
+    assert smtp.tenants == report.tenants  # entered once per tenant A
+    with pytest.raises(InvalidInputError):  # one prober per path
+        run_isolation_check(engine, tenants=2, probers=[smtp, _CountingProber()])
 
 
 def test_dashboard_reads_check_the_account(engine: MemoryEngine) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from memory_engine import MemoryEngine, Scope
+from memory_engine.dashboard.isolation_probe import DashboardProber
 from memory_engine.isolation.check import run_isolation_check
 from memory_engine.models import Candidate, EventAction
 from memory_engine.retrieval.pipeline import run_search
@@ -145,7 +146,7 @@ def test_the_isolation_check_reports_the_alarm_as_a_leak(leaking: Any) -> None:
 
     store.dense_search = dense_search
     try:
-        report = run_isolation_check(engine, tenants=2, paths=("engine", "dashboard"))
+        report = run_isolation_check(engine, tenants=2, probers=[DashboardProber(engine)])
     finally:
         del store.dense_search
     data = report.to_dict()

@@ -1,0 +1,58 @@
+"""``memory-engine search``: the memory block (or memories, block and trace as JSON)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from memory_engine.cli.common import app, open_engine, out, run
+from memory_engine.models import Scope
+
+
+@app.command()
+def search(
+    query: str,
+    tenant: Annotated[str, typer.Option(help="Tenant id.")],
+    user: Annotated[str | None, typer.Option(help="User id narrowing the scope.")] = None,
+    k: Annotated[int | None, typer.Option(help="Memories to return.")] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print memories, block and trace as JSON.")
+    ] = False,
+) -> None:
+    """Search memories; prints the memory block (or JSON with memories, block, trace)."""
+
+    def work() -> Any:
+        engine = open_engine()
+        try:
+            return engine.search(Scope.of(tenant, user_id=user), query, k=k)
+        finally:
+            engine.close()
+
+    result = run(work, as_json)
+    if as_json:
+        payload = {
+            "memories": [
+                {**c.memory.public_dict(), "scores": c.scores, "ranks": c.ranks}
+                for c in result.memories
+            ],
+            "block": result.block,
+            "trace": result.trace.model_dump(mode="json"),
+        }
+        print(json.dumps(payload, ensure_ascii=False))
+        return
+    table = Table(title=f"{len(result.memories)} memories · trace {result.trace.id}")
+    for col in ("#", "content", "cosine ↑", "bm25 ↑", "rrf ↑"):
+        table.add_column(col)
+    for c in result.memories:
+        table.add_row(
+            str(c.ranks.get("final")),
+            c.memory.content[:120],
+            f"{c.scores['cosine']:.3f}" if "cosine" in c.scores else "",
+            f"{c.scores['bm25']:.2f}" if "bm25" in c.scores else "",
+            f"{c.scores['rrf']:.4f}",
+        )
+    out.print(table)
+    print(result.block)  # the exact block, never re-wrapped by the terminal renderer
