@@ -19,7 +19,7 @@ fails when one is not.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Self
 
 from pydantic import Field, create_model, model_validator
 from pydantic.fields import FieldInfo
@@ -43,7 +43,7 @@ from memory_engine.config.domains import (
     StorageSettings,
     WriteSettings,
 )
-from memory_engine.config.names import PLACES, field_info, is_advanced, route
+from memory_engine.config.names import DOMAINS, PLACES, field_info, is_advanced, route
 from memory_engine.errors import ConfigError
 from memory_engine.retrieval.options import SearchOptions
 
@@ -175,6 +175,21 @@ class Settings(BaseSettings):
         if self.retrieval.k > self.limits.search_max_k:
             raise ConfigError("search_k must not exceed search_max_k")
         return self
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy with ``update`` applied; flat keys (``{"database_url": url}``) and dicts of a
+        domain (``{"retrieval": {"k": 3}}``) update that domain's copy, a domain model replaces
+        it. Like pydantic's ``model_copy``, the values are not validated (use
+        ``Settings.model_validate`` for that)."""
+        if not update:
+            return super().model_copy(deep=deep)
+        routed = {
+            key: getattr(self, key).model_copy(update=value)
+            if key in DOMAINS and isinstance(value, Mapping)
+            else value
+            for key, value in route(update).items()
+        }
+        return super().model_copy(update=routed, deep=deep)
 
     @classmethod
     def env_names(cls) -> dict[str, str]:

@@ -120,3 +120,12 @@ def test_search_options_validates_overrides(engine) -> None:  # type: ignore[no-
         engine.search_options(k=engine.settings.limits.search_max_k + 1)
     with pytest.raises(InvalidInputError, match="invalid mmr_lambda"):
         engine.search_options(mmr_lambda=2.0)
+
+
+def test_model_copy_takes_flat_and_nested_updates() -> None:
+    s = Settings(_env_file=None)  # type: ignore[call-arg]
+    t = s.model_copy(update={"database_url": "postgresql://x", "search_k": 3, "gc_freeze": True})
+    assert t.storage.database_url == "postgresql://x" and t.retrieval.k == 3 and t.gc_freeze
+    assert s.retrieval.k == 10 and s.storage.database_url is None  # the original is unchanged
+    u = t.model_copy(update={"retrieval": {"fusion": "rrf"}})
+    assert u.retrieval.fusion == "rrf" and u.retrieval.k == 3
