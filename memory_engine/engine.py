@@ -177,34 +177,19 @@ class MemoryEngine(ReadsMixin, EditsMixin, LifecycleMixin, AsOfMixin, ContextMix
 
     # ------------------------------------------------------------------ search
     def search_options(self, **overrides: Any) -> SearchOptions:
-        """Default ``SearchOptions`` from settings, with ``overrides`` (None values ignored)."""
+        """``settings.retrieval`` with ``overrides`` (None values ignored) validated on top.
+
+        Raises:
+            InvalidInputError: ``k`` above ``limits.search_max_k``, or an override out of range
+                (``field`` names it).
+        """
         s = self.settings
-        base: dict[str, Any] = {
-            "k": s.search_k,
-            "candidates_per_leg": s.candidates_per_leg,
-            "rrf_k": s.rrf_k,
-            "min_score": s.min_score,
-            "min_cosine": s.min_cosine,
-            "token_budget": s.token_budget,
-            "fusion": s.fusion,
-            "dense_weight": s.dense_weight,
-            "keyword_weight": s.keyword_weight,
-            "keyword_terms_ref": s.keyword_terms_ref,
-            "session_weight": s.session_weight,
-            "session_window": s.session_window,
-            "session_decay": s.session_decay,
-            "session_mode": s.session_mode,
-            "calibrated_min_cosine": s.calibrated_min_cosine,
-            "near_duplicate": s.near_duplicate,
-            "mmr_lambda": s.mmr_lambda,
-            "rerank_pool": s.rerank_pool,
-            "retention_weight": s.retention_search_weight,
-        }
-        base.update({k: v for k, v in overrides.items() if v is not None})
-        if base["k"] > s.search_max_k:
-            raise InvalidInputError(f"k must be <= {s.search_max_k}", k=base["k"])
+        given = {name: value for name, value in overrides.items() if value is not None}
+        k = given.get("k", s.retrieval.k)
+        if k > s.limits.search_max_k:
+            raise InvalidInputError(f"k must be <= {s.limits.search_max_k}", k=k)
         try:
-            return SearchOptions(**base)
+            return SearchOptions.model_validate({**s.retrieval.model_dump(), **given})
         except ValidationError as exc:
             first = exc.errors()[0]
             field = ".".join(str(p) for p in first.get("loc", ()))

@@ -41,13 +41,16 @@ def _terms(c: Candidate, cache: dict[uuid.UUID, frozenset[str]]) -> frozenset[st
 
 
 def dedupe(
-    candidates: Sequence[Candidate], *, near_duplicate: float = 1.01, limit: int | None = None
+    candidates: Sequence[Candidate],
+    *,
+    near_duplicate: float | None = None,
+    limit: int | None = None,
 ) -> tuple[list[Candidate], list[tuple[Candidate, str]]]:
     """Drop exact and near duplicates of better-ranked candidates.
 
     Args:
         candidates: best first.
-        near_duplicate: Jaccard threshold in (0, 1]; above 1 = near-duplicate check off.
+        near_duplicate: Jaccard threshold in (0, 1]; None (or above 1) = near-duplicate check off.
         limit: stop checking near duplicates after this many kept candidates (the rest are
             only checked for exact duplicates; bounds the pairwise cost).
 
@@ -64,7 +67,11 @@ def dedupe(
         if h and h in hashes:
             dropped.append((c, DROP_DUPLICATE))
             continue
-        if near_duplicate <= 1.0 and (limit is None or len(kept) < limit):
+        if (
+            near_duplicate is not None
+            and near_duplicate <= 1.0
+            and (limit is None or len(kept) < limit)
+        ):
             mine = _terms(c, cache)
             if any(jaccard(mine, _terms(k, cache)) >= near_duplicate for k in kept):
                 dropped.append((c, DROP_NEAR_DUPLICATE))

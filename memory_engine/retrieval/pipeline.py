@@ -14,15 +14,12 @@ import logging
 import math
 import time
 from collections.abc import Sequence
-from typing import Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from typing import Any
 
 from memory_engine import text as textmod
 from memory_engine.embedding.base import Embedder
 from memory_engine.models import (
     Candidate,
-    MemoryStatus,
     Scope,
     SearchResult,
     Trace,
@@ -32,16 +29,15 @@ from memory_engine.retrieval.block import format_line, render_block
 from memory_engine.retrieval.diversity import DROP_DUPLICATE, dedupe, mmr_order
 from memory_engine.retrieval.expansion import MAX_EXPANSIONS, Expander, composite_query
 from memory_engine.retrieval.legs import run_legs
-from memory_engine.retrieval.normfusion import FusionMethod, fuse
-from memory_engine.retrieval.rerank import MAX_RERANK_POOL, Reranker, apply_rerank
+from memory_engine.retrieval.normfusion import fuse
+from memory_engine.retrieval.options import Leg, SearchOptions
+from memory_engine.retrieval.rerank import Reranker, apply_rerank
 from memory_engine.retrieval.session import smooth_sessions
 from memory_engine.retrieval.thresholds import min_cosine_for
-from memory_engine.retrieval.weighting import TASK_TYPES, WeightFn, apply_weights
+from memory_engine.retrieval.weighting import WeightFn, apply_weights
 from memory_engine.stores.base import MemoryStore
 
 log = logging.getLogger(__name__)
-
-Leg = Literal["dense", "keyword"]
 
 DROP_MIN_SCORE = "below_min_score"
 DROP_MIN_COSINE = "below_min_cosine"
@@ -53,76 +49,10 @@ __all__ = [
     "DROP_MIN_COSINE",
     "DROP_MIN_SCORE",
     "DROP_TOP_K",
+    "Leg",
     "SearchOptions",
     "run_search",
 ]
-
-
-class SearchOptions(BaseModel):
-    """One search's configuration; stored in the trace so a search can be replayed.
-
-    Attributes:
-        k: memories returned, 1..search_max_k.
-        legs: retrieval legs to run.
-        candidates_per_leg: recall depth of each leg before fusion.
-        rrf_k: RRF constant (computed for every fusion method).
-        fusion: ``rrf``, ``zscore`` or ``minmax`` (see ``normfusion``).
-        dense_weight, keyword_weight: leg weights of the normalised fusions (>= 0).
-        keyword_terms_ref: long-query damping of the keyword leg: with n query terms above
-            this, its weight is multiplied by sqrt(ref / n) (a long conversational query
-            matches many memories on a few common words each); 0 = off.
-        session_weight: share of a neighbouring turn's fused score a turn borrows (0 = off).
-        session_window: neighbouring turns on each side (1..5).
-        session_decay: factor per extra step of distance, [0, 1].
-        session_mode: ``lift`` (toward a stronger neighbour) or ``sum`` (see ``session``).
-        task_type: None or one of ``weighting.TASK_TYPES`` (memory-type weights).
-        recent_turns: the conversation's latest turns, oldest first (composite query).
-        min_score: drop fused candidates with ``rrf`` below this (>= 0).
-        min_cosine: drop candidates found only by dense legs with cosine below this.
-        calibrated_min_cosine: raise ``min_cosine`` to the embedder's calibrated floor.
-        near_duplicate: drop candidates whose term-set Jaccard with a better one is >= this;
-            above 1 = off.
-        mmr_lambda: MMR trade-off in [0, 1]; 1 = off (pure relevance).
-        rerank_pool: candidates a configured reranker rescores (1..100).
-        retention_weight: share of the retention score (``scoring.py``) in the weighting
-            stage, [0, 1]; 0 = off (see ``weighting.retention_weight_fn``). Used by the engine
-            when the caller passes no ``weight_fn``.
-        token_budget: max tokens of the block (cl100k); 0 = unlimited.
-        statuses: statuses searched (default active only).
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    k: int = Field(10, ge=1, le=1000)
-    legs: tuple[Leg, ...] = ("dense", "keyword")
-    candidates_per_leg: int = Field(50, ge=1, le=1000)
-    rrf_k: int = Field(60, ge=1)
-    fusion: FusionMethod = "rrf"
-    dense_weight: float = Field(1.0, ge=0.0)
-    keyword_weight: float = Field(1.0, ge=0.0)
-    keyword_terms_ref: int = Field(0, ge=0, le=1000)
-    session_weight: float = Field(0.0, ge=0.0)
-    session_window: int = Field(1, ge=1, le=5)
-    session_decay: float = Field(0.5, ge=0.0, le=1.0)
-    session_mode: Literal["lift", "sum"] = "lift"
-    task_type: str | None = None
-    recent_turns: tuple[str, ...] = Field((), max_length=50)
-    min_score: float = Field(0.0, ge=0.0)
-    min_cosine: float = Field(-1.0, ge=-1.0, le=1.0)
-    calibrated_min_cosine: bool = False
-    near_duplicate: float = Field(1.01, gt=0.0)
-    mmr_lambda: float = Field(1.0, ge=0.0, le=1.0)
-    rerank_pool: int = Field(20, ge=1, le=MAX_RERANK_POOL)
-    retention_weight: float = Field(0.0, ge=0.0, le=1.0)
-    token_budget: int = Field(2000, ge=0)
-    statuses: tuple[MemoryStatus, ...] = (MemoryStatus.ACTIVE,)
-
-    @field_validator("task_type")
-    @classmethod
-    def _known_task_type(cls, value: str | None) -> str | None:
-        if value is not None and value not in TASK_TYPES:
-            raise ValueError(f"unknown task_type {value!r}; known: {', '.join(TASK_TYPES)}")
-        return value
 
 
 def _summarise(c: Candidate, dropped: str | None = None) -> TraceCandidate:

@@ -64,7 +64,7 @@ def test_named_volumes_are_declared_and_mounted(compose: dict[str, Any]) -> None
 
 
 def test_every_memory_variable_is_a_setting(compose: dict[str, Any]) -> None:
-    fields = {f"MEMORY_{name.upper()}" for name in Settings.model_fields}
+    fields = {f"MEMORY_{name.upper()}" for name in Settings.env_names()}
     used = set()
     for service in compose["services"].values():
         for key in _env(service):

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from memory_engine.config import Settings
+from memory_engine.config import Settings, StorageSettings
 from memory_engine.errors import StoreUnavailableError
 from memory_engine.stores.postgres.tuning import write_tuning
 
@@ -123,7 +123,7 @@ def start_embedded_server(data_dir: Path, *, shared_buffers_mb: int | None = Non
             pgdata, getattr(getattr(pgserver, "PostgresServer", None), "_lock", None)
         )
         if shared_buffers_mb is None:
-            shared_buffers_mb = Settings.model_fields["embedded_shared_buffers_mb"].default
+            shared_buffers_mb = StorageSettings.model_fields["embedded_shared_buffers_mb"].default
         fresh = not (pgdata / "PG_VERSION").exists()
         try:
             if not fresh:  # read at the next server start (now, unless it already runs)
