@@ -12,7 +12,7 @@ import streamlit as st
 
 from memory_engine.dashboard import signin, state, stores
 from memory_engine.dashboard.errors import error_message, show_error
-from memory_engine.dashboard.i18n.core import LANG_LABELS, LANGS, t
+from memory_engine.dashboard.i18n import LANG_LABELS, LANGS, t
 from memory_engine.dashboard.markdown import md
 from memory_engine.errors import MemoryEngineError
 from memory_engine.security.auth import Account

@@ -11,7 +11,7 @@ import streamlit as st
 from memory_engine.dashboard import lifecycle_view as view
 from memory_engine.dashboard import pii_view, state, tables
 from memory_engine.dashboard.errors import guard
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from memory_engine.errors import MemoryNotFoundError
 from memory_engine.models import MemoryStatus, Scope, utcnow
 

@@ -8,7 +8,7 @@ import streamlit as st
 
 from memory_engine.dashboard import signin, state
 from memory_engine.dashboard.errors import guard
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from memory_engine.models import Scope
 from memory_engine.security.auth import Action
 

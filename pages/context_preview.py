@@ -11,7 +11,7 @@ from memory_engine.context.working import WorkingMemory
 from memory_engine.context.working_store import InProcessWorkingStore
 from memory_engine.dashboard import context_view, state
 from memory_engine.dashboard.errors import guard
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from memory_engine.models import Scope
 
 PASTE_SESSION = "context-preview"

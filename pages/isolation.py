@@ -10,7 +10,7 @@ import streamlit as st
 
 from memory_engine.dashboard import signin, state
 from memory_engine.dashboard.errors import guard
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from memory_engine.isolation.check import run_isolation_check
 from memory_engine.security.auth import Action
 

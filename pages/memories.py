@@ -12,7 +12,7 @@ import streamlit as st
 
 from memory_engine.dashboard import reads, signin, state, tables
 from memory_engine.dashboard.errors import guard
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.markdown import md
 from memory_engine.models import Memory, MemorySource, MemoryStatus, MemoryType, Scope
 from memory_engine.security.auth import Action

@@ -22,7 +22,7 @@ from memory_engine.dashboard import (
     why_not,
 )
 from memory_engine.dashboard.errors import guard
-from memory_engine.dashboard.i18n.core import t, warning_text
+from memory_engine.dashboard.i18n import t, warning_text
 from memory_engine.dashboard.markdown import md
 from memory_engine.models import Scope, Trace
 

@@ -11,7 +11,7 @@ import streamlit as st
 from memory_engine.dashboard import lifecycle_view as view
 from memory_engine.dashboard import signin, state, tables
 from memory_engine.dashboard.errors import guard
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from memory_engine.models import MemoryStatus, Scope, utcnow
 from memory_engine.scoring import PRESET_ARCHIVE_FLOOR, PRESET_HALF_LIFE_DAYS
 from memory_engine.security.auth import Action

@@ -8,7 +8,7 @@ import streamlit as st
 
 from memory_engine.dashboard import pii_view, signin, state
 from memory_engine.dashboard.errors import guard
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.write_inspector import render_trail, writes_frame
 from memory_engine.errors import SensitiveDataError
 from memory_engine.models import MemorySource, Scope

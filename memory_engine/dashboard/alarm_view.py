@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from memory_engine.models import Trace
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from memory_engine.dashboard.i18n.core import STRINGS, t
+from memory_engine.dashboard.i18n import STRINGS, t
 
 __all__ = ["KINDS", "translated", "value_label"]
 
-#: Kinds of category values with strings ``value.<kind>.<value>`` (see ``i18n_tidy``).
+#: Kinds of category values with strings ``value.<kind>.<value>`` (see ``i18n/labels.py``).
 KINDS = ("type", "status", "source", "action")
 
 

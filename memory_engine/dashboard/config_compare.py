@@ -13,7 +13,7 @@ import streamlit as st
 from memory_engine import MemoryEngine
 from memory_engine.dashboard import tables
 from memory_engine.dashboard.errors import guard
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from memory_engine.models import Scope, Trace
 from memory_engine.retrieval.explain import Comparison, compare_traces, returned_ids
 from memory_engine.retrieval.pipeline import SearchOptions

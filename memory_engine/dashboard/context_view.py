@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from memory_engine.context.service import ContextResult
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from memory_engine.errors import InvalidInputError
 
 #: Pasted messages accepted at most.

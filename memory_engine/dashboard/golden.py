@@ -17,7 +17,7 @@ import streamlit as st
 from memory_engine import MemoryEngine
 from memory_engine.dashboard import signin, tables
 from memory_engine.dashboard.errors import guard
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from memory_engine.models import Scope, Trace
 from memory_engine.retrieval.explain import returned_ids
 from memory_engine.retrieval.golden import (

@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from memory_engine.dashboard.chart_labels import value_label
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.tables import clip, fmt_time
 from memory_engine.history.service import TraceComparison
 from memory_engine.lifecycle.plan import MaintenancePlan

@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from memory_engine.dashboard.i18n.core import STRINGS, t
+from memory_engine.dashboard.i18n import STRINGS, t
 from memory_engine.errors import SensitiveDataError
 from memory_engine.models import Event
 

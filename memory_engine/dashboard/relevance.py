@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from memory_engine.dashboard import tables
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from memory_engine.models import Trace
 from memory_engine.retrieval.explain import mrr, ndcg_at_k, precision_at_k, returned_ids
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import streamlit as st
 
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.markdown import md
 from memory_engine.security.auth import (
     LOCAL_ACCOUNT,

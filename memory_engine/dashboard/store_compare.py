@@ -26,7 +26,7 @@ import streamlit as st
 
 from memory_engine.dashboard import stores
 from memory_engine.dashboard.errors import guard
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from memory_engine.engine import MemoryEngine
 from memory_engine.models import Scope, SearchResult, Trace
 from memory_engine.retrieval.pipeline import SearchOptions

@@ -4,7 +4,7 @@ Conventions: every date-time is text in UTC with the zone label, in one format e
 (``2024-05-08 13:56 UTC``, :func:`fmt_time`; also inside history and diff cells); missing
 scores are NaN and missing ranks are <NA> (nullable ``Int64``), so those columns stay numeric
 and sortable, and the pages show them as empty cells (``st.dataframe(placeholder="")``);
-column labels come from :mod:`memory_engine.dashboard.i18n.core`, so every frame takes ``lang``. Every
+column labels come from :mod:`memory_engine.dashboard.i18n`, so every frame takes ``lang``. Every
 frame that may grow is cut with :func:`bounded`, which says whether it cut anything.
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from memory_engine.dashboard.i18n.core import drop_label, stage_label, t
+from memory_engine.dashboard.i18n import drop_label, stage_label, t
 from memory_engine.models import Event, Memory, Page, Trace, TraceCandidate
 from memory_engine.retrieval.pipeline import delta_rank
 

@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from memory_engine.dashboard import tables
-from memory_engine.dashboard.i18n.core import STRINGS, t
+from memory_engine.dashboard.i18n import STRINGS, t
 from memory_engine.dashboard.markdown import md
 from memory_engine.models import Trace
 from memory_engine.retrieval.explain import WhyNot, why_not

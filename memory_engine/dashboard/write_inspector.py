@@ -12,7 +12,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.markdown import Md, md
 
 #: Characters of an input shown in the list of past writes.

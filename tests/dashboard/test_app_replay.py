@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from memory_engine import MemoryEngine, Scope
 from memory_engine.dashboard import tables
-from memory_engine.dashboard.i18n.core import stage_label, t
+from memory_engine.dashboard.i18n import stage_label, t
 from tests.dashboard.helpers import REPLAY, assert_clean, button, run_app, table, texts
 
 

@@ -10,7 +10,7 @@ from datetime import UTC, date, datetime, timedelta
 import pytest
 
 from memory_engine.dashboard import i18n, state
-from memory_engine.dashboard.i18n.core import STRINGS, t
+from memory_engine.dashboard.i18n import STRINGS, t
 from memory_engine.models import (
     MemorySource,
     MemoryStatus,

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from memory_engine.config import Settings
 from memory_engine.dashboard import i18n, tables
 from memory_engine.dashboard.errors import error_message
-from memory_engine.dashboard.i18n.core import STRINGS, t
+from memory_engine.dashboard.i18n import STRINGS, t
 from memory_engine.errors import (
     ConfigError,
     InvalidInputError,
