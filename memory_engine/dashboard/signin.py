@@ -21,9 +21,11 @@ from memory_engine.security.auth import (
     LOCAL_ACCOUNT,
     Account,
     Accounts,
-    Action,
     AuthError,
     AuthMode,
+)
+from memory_engine.security.auth import (
+    Action as Action,
 )
 
 SS_ACCOUNT = "mi_account"

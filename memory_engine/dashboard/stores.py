@@ -18,9 +18,9 @@ from typing import Any, Final
 
 import streamlit as st
 
+from memory_engine import MemoryEngine
 from memory_engine.config import Settings
 from memory_engine.dashboard.i18n import t
-from memory_engine.engine import MemoryEngine
 from memory_engine.retrieval.gcfreeze import server_settings
 from memory_engine.stores.transfer import store_settings
 
