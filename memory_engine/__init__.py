@@ -7,6 +7,12 @@ Public API::
     engine.write(Scope.of("acme", user_id="u1"), "I am allergic to peanuts")
     result = engine.search(Scope.of("acme", user_id="u1"), "allergies")
     print(result.block)
+
+Besides the engine, its models and errors, this module exports the result types of engine
+methods (``ContextResult``, ``TraceComparison``, ``MaintenancePlan``) and the pure tools over a
+search trace that the dashboard's Query Replay uses (``why_not``, ``compare_traces``,
+``returned_ids``, ``precision_at_k`` / ``mrr`` / ``ndcg_at_k``, ``delta_rank``, ``score_label``,
+golden sets: ``GoldenStore``, ``run_golden`` ...).
 """
 
 from memory_engine.config import Settings

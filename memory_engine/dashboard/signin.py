@@ -19,10 +19,12 @@ from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.markdown import md
 from memory_engine.security.auth import (
     LOCAL_ACCOUNT,
-    Account,
     Accounts,
     AuthError,
     AuthMode,
+)
+from memory_engine.security.auth import (
+    Account as Account,
 )
 from memory_engine.security.auth import (
     Action as Action,
