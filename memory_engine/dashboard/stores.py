@@ -4,7 +4,7 @@ Both stores are *configured* when a Qdrant location is set (``MEMORY_QDRANT_URL`
 ``MEMORY_QDRANT_PATH``) and PostgreSQL is too (``MEMORY_STORE=postgres``, embedded or
 ``MEMORY_DATABASE_URL``; or ``MEMORY_DATABASE_URL`` set while ``MEMORY_STORE=qdrant``). Then the
 sidebar offers PostgreSQL / Qdrant, every page reads the chosen one (``state.get_engine``), and
-Query Replay / Overview can compare the two (:mod:`memory_engine.dashboard.store_compare`). Otherwise
+Query Replay / Overview can compare the two (:mod:`.widgets.store_compare`). Otherwise
 only ``MEMORY_STORE`` is used and no selector is shown.
 
 The choice is in the URL (``?store=postgres|qdrant``, only while both are configured) and in

@@ -55,6 +55,13 @@ def test_every_key_used_by_app_and_pages_exists() -> None:
     used: set[str] = set()
     for path in sources:
         used |= set(re.findall(r"""\bt\(\s*["']([a-z_]+\.[a-z_.]+)["']""", path.read_text("utf-8")))
+        # the page preamble's title and caption keys: open_page("x.title", caption_key="x.intro")
+        used |= set(
+            re.findall(
+                r"""(?:open_page\(|caption_key=)\s*["']([a-z_]+\.[a-z_.]+)["']""",
+                path.read_text("utf-8"),
+            )
+        )
         used |= set(
             re.findall(
                 r"""["']((?:memories|overview|replay|nav|col)\.[a-z_]+)["']""",

@@ -1,5 +1,5 @@
-"""UI strings of the Audit page: event log and facets, before / after, the as-of browser, the timeline
-of one memory and a past search then versus now (English and Chinese).
+"""UI strings of the Audit page: event log and facets, before / after, the as-of browser, the
+timeline of one memory and a past search then versus now (English and Chinese).
 
 Key prefixes: ``audit`` (each prefix lives in one file only;
 tests check it); merged by :mod:`.catalog`.

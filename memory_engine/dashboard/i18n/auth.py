@@ -1,4 +1,5 @@
-"""UI strings of sign-in, roles, actions a role may not take and the local-mode banner (English and Chinese).
+"""UI strings of sign-in, roles, actions a role may not take and the local-mode banner (English and
+Chinese).
 
 Key prefixes: ``auth`` (each prefix lives in one file only;
 tests check it); merged by :mod:`.catalog`.

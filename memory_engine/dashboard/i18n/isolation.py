@@ -1,5 +1,5 @@
-"""UI strings of tenant isolation: the Isolation page (probes and leaks per path) and the
-cross-tenant alarm of a trace (English and Chinese).
+"""UI strings of tenant isolation: the Isolation page (probes and leaks per path) and the cross-
+tenant alarm of a trace (English and Chinese).
 
 Key prefixes: ``isolation``, ``alarm`` (each prefix lives in one file only;
 tests check it); merged by :mod:`.catalog`.

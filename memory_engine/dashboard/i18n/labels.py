@@ -1,5 +1,6 @@
 """UI strings of table column headers (``col.*``), stored category values such as memory types and
-statuses shown in charts and tables (``value.<kind>.<value>``) and chart axis titles (English and Chinese).
+statuses shown in charts and tables (``value.<kind>.<value>``) and chart axis titles (English
+and Chinese).
 
 Key prefixes: ``col``, ``value``, ``chart`` (each prefix lives in one file only;
 tests check it); merged by :mod:`.catalog`.

@@ -1,5 +1,5 @@
-"""UI strings of the Memories page: filters, the paginated table, detail, history, edit and
-archive / restore / delete (English and Chinese).
+"""UI strings of the Memories page: filters, the paginated table, detail, history, edit and archive
+/ restore / delete (English and Chinese).
 
 Key prefixes: ``memories`` (each prefix lives in one file only;
 tests check it); merged by :mod:`.catalog`.

@@ -1,4 +1,5 @@
-"""UI strings of the Overview page: memories per tenant and the selected tenant's counts (English and Chinese).
+"""UI strings of the Overview page: memories per tenant and the selected tenant's counts (English
+and Chinese).
 
 Key prefixes: ``overview`` (each prefix lives in one file only;
 tests check it); merged by :mod:`.catalog`.

@@ -1,4 +1,5 @@
-"""UI strings of the Retention page: decay curves, what-if parameters and the next maintenance (English and Chinese).
+"""UI strings of the Retention page: decay curves, what-if parameters and the next maintenance
+(English and Chinese).
 
 Key prefixes: ``retention`` (each prefix lives in one file only;
 tests check it); merged by :mod:`.catalog`.

@@ -1,5 +1,5 @@
-"""UI strings of the retrieval tools on Query Replay: "why not X?" (verdict, explanation and stage),
-compare two configurations, relevance labels and golden sets (English and Chinese).
+"""UI strings of the retrieval tools on Query Replay: "why not X?" (verdict, explanation and
+stage), compare two configurations, relevance labels and golden sets (English and Chinese).
 
 Key prefixes: ``why``, ``cmp``, ``rel``, ``gold`` (each prefix lives in one file only;
 tests check it); merged by :mod:`.catalog`.

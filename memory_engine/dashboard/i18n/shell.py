@@ -1,6 +1,6 @@
 """UI strings of the frame around every page: app title, page navigation, the sidebar (tenant,
-language, store), messages every page shows (no tenant, truncated lists, bad URL ids) and
-the error messages of engine errors (English and Chinese).
+language, store), messages every page shows (no tenant, truncated lists, bad URL ids) and the
+error messages of engine errors (English and Chinese).
 
 Key prefixes: ``app``, ``nav``, ``sidebar``, ``common``, ``error`` (each prefix lives in one file only;
 tests check it); merged by :mod:`.catalog`.

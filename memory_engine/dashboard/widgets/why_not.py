@@ -1,7 +1,7 @@
 """Query Replay: "Why not X?": where one memory left the search, beside the last returned one.
 
-``render(trace, lang)`` draws the section (its text and frames: :mod:`..frames.retrieval`); the verdict comes from
-``memory_engine.retrieval.explain.why_not`` (pure, tested on its own).
+``render(trace, lang)`` draws the section (its text and frames: :mod:`..frames.retrieval`);
+the verdict comes from the engine's ``why_not`` (pure, tested on its own).
 """
 
 from __future__ import annotations
