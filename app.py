@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+from memory_engine import MemoryEngineError
 from memory_engine.dashboard import signin, state, stores
 from memory_engine.dashboard.errors import error_message, show_error
-from memory_engine.dashboard.i18n.core import LANG_LABELS, LANGS, t
+from memory_engine.dashboard.i18n import LANG_LABELS, LANGS, t
 from memory_engine.dashboard.markdown import md
-from memory_engine.errors import MemoryEngineError
-from memory_engine.security.auth import Account
+from memory_engine.dashboard.signin import Account
 
 W_TENANT = "mi_w_tenant"
 W_TENANT_TEXT = "mi_w_tenant_text"

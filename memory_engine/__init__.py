@@ -7,9 +7,17 @@ Public API::
     engine.write(Scope.of("acme", user_id="u1"), "I am allergic to peanuts")
     result = engine.search(Scope.of("acme", user_id="u1"), "allergies")
     print(result.block)
+
+Besides the engine, its models and errors, this module exports the result types of engine
+methods (``ContextResult``, ``TraceComparison``, ``MaintenancePlan``) and the pure tools over a
+search trace that the dashboard's Query Replay uses (``why_not``, ``compare_traces``,
+``returned_ids``, ``precision_at_k`` / ``mrr`` / ``ndcg_at_k``, ``delta_rank``, ``score_label``,
+golden sets: ``GoldenStore``, ``run_golden`` ...).
 """
 
 from memory_engine.config import Settings
+from memory_engine.context.service import ContextResult
+from memory_engine.context.working import message_tokens
 from memory_engine.engine import MemoryEngine
 from memory_engine.errors import (
     ConfigError,
@@ -21,11 +29,14 @@ from memory_engine.errors import (
     InvalidInputError,
     MemoryEngineError,
     MemoryNotFoundError,
+    SensitiveDataError,
     StoreError,
     StoreUnavailableError,
     TenantScopeError,
     VersionConflictError,
 )
+from memory_engine.history.service import TraceComparison
+from memory_engine.lifecycle.plan import MaintenancePlan
 from memory_engine.models import (
     Candidate,
     Event,
@@ -39,7 +50,26 @@ from memory_engine.models import (
     SearchResult,
     Trace,
 )
-from memory_engine.retrieval.pipeline import SearchOptions
+from memory_engine.reads.spreadsheet import spreadsheet_csv
+from memory_engine.retrieval.explain import (
+    Comparison,
+    WhyNot,
+    compare_traces,
+    mrr,
+    ndcg_at_k,
+    precision_at_k,
+    returned_ids,
+    why_not,
+)
+from memory_engine.retrieval.golden import (
+    GoldenCase,
+    GoldenRun,
+    GoldenStore,
+    parse_golden,
+    run_golden,
+)
+from memory_engine.retrieval.pipeline import SearchOptions, delta_rank
+from memory_engine.retrieval.scores import score_label
 from memory_engine.write.ingest import Turn
 from memory_engine.write.raw import WriteRequest, WriteResult
 
@@ -47,14 +77,20 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Candidate",
+    "Comparison",
     "ConfigError",
     "ContentTooLargeError",
+    "ContextResult",
     "EmbeddingError",
     "EmbeddingMismatchError",
     "EmptyContentError",
     "Event",
+    "GoldenCase",
+    "GoldenRun",
+    "GoldenStore",
     "IngestFormatError",
     "InvalidInputError",
+    "MaintenancePlan",
     "Memory",
     "MemoryEngine",
     "MemoryEngineError",
@@ -67,13 +103,28 @@ __all__ = [
     "Scope",
     "SearchOptions",
     "SearchResult",
+    "SensitiveDataError",
     "Settings",
     "StoreError",
     "StoreUnavailableError",
     "TenantScopeError",
     "Trace",
+    "TraceComparison",
     "Turn",
     "VersionConflictError",
+    "WhyNot",
     "WriteRequest",
     "WriteResult",
+    "compare_traces",
+    "delta_rank",
+    "message_tokens",
+    "mrr",
+    "ndcg_at_k",
+    "parse_golden",
+    "precision_at_k",
+    "returned_ids",
+    "run_golden",
+    "score_label",
+    "spreadsheet_csv",
+    "why_not",
 ]

@@ -8,23 +8,19 @@ from datetime import UTC, datetime, time, timedelta
 import plotly.express as px
 import streamlit as st
 
-from memory_engine.dashboard import lifecycle_view as view
-from memory_engine.dashboard import pii_view, state, tables
+from memory_engine import MemoryNotFoundError, MemoryStatus
+from memory_engine.dashboard import state
 from memory_engine.dashboard.errors import guard
-from memory_engine.dashboard.i18n.core import t
-from memory_engine.errors import MemoryNotFoundError
-from memory_engine.models import MemoryStatus, Scope, utcnow
+from memory_engine.dashboard.frames import audit as view
+from memory_engine.dashboard.frames.cells import bounded, fmt_time
+from memory_engine.dashboard.frames.pii import add_event_pii, only_pii
+from memory_engine.dashboard.i18n import t
+from memory_engine.dashboard.page import open_page
+from memory_engine.dashboard.widgets import pii
 
-state.ensure_router()
-lang = state.current_lang()
-tenant = state.current_tenant()
-engine = state.get_engine()
-
-st.title(t("audit.title", lang))
-if tenant is None:
-    st.info(t("common.no_tenant", lang))
-    st.stop()
-scope = Scope.of(tenant)
+page = open_page("audit.title")
+scope = page.require_tenant(show=False)
+lang, engine, tenant = page.lang, page.engine, scope.tenant_id
 
 # ---- event log (the latest MAX_EVENTS, newest first)
 st.subheader(t("audit.events_header", lang))
@@ -34,14 +30,14 @@ total = 0
 cursor = None
 with guard(lang):
     while len(events) < view.MAX_EVENTS:
-        page = engine.events(scope, limit=min(500, view.MAX_EVENTS - len(events)), cursor=cursor)
-        events.extend(page.items)
-        total = page.total or len(events)
-        cursor = page.next_cursor
+        chunk = engine.events(scope, limit=min(500, view.MAX_EVENTS - len(events)), cursor=cursor)
+        events.extend(chunk.items)
+        total = chunk.total or len(events)
+        cursor = chunk.next_cursor
         if not cursor:
             break
 st.caption(t("audit.loaded", lang, shown=len(events), total=total))
-rows = pii_view.add_event_pii(view.event_rows(events), events, lang)
+rows = add_event_pii(view.event_rows(events), events, lang)
 facets = st.columns(3)
 picked: dict[str, list[str]] = {}
 for col, key, label in (
@@ -57,8 +53,8 @@ for col, key, label in (
         key=f"mi_audit_{key}",
     )
 shown = view.filter_rows(rows, actions=picked["action"], actors=picked["actor"], days=picked["day"])
-if pii_view.pii_facet(rows, lang, key="mi_audit_pii"):
-    shown = pii_view.only_pii(shown)
+if pii.pii_facet(rows, lang, key="mi_audit_pii"):
+    shown = only_pii(shown)
 st.caption(t("audit.filtered", lang, n=len(shown)))
 st.dataframe(shown[:500], hide_index=True, key="mi_audit_events")
 if len(shown) > 500:
@@ -85,7 +81,7 @@ by_id = {e.id: e for e in events if e.id is not None}
 event_id = st.selectbox(
     t("audit.pick_event", lang),
     [r["id"] for r in shown if r["id"] is not None][:500],
-    format_func=lambda i: f"#{i} · {by_id[i].action.value} · {tables.fmt_time(by_id[i].at)}",
+    format_func=lambda i: f"#{i} · {by_id[i].action.value} · {fmt_time(by_id[i].at)}",
     index=None,
     key="mi_audit_event",
 )
@@ -100,7 +96,7 @@ if event_id is not None:
 
 # ---- as-of browser
 st.subheader(t("audit.asof_header", lang))
-now = utcnow()
+now = datetime.now(UTC)
 c1, c2 = st.columns(2)
 day = c1.date_input(t("audit.asof_date", lang), value=now.date(), key="mi_audit_asof_day")
 at_time = c2.time_input(
@@ -113,8 +109,8 @@ when = datetime.combine(day, at_time, tzinfo=UTC)
 with guard(lang):
     snapshot = engine.state_as_of(scope, when)
 active = sum(1 for m in snapshot if m.status is MemoryStatus.ACTIVE)
-st.caption(t("audit.asof_count", lang, n=len(snapshot), when=tables.fmt_time(when), active=active))
-frame, cut = tables.bounded(view.state_frame(snapshot, lang), 500)
+st.caption(t("audit.asof_count", lang, n=len(snapshot), when=fmt_time(when), active=active))
+frame, cut = bounded(view.state_frame(snapshot, lang), 500)
 st.dataframe(frame, hide_index=True, key="mi_audit_asof")
 if cut:
     st.caption(t("common.truncated", lang, shown=500, total=len(snapshot)))
@@ -159,7 +155,7 @@ if memory_id is not None:
     except MemoryNotFoundError:
         live = None  # purged: the timeline above ends with the purge and its proof
     if live is not None:
-        last = tables.fmt_time(live.last_accessed_at) or "—"
+        last = fmt_time(live.last_accessed_at) or "—"
         st.caption(t("audit.accesses", lang, count=live.access_count, last=last))
 
 # ---- a stored search re-run as of its time versus now (entered / left / moved)
@@ -169,9 +165,7 @@ with guard(lang):
 if not traces:
     st.caption(t("audit.no_traces", lang))
 else:
-    labels = {
-        str(x["id"]): f"{tables.fmt_time(x['created_at'])} · {x['query'][:80]}" for x in traces
-    }
+    labels = {str(x["id"]): f"{fmt_time(x['created_at'])} · {x['query'][:80]}" for x in traces}
     trace_id = st.selectbox(
         t("audit.pick_trace", lang),
         list(labels),

@@ -3,29 +3,20 @@ reject each with a reason (recorded as a memory event and in the write journal).
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
-from memory_engine.dashboard import signin, state
+from memory_engine.dashboard import signin
 from memory_engine.dashboard.errors import guard
-from memory_engine.dashboard.i18n.core import t
-from memory_engine.models import Scope
-from memory_engine.security.auth import Action
+from memory_engine.dashboard.frames.writes import conflict_labels, conflicts_frame
+from memory_engine.dashboard.i18n import t
+from memory_engine.dashboard.page import open_page
+from memory_engine.dashboard.signin import Action
 
 LIMIT = 50
 
-state.ensure_router()
-lang = state.current_lang()
-tenant = state.current_tenant()
-engine = state.get_engine()
-
-st.title(t("conflicts.title", lang))
-st.caption(t("conflicts.intro", lang))
-if tenant is None:
-    st.info(t("common.no_tenant", lang))
-    st.stop()
-scope = Scope.of(tenant)
-st.caption(t("common.current_tenant", lang, tenant=tenant))
+page = open_page("conflicts.title", caption_key="conflicts.intro")
+scope = page.require_tenant()
+lang, engine, tenant = page.lang, page.engine, scope.tenant_id
 
 with guard(lang):
     queue = engine.list_conflicts(scope, limit=LIMIT)
@@ -33,27 +24,12 @@ items = queue["items"]
 if not items:
     st.info(t("conflicts.empty", lang))
     st.stop()
-frame = pd.DataFrame(
-    [
-        {
-            t("wcol.action", lang): c["action"],
-            t("wcol.new", lang): c["new_content"],
-            t("wcol.old", lang): c["old_content"],
-            t("wcol.old_status", lang): c["old_status"],
-            t("wcol.detail", lang): c["reason"],
-            t("wcol.review", lang): (c["review"] or {}).get("decision", ""),
-            t("wcol.created", lang): str(c["at"])[:19].replace("T", " "),
-        }
-        for c in items
-    ]
-)
+frame = conflicts_frame(items, lang)
 st.dataframe(frame, hide_index=True)
 if queue["truncated"]:
     st.caption(t("conflicts.truncated", lang, n=LIMIT))
 
-labels = [
-    f"{i + 1}. {c['old_content'][:40]} → {c['new_content'][:40]}" for i, c in enumerate(items)
-]
+labels = conflict_labels(items)
 with st.form("mi_conflict"):
     pick = st.selectbox(
         t("conflicts.pick", lang),

@@ -6,28 +6,15 @@ from __future__ import annotations
 
 import streamlit as st
 
-from memory_engine.context.service import TASK_TYPE_PREFERENCES, ContextResult
-from memory_engine.context.working import WorkingMemory
-from memory_engine.context.working_store import InProcessWorkingStore
-from memory_engine.dashboard import context_view, state
+from memory_engine import ContextResult
 from memory_engine.dashboard.errors import guard
-from memory_engine.dashboard.i18n.core import t
-from memory_engine.models import Scope
+from memory_engine.dashboard.frames import context as context_view
+from memory_engine.dashboard.i18n import t
+from memory_engine.dashboard.page import open_page
 
-PASTE_SESSION = "context-preview"
-
-state.ensure_router()
-lang = state.current_lang()
-tenant = state.current_tenant()
-engine = state.get_engine()
-
-st.title(t("ctx.title", lang))
-st.caption(t("ctx.caption", lang))
-if tenant is None:
-    st.info(t("common.no_tenant", lang))
-    st.stop()
-scope = Scope.of(tenant)
-st.caption(t("common.current_tenant", lang, tenant=tenant))
+page = open_page("ctx.title", caption_key="ctx.caption")
+scope = page.require_tenant()
+lang, engine, tenant = page.lang, page.engine, scope.tenant_id
 settings = engine.settings
 
 with guard(lang):
@@ -57,7 +44,7 @@ with st.form("mi_context"):
     c = st.columns(2)
     task = c[0].selectbox(
         t("ctx.task_type", lang),
-        ["", *TASK_TYPE_PREFERENCES],
+        ["", *context_view.TASK_TYPES],
         format_func=lambda v: v or t("ctx.task_none", lang),
         key="mi_c_task",
     )
@@ -81,12 +68,10 @@ if not query.strip():
 result: ContextResult | None = None
 with guard(lang, stop=False):
     view = None
-    session_id = session or PASTE_SESSION
+    session_id = session or context_view.PASTE_SESSION
     if source == "paste":
         turns = context_view.parse_turns(pasted or "")
-        wm = WorkingMemory(InProcessWorkingStore(), settings)
-        wm.add_many(tenant, PASTE_SESSION, turns)  # type: ignore[arg-type]
-        view = wm.view(tenant, PASTE_SESSION)
+        view = context_view.pasted_view(turns, tenant, settings)
     result = engine.context(
         scope,
         session_id,

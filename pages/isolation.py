@@ -6,24 +6,21 @@ from __future__ import annotations
 
 import json
 
-import pandas as pd
 import streamlit as st
 
 from memory_engine.cli.isolation_probe import CliProber
-from memory_engine.dashboard import signin, state
+from memory_engine.dashboard import signin
 from memory_engine.dashboard.errors import guard
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.frames.isolation import calls_frame, leaks_frame, per_path_frame
+from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.isolation_probe import DashboardProber
+from memory_engine.dashboard.page import open_page
+from memory_engine.dashboard.signin import Action
 from memory_engine.isolation.check import run_isolation_check
 from memory_engine.mcp_server.isolation_probe import McpProber
-from memory_engine.security.auth import Action
 
-state.ensure_router()
-lang = state.current_lang()
-engine = state.get_engine()
-
-st.title(t("isolation.title", lang))
-st.caption(t("isolation.caption", lang))
+page = open_page("isolation.title", caption_key="isolation.caption")
+lang, engine = page.lang, page.engine
 if signin.denied(lang, Action.ADMIN):  # cross-tenant: an admin granted every tenant ('*')
     st.stop()
 
@@ -48,32 +45,16 @@ if data:
         st.error(t("isolation.leaks", lang, leaks=data["leaks"], errors=len(data["errors"])))
     st.subheader(t("isolation.paths_header", lang))
     st.caption(t("isolation.paths_caption", lang))
-    per_path = data.get("paths", {})
     st.dataframe(
-        pd.DataFrame(
-            {
-                t("isolation.col_path", lang): [t(f"isolation.path.{p}", lang) for p in per_path],
-                t("isolation.col_probes", lang): [v["probes"] for v in per_path.values()],
-                t("isolation.col_leaks", lang): [v["leaks"] for v in per_path.values()],
-            }
-        ),
+        per_path_frame(data, lang),
         hide_index=True,
         key="mi_iso_per_path",
     )
     st.subheader(t("isolation.calls_header", lang))
-    paths = pd.DataFrame(
-        {
-            t("isolation.col_path", lang): list(data["probes_by_path"]),
-            t("isolation.col_probes", lang): list(data["probes_by_path"].values()),
-            t("isolation.col_leaks", lang): [
-                sum(1 for x in data["leak_details"] if x["path"] == p)
-                for p in data["probes_by_path"]
-            ],
-        }
-    )
+    paths = calls_frame(data, lang)
     st.dataframe(paths, hide_index=True, key="mi_iso_paths")
     if data["leak_details"]:
-        st.dataframe(pd.DataFrame(data["leak_details"]), hide_index=True, key="mi_iso_leaks")
+        st.dataframe(leaks_frame(data), hide_index=True, key="mi_iso_leaks")
     for message in data["errors"][:20]:
         st.warning(message)
     st.download_button(

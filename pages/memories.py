@@ -10,12 +10,15 @@ from typing import Any
 
 import streamlit as st
 
-from memory_engine.dashboard import reads, signin, state, tables
+from memory_engine import Memory, MemorySource, MemoryStatus, MemoryType
+from memory_engine.dashboard import reads, signin, state
 from memory_engine.dashboard.errors import guard
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.frames import memories as frames
+from memory_engine.dashboard.frames.cells import clip, list_caption, short_id
+from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.markdown import md
-from memory_engine.models import Memory, MemorySource, MemoryStatus, MemoryType, Scope
-from memory_engine.security.auth import Action
+from memory_engine.dashboard.page import open_page
+from memory_engine.dashboard.signin import Action
 
 PAGE_SIZES = (25, 50, 100)
 EXPORT_MAX_ROWS = 50_000
@@ -25,23 +28,16 @@ FLASH = "mi_flash"
 #: Bumped when a memory is picked outside the table, so the table re-renders with that row.
 TABLE_GENERATION = "mi_table_generation"
 
-state.ensure_router()  # a shared link on a fresh server: route through app.py
-lang = state.current_lang()
-tenant = state.current_tenant()
-engine = state.get_engine()
-
-st.title(t("memories.title", lang))
+page = open_page("memories.title")
+lang, engine = page.lang, page.engine
 url_id, bad_id = state.url_id(state.QP_MEMORY)
 if bad_id is not None:
     st.warning(
         t("common.invalid_id", lang, param=t("common.param_memory", lang), value=md(bad_id[:80]))
     )
-if tenant is None:
-    st.info(t("common.no_tenant", lang))
-    st.stop()
-scope = Scope.of(tenant)
+scope = page.require_tenant()
+tenant = scope.tenant_id
 can_edit = signin.allowed(Action.EDIT, tenant)  # viewers see the controls disabled
-st.caption(t("common.current_tenant", lang, tenant=tenant))
 
 flash = st.session_state.pop(FLASH, None)
 if flash:
@@ -124,7 +120,7 @@ if not page.items:
     st.info(t("memories.no_match", lang))
 else:
     st.caption(t("memories.rows", lang, first=first, last=last, total=total))
-    page_frame = tables.memories_frame(page.items, lang)
+    page_frame = frames.memories_frame(page.items, lang)
     page_ids = [str(m.id) for m in page.items]
     # One key per page (filters, cursor, rows shown): a selection never carries over to
     # another page; the memory of the URL starts checked when it is on this page.
@@ -210,7 +206,7 @@ if url_id is not None:
 
 def memory_label(mid: str) -> str:
     m = by_id[mid]
-    return f"{tables.short_id(mid)} · {m.status.value} · {tables.clip(m.content, 70)}"
+    return f"{short_id(mid)} · {m.status.value} · {clip(m.content, 70)}"
 
 
 def on_memory_selected() -> None:
@@ -237,21 +233,21 @@ with guard(lang):
     memory = engine.get(scope, selected.id)
     history = engine.history(scope, memory.id)
 mid = str(memory.id)
-st.subheader(t("memories.detail", lang, short_id=tables.short_id(mid)))
+st.subheader(t("memories.detail", lang, short_id=short_id(mid)))
 left, right = st.columns([2, 3])
 with left:
     st.markdown(f"**{t('memories.fields', lang)}**")
-    st.dataframe(tables.memory_fields_frame(memory, lang), hide_index=True, key="mi_fields")
+    st.dataframe(frames.memory_fields_frame(memory, lang), hide_index=True, key="mi_fields")
 with right:
     st.markdown(f"**{t('memories.history', lang)}**")
     if history.items:
         st.dataframe(
-            tables.events_frame(history.items, lang),
+            frames.events_frame(history.items, lang),
             hide_index=True,
             key="mi_history",
             placeholder="",
         )
-        st.caption(tables.list_caption(history, lang))
+        st.caption(list_caption(history, lang))
     else:
         st.caption(t("memories.history_empty", lang))
     st.page_link(
@@ -327,7 +323,7 @@ if want_preview or want_save:
             st.info(t("memories.no_changes", lang))
         else:
             st.markdown(f"**{t('memories.diff', lang)}**")
-            st.dataframe(tables.preview_frame(preview, lang), hide_index=True, key="mi_diff")
+            st.dataframe(frames.preview_frame(preview, lang), hide_index=True, key="mi_diff")
             if preview["content_diff"]:
                 st.code(preview["content_diff"], language="diff")
         if want_save and changed:

@@ -5,21 +5,20 @@ from __future__ import annotations
 import plotly.express as px
 import streamlit as st
 
-from memory_engine.dashboard import signin, state, store_compare, tables
-from memory_engine.dashboard.chart_labels import translated
+from memory_engine.dashboard import signin, state
 from memory_engine.dashboard.errors import guard
-from memory_engine.dashboard.i18n.core import t
-from memory_engine.models import Scope
+from memory_engine.dashboard.frames.cells import bounded
+from memory_engine.dashboard.frames.labels import translated
+from memory_engine.dashboard.frames.overview import counts_frame, writes_per_day_frame
+from memory_engine.dashboard.i18n import t
+from memory_engine.dashboard.page import open_page
+from memory_engine.dashboard.widgets import store_compare
 
 MAX_TENANT_BARS = 50
 STATS_DAYS = 90
 
-state.ensure_router()  # a shared link on a fresh server: route through app.py
-lang = state.current_lang()
-tenant = state.current_tenant()
-engine = state.get_engine()
-
-st.title(t("overview.title", lang))
+page = open_page("overview.title")
+lang, tenant, engine = page.lang, page.tenant, page.engine
 
 # ---- across tenants (the one audited admin read; cached 30 s)
 st.subheader(t("overview.tenants_header", lang))
@@ -33,9 +32,7 @@ with guard(lang):
 if not counts:
     st.info(t("overview.no_tenants", lang))
 else:
-    frame, cut = tables.bounded(
-        tables.counts_frame(counts, lang, label="col.tenant"), MAX_TENANT_BARS
-    )
+    frame, cut = bounded(counts_frame(counts, lang, label="col.tenant"), MAX_TENANT_BARS)
     x, y = t("col.tenant", lang), t("col.count", lang)
     frame["selected"] = frame[x] == tenant
     fig = px.bar(
@@ -53,14 +50,12 @@ else:
         st.caption(t("common.truncated", lang, shown=MAX_TENANT_BARS, total=len(counts)))
 
 # ---- the selected tenant
-if tenant is None:
-    st.info(t("common.no_tenant", lang))
-    st.stop()
-
+scope = page.require_tenant(show=False)
+tenant = scope.tenant_id
 st.subheader(t("overview.tenant_header", lang, tenant=tenant))
-store_compare.overview_section(Scope.of(tenant), lang)  # both stores configured: parity
+store_compare.overview_section(scope, lang)  # both stores configured: parity
 with guard(lang):
-    stats = engine.stats(Scope.of(tenant), days=STATS_DAYS)
+    stats = engine.stats(scope, days=STATS_DAYS)
 if stats.total == 0:
     st.info(t("common.empty_tenant", lang, tenant=tenant))
     st.stop()
@@ -78,7 +73,7 @@ for col, title_key, kind, counts_of in (
 ):
     with col:
         st.markdown(f"**{t(title_key, lang)}**")
-        frame = translated(tables.counts_frame(counts_of, lang), t("col.value", lang), kind, lang)
+        frame = translated(counts_frame(counts_of, lang), t("col.value", lang), kind, lang)
         fig = px.bar(
             frame,
             x=t("col.count", lang),
@@ -96,7 +91,7 @@ for col, title_key, kind, counts_of in (
         st.plotly_chart(fig, key=f"mi_{title_key}")
 
 st.markdown(f"**{t('overview.writes_per_day', lang, days=STATS_DAYS)}**")
-writes = tables.writes_frame(stats.writes_per_day, lang)
+writes = writes_per_day_frame(stats.writes_per_day, lang)
 if writes.empty:
     st.caption(t("overview.no_writes", lang))
 else:

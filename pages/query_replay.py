@@ -9,43 +9,36 @@ import json
 import plotly.express as px
 import streamlit as st
 
-from memory_engine.dashboard import (
-    alarm_view,
+from memory_engine import Trace
+from memory_engine.dashboard import reads, signin, state
+from memory_engine.dashboard.errors import guard
+from memory_engine.dashboard.frames import traces as frames
+from memory_engine.dashboard.frames.cells import bounded, fmt_time, list_caption, short_id
+from memory_engine.dashboard.i18n import t, warning_text
+from memory_engine.dashboard.markdown import md
+from memory_engine.dashboard.page import open_page
+from memory_engine.dashboard.widgets import (
+    alarm,
     config_compare,
     golden,
-    reads,
     relevance,
-    signin,
-    state,
     store_compare,
-    tables,
     why_not,
 )
-from memory_engine.dashboard.errors import guard
-from memory_engine.dashboard.i18n.core import t, warning_text
-from memory_engine.dashboard.markdown import md
-from memory_engine.models import Scope, Trace
 
 MAX_CANDIDATE_ROWS = 500
 PAST_TRACES = 20
 W_TRACE = "mi_w_trace"
 
-state.ensure_router()  # a shared link on a fresh server: route through app.py
-lang = state.current_lang()
-tenant = state.current_tenant()
-engine = state.get_engine()
-
-st.title(t("replay.title", lang))
+page = open_page("replay.title")
+lang, engine = page.lang, page.engine
 url_trace, bad_id = state.url_id(state.QP_TRACE)
 if bad_id is not None:
     st.warning(
         t("common.invalid_id", lang, param=t("common.param_trace", lang), value=md(bad_id[:80]))
     )
-if tenant is None:
-    st.info(t("common.no_tenant", lang))
-    st.stop()
-scope = Scope.of(tenant)
-st.caption(t("common.current_tenant", lang, tenant=tenant))
+scope = page.require_tenant()
+tenant = scope.tenant_id
 
 with guard(lang):
     defaults = engine.search_options()
@@ -112,21 +105,21 @@ if trace is None and url_trace is not None:
 if trace is None:
     st.caption(t("replay.no_trace", lang))
 else:
-    st.subheader(t("replay.trace_header", lang, short_id=tables.short_id(trace.id)))
+    st.subheader(t("replay.trace_header", lang, short_id=short_id(trace.id)))
     st.markdown(
         t(
             "replay.trace_meta",
             lang,
             query=md(trace.query),
-            created=tables.fmt_time(trace.created_at),
+            created=fmt_time(trace.created_at),
             model=md(trace.embedding_model or "—"),
             terms=md(", ".join(trace.query_terms) or "—"),
         )
     )
-    alarm_view.render_alarm(trace, lang)  # rows of another tenant met (security.tenant_guard)
+    alarm.render_alarm(trace, lang)  # rows of another tenant met (security.tenant_guard)
     for warning in trace.warnings:
         st.warning(warning_text(warning, lang))
-    candidates = tables.candidates_frame(trace, lang)
+    candidates = frames.candidates_frame(trace, lang)
     returned = int(candidates[t("col.final_rank", lang)].notna().sum())
     st.markdown(f"**{t('replay.candidates', lang)}**")
     st.caption(
@@ -138,7 +131,7 @@ else:
             total=len(candidates),
         )
     )
-    shown, cut = tables.bounded(candidates, MAX_CANDIDATE_ROWS)
+    shown, cut = bounded(candidates, MAX_CANDIDATE_ROWS)
     st.dataframe(
         shown,
         hide_index=True,
@@ -161,7 +154,7 @@ else:
         st.code(trace.block, language=None, wrap_lines=True)
     with right:
         st.markdown(f"**{t('replay.timings', lang)}**")
-        timings = tables.timings_frame(trace, lang)
+        timings = frames.timings_frame(trace, lang)
         fig = px.bar(
             timings,
             x=t("replay.ms", lang),
@@ -192,12 +185,12 @@ with guard(lang):
 if not past.items:
     st.caption(t("replay.no_past", lang))
     st.stop()
-frame = tables.traces_frame(past.items, lang)
+frame = frames.traces_frame(past.items, lang)
 st.dataframe(frame, hide_index=True, key="mi_traces", placeholder="")
 if past.next_cursor or past.truncated:
-    st.caption(tables.list_caption(past, lang))
+    st.caption(list_caption(past, lang))
 labels = {
-    str(item["id"]): f"{tables.fmt_time(item.get('created_at'))} · {item.get('query', '')}"
+    str(item["id"]): f"{fmt_time(item.get('created_at'))} · {item.get('query', '')}"
     for item in past.items
 }
 current = str(trace.id) if trace is not None else None
@@ -208,7 +201,7 @@ def on_trace_picked() -> None:
 
 
 if current is not None and current not in labels:
-    labels[current] = f"{tables.fmt_time(trace.created_at)} · {trace.query}"  # type: ignore[union-attr]
+    labels[current] = f"{fmt_time(trace.created_at)} · {trace.query}"  # type: ignore[union-attr]
 st.session_state[W_TRACE] = current
 picked = st.selectbox(
     t("replay.pick_trace", lang),

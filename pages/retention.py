@@ -3,32 +3,27 @@ maintenance would do (with the lists) and a button that runs it with a progress 
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from itertools import islice
 
 import plotly.express as px
 import streamlit as st
 
-from memory_engine.dashboard import lifecycle_view as view
-from memory_engine.dashboard import signin, state, tables
+from memory_engine import MemoryStatus
+from memory_engine.dashboard import signin
 from memory_engine.dashboard.errors import guard
-from memory_engine.dashboard.i18n.core import t
-from memory_engine.models import MemoryStatus, Scope, utcnow
-from memory_engine.scoring import PRESET_ARCHIVE_FLOOR, PRESET_HALF_LIFE_DAYS
-from memory_engine.security.auth import Action
+from memory_engine.dashboard.frames import retention as view
+from memory_engine.dashboard.frames.cells import bounded, fmt_time, short_id
+from memory_engine.dashboard.i18n import t
+from memory_engine.dashboard.page import open_page
+from memory_engine.dashboard.signin import Action
 
-state.ensure_router()
-lang = state.current_lang()
-tenant = state.current_tenant()
-engine = state.get_engine()
-
-st.title(t("retention.title", lang))
-if tenant is None:
-    st.info(t("common.no_tenant", lang))
-    st.stop()
-scope = Scope.of(tenant)
-now = utcnow()
+page = open_page("retention.title")
+scope = page.require_tenant(show=False)
+lang, engine, tenant = page.lang, page.engine, scope.tenant_id
+now = datetime.now(UTC)
 st.session_state["mi_ret_now"] = now  # the clock of every number on this run (tests read it)
-st.caption(t("retention.caption", lang, now=tables.fmt_time(now)))
+st.caption(t("retention.caption", lang, now=fmt_time(now)))
 
 # ---- what-if parameters (defaults: the engine's settings)
 base = engine.retention_params()
@@ -47,7 +42,7 @@ with st.expander(t("retention.whatif", lang), expanded=True):
         t("retention.half_life", lang),
         1.0,
         365.0,
-        float(base.half_life_days if same else PRESET_HALF_LIFE_DAYS[preset]),
+        float(base.half_life_days if same else view.PRESET_HALF_LIFE_DAYS[preset]),
         step=1.0,
         key=f"mi_ret_half_{preset}",
     )
@@ -64,7 +59,7 @@ with st.expander(t("retention.whatif", lang), expanded=True):
         t("retention.floor", lang),
         0.0,
         1.0,
-        float(base_policy.floor if same else PRESET_ARCHIVE_FLOOR[preset]),
+        float(base_policy.floor if same else view.PRESET_ARCHIVE_FLOOR[preset]),
         step=0.01,
         key=f"mi_ret_floor_{preset}",
     )
@@ -105,7 +100,7 @@ for action, key in (
 ):
     if counts[action]:
         with st.expander(t(key, lang, n=counts[action])):
-            frame, cut = tables.bounded(view.plan_frame(plan, action, lang), 500)
+            frame, cut = bounded(view.plan_frame(plan, action, lang), 500)
             st.dataframe(frame, hide_index=True, key=f"mi_ret_plan_{action}")
             if cut:
                 st.caption(t("common.truncated", lang, shown=500, total=counts[action]))
@@ -146,7 +141,7 @@ else:
     picked = st.selectbox(
         t("retention.pick_memory", lang),
         ids,
-        format_func=lambda i: f"{tables.short_id(i)} · {contents[i][:80]}",
+        format_func=lambda i: f"{short_id(i)} · {contents[i][:80]}",
         key="mi_ret_memory",
     )
     if picked:
@@ -160,7 +155,7 @@ else:
         st.plotly_chart(fig, key="mi_ret_curve")
 
     st.subheader(t("retention.table", lang))
-    shown, cut = tables.bounded(frame, 500)
+    shown, cut = bounded(frame, 500)
     st.dataframe(shown, hide_index=True, key="mi_ret_table")
     if cut:
         st.caption(t("common.truncated", lang, shown=500, total=len(frame)))

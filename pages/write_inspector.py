@@ -6,30 +6,23 @@ from __future__ import annotations
 
 import streamlit as st
 
-from memory_engine.dashboard import pii_view, signin, state
+from memory_engine import MemorySource, SensitiveDataError, WriteRequest
+from memory_engine.dashboard import signin, state
 from memory_engine.dashboard.errors import guard
-from memory_engine.dashboard.i18n.core import t
-from memory_engine.dashboard.write_inspector import render_trail, writes_frame
-from memory_engine.errors import SensitiveDataError
-from memory_engine.models import MemorySource, Scope
-from memory_engine.security.auth import Action
-from memory_engine.write.raw import WriteRequest
+from memory_engine.dashboard.frames.pii import with_write_pii
+from memory_engine.dashboard.frames.writes import writes_frame
+from memory_engine.dashboard.i18n import t
+from memory_engine.dashboard.page import open_page
+from memory_engine.dashboard.signin import Action
+from memory_engine.dashboard.widgets import pii
+from memory_engine.dashboard.widgets.write_trail import render_trail
 
 QP_WRITE = "write"
 PAST_WRITES = 20
 
-state.ensure_router()
-lang = state.current_lang()
-tenant = state.current_tenant()
-engine = state.get_engine()
-
-st.title(t("write.title", lang))
-st.caption(t("write.intro", lang))
-if tenant is None:
-    st.info(t("common.no_tenant", lang))
-    st.stop()
-scope = Scope.of(tenant)
-st.caption(t("common.current_tenant", lang, tenant=tenant))
+page = open_page("write.title", caption_key="write.intro")
+scope = page.require_tenant()
+lang, engine, tenant = page.lang, page.engine, scope.tenant_id
 
 with st.form("mi_write"):
     text = st.text_area(t("write.text", lang), key="mi_w_text", height=120)
@@ -65,7 +58,7 @@ if submitted:
                     dry_run=dry_run,
                 )
             except SensitiveDataError as exc:  # refused by the PII policy (journalled)
-                state.set_param(QP_WRITE, pii_view.show_refusal(exc, lang))
+                state.set_param(QP_WRITE, pii.show_refusal(exc, lang))
             else:
                 if result.error:
                     st.error(t("write.failed", lang, write_id=result.write_id))
@@ -79,15 +72,15 @@ if submitted:
 st.divider()
 st.subheader(t("write.history", lang))
 with guard(lang):
-    page = engine.list_writes(scope, limit=PAST_WRITES)
-if not page.items:
+    writes = engine.list_writes(scope, limit=PAST_WRITES)
+if not writes.items:
     st.caption(t("write.no_history", lang))
 else:
-    frame = pii_view.with_write_pii(writes_frame(page.items, lang), page.items, lang)
+    frame = with_write_pii(writes_frame(writes.items, lang), writes.items, lang)
     st.dataframe(frame, hide_index=True)
-    if page.truncated:
+    if writes.truncated:
         st.caption(t("write.history_more", lang, n=PAST_WRITES))
-    ids = [w["id"] for w in page.items]
+    ids = [w["id"] for w in writes.items]
     current = state.get_param(QP_WRITE)
     st.session_state["mi_w_pick"] = current if current in ids else None
 
@@ -101,7 +94,7 @@ if write_id:
     with guard(lang):
         row = engine.write_status(scope, write_id)
     st.subheader(t("write.trail_of", lang, write_id=write_id, status=row["status"]))
-    pii_view.render_write_pii(row, lang)
+    pii.render_write_pii(row, lang)
     if row.get("trail"):
         render_trail({**row["trail"]}, lang)
     else:

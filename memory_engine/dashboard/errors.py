@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import streamlit as st
 from pydantic import ValidationError
 
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.markdown import md
 from memory_engine.errors import (
     ConfigError,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from memory_engine.engine import MemoryEngine
+from memory_engine import MemoryEngine
 from memory_engine.models import Memory, MemoryFilter, Page, Scope, SearchResult
 from memory_engine.security.auth import Account, Action, PermissionDeniedError
 

@@ -15,15 +15,19 @@ from typing import Any
 
 import streamlit as st
 
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.markdown import md
 from memory_engine.security.auth import (
     LOCAL_ACCOUNT,
-    Account,
     Accounts,
-    Action,
     AuthError,
     AuthMode,
+)
+from memory_engine.security.auth import (
+    Account as Account,
+)
+from memory_engine.security.auth import (
+    Action as Action,
 )
 
 SS_ACCOUNT = "mi_account"

@@ -27,8 +27,8 @@ from typing import Any, Final, Protocol
 
 import streamlit as st
 
-from memory_engine.dashboard.i18n.core import DEFAULT_LANG, LANGS
-from memory_engine.engine import MemoryEngine
+from memory_engine import MemoryEngine
+from memory_engine.dashboard.i18n import DEFAULT_LANG, LANGS
 from memory_engine.models import (
     ID_PATTERN,
     MemoryFilter,

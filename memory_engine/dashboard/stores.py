@@ -4,7 +4,7 @@ Both stores are *configured* when a Qdrant location is set (``MEMORY_QDRANT_URL`
 ``MEMORY_QDRANT_PATH``) and PostgreSQL is too (``MEMORY_STORE=postgres``, embedded or
 ``MEMORY_DATABASE_URL``; or ``MEMORY_DATABASE_URL`` set while ``MEMORY_STORE=qdrant``). Then the
 sidebar offers PostgreSQL / Qdrant, every page reads the chosen one (``state.get_engine``), and
-Query Replay / Overview can compare the two (:mod:`memory_engine.dashboard.store_compare`). Otherwise
+Query Replay / Overview can compare the two (:mod:`.widgets.store_compare`). Otherwise
 only ``MEMORY_STORE`` is used and no selector is shown.
 
 The choice is in the URL (``?store=postgres|qdrant``, only while both are configured) and in
@@ -18,9 +18,9 @@ from typing import Any, Final
 
 import streamlit as st
 
+from memory_engine import MemoryEngine
 from memory_engine.config import Settings
-from memory_engine.dashboard.i18n.core import t
-from memory_engine.engine import MemoryEngine
+from memory_engine.dashboard.i18n import t
 from memory_engine.retrieval.gcfreeze import server_settings
 from memory_engine.stores.transfer import store_settings
 

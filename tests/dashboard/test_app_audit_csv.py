@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from memory_engine import MemoryEngine, Scope
-from memory_engine.dashboard import lifecycle_view
+from memory_engine.dashboard.frames import audit as lifecycle_view
 from tests.dashboard.conftest import new_tenant
 from tests.dashboard.helpers import run_app
 

@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from memory_engine import MemoryEngine, Scope
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from memory_engine.security.auth import hash_password
 from tests.dashboard.conftest import APP
 from tests.dashboard.helpers import MEMORIES, assert_clean, button, texts

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from memory_engine import MemoryEngine, Scope
-from memory_engine.dashboard.chart_labels import KINDS, translated, value_label
-from memory_engine.dashboard.i18n.core import STRINGS, t
+from memory_engine.dashboard.frames.labels import KINDS, translated, value_label
+from memory_engine.dashboard.i18n import STRINGS, t
 from memory_engine.models import EventAction, MemorySource, MemoryStatus, MemoryType
 from tests.dashboard.helpers import run_app
 

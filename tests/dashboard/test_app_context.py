@@ -10,8 +10,8 @@ from streamlit.testing.v1 import AppTest
 from memory_engine import MemoryEngine, Scope
 from memory_engine.context.working import WorkingMemory
 from memory_engine.context.working_store import InProcessWorkingStore
-from memory_engine.dashboard import context_view
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.frames import context as context_view
+from memory_engine.dashboard.i18n import t
 from tests.dashboard.helpers import assert_clean, button, run_app
 
 CONTEXT = "pages/context_preview.py"

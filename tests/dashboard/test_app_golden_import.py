@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from memory_engine import MemoryEngine, Scope
-from memory_engine.dashboard import golden as golden_ui
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
+from memory_engine.dashboard.widgets import golden as golden_ui
 from memory_engine.retrieval.explain import returned_ids
 from memory_engine.retrieval.golden import GoldenStore
 from tests.dashboard.helpers import REPLAY, assert_clean, run_app, texts

@@ -11,8 +11,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from memory_engine import MemoryEngine, Scope
-from memory_engine.dashboard import golden as golden_ui
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
+from memory_engine.dashboard.widgets import golden as golden_ui
 from memory_engine.retrieval.golden import GoldenCase, GoldenStore
 from tests.dashboard.helpers import REPLAY, assert_clean, button, texts
 from tests.dashboard.test_app_auth import auth_app, hashes, sign_in  # noqa: F401 - fixtures

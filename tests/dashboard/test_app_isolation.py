@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from streamlit.testing.v1 import AppTest
 
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from tests.dashboard.helpers import assert_clean, run_app, texts
 from tests.dashboard.test_app_auth import auth_app, hashes, sign_in  # noqa: F401
 

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 
 from memory_engine import MemoryEngine, Scope
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from memory_engine.models import EventAction, Memory, MemoryStatus, utcnow
 from memory_engine.stores.base import NewMemory
 from memory_engine.text import content_hash, tokenize

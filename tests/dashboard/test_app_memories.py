@@ -8,7 +8,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from memory_engine import MemoryEngine, MemoryStatus, Scope
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from tests.dashboard.helpers import (
     MEMORIES,
     assert_clean,

@@ -10,7 +10,7 @@ import pytest
 
 from memory_engine import MemoryEngine, Scope
 from memory_engine.dashboard import state
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from tests.dashboard.conftest import new_tenant
 from tests.dashboard.helpers import (
     MEMORIES,

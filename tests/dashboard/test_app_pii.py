@@ -12,7 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from memory_engine import MemoryEngine, Scope
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from tests.dashboard.conftest import new_tenant
 from tests.dashboard.helpers import assert_clean, button, run_app, texts
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memory_engine import MemoryEngine, Scope, WriteRequest
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from memory_engine.models import MemorySource
 from tests.dashboard.conftest import new_tenant
 from tests.dashboard.helpers import run_app, texts

@@ -10,8 +10,8 @@ import pandas as pd
 from streamlit.testing.v1 import AppTest
 
 from memory_engine import MemoryEngine, Scope
-from memory_engine.dashboard import tables
-from memory_engine.dashboard.i18n.core import stage_label, t
+from memory_engine.dashboard.frames import traces
+from memory_engine.dashboard.i18n import stage_label, t
 from tests.dashboard.helpers import REPLAY, assert_clean, button, run_app, table, texts
 
 
@@ -113,7 +113,7 @@ def test_reopened_trace_in_chinese_pipeline_order_labels_and_empty_cells(
     submit_search(at, "??? green tea", dense=True, keyword=True)
     trace_id = at.query_params["trace"]
     stored = dash_engine.get_trace(Scope.of(tenant), uuid.UUID(trace_id))
-    expected = [s for s in tables.STAGE_ORDER if s in stored.timings_ms]
+    expected = [s for s in traces.STAGE_ORDER if s in stored.timings_ms]
     assert expected == [
         "expand",
         "terms",

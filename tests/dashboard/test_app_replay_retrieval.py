@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from memory_engine import InvalidInputError, MemoryEngine, Scope
-from memory_engine.dashboard import golden as golden_ui
-from memory_engine.dashboard.i18n.core import t
-from memory_engine.dashboard.relevance import metrics
+from memory_engine.dashboard.frames.retrieval import metrics
+from memory_engine.dashboard.i18n import t
+from memory_engine.dashboard.widgets import golden as golden_ui
 from memory_engine.retrieval.explain import returned_ids
 from memory_engine.retrieval.golden import GoldenStore, parse_golden
 from tests.dashboard.helpers import REPLAY, assert_clean, button, run_app, table, texts

@@ -11,7 +11,7 @@ from streamlit.errors import StreamlitSecretNotFoundError
 from streamlit.runtime.secrets import Secrets
 from streamlit.testing.v1 import AppTest
 
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from tests.dashboard.conftest import APP
 from tests.dashboard.helpers import assert_clean, texts
 

@@ -14,8 +14,9 @@ from scipy import stats as sstats
 
 from memory_engine import MemoryEngine, Scope
 from memory_engine.config import Settings
-from memory_engine.dashboard import state, store_compare, stores
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard import state, stores
+from memory_engine.dashboard.frames import stores as store_compare
+from memory_engine.dashboard.i18n import t
 from memory_engine.stores.transfer import copy_stores
 from tests.dashboard.helpers import OVERVIEW, REPLAY, assert_clean, button, run_app, texts
 from tests.dashboard.test_app_replay import submit_search

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from memory_engine import MemoryEngine, Scope
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from tests.dashboard.helpers import REPLAY, run_app, texts
 from tests.security.test_tenant_guard import _LeakingPostgresStore
 

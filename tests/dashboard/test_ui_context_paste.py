@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_engine.dashboard.context_view import parse_turns
+from memory_engine.dashboard.frames.context import parse_turns
 from memory_engine.errors import InvalidInputError
 
 

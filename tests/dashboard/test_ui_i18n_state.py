@@ -9,9 +9,8 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from memory_engine.dashboard import state
-from memory_engine.dashboard.i18n import core as i18n
-from memory_engine.dashboard.i18n.core import STRINGS, t
+from memory_engine.dashboard import i18n, state
+from memory_engine.dashboard.i18n import STRINGS, t
 from memory_engine.models import (
     MemorySource,
     MemoryStatus,
@@ -56,6 +55,13 @@ def test_every_key_used_by_app_and_pages_exists() -> None:
     used: set[str] = set()
     for path in sources:
         used |= set(re.findall(r"""\bt\(\s*["']([a-z_]+\.[a-z_.]+)["']""", path.read_text("utf-8")))
+        # the page preamble's title and caption keys: open_page("x.title", caption_key="x.intro")
+        used |= set(
+            re.findall(
+                r"""(?:open_page\(|caption_key=)\s*["']([a-z_]+\.[a-z_.]+)["']""",
+                path.read_text("utf-8"),
+            )
+        )
         used |= set(
             re.findall(
                 r"""["']((?:memories|overview|replay|nav|col)\.[a-z_]+)["']""",

@@ -10,7 +10,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from memory_engine import MemoryEngine, Scope
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.markdown import md
 from tests.dashboard.helpers import MEMORIES, REPLAY, run_app, texts
 

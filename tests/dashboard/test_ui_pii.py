@@ -6,7 +6,7 @@ import uuid
 
 import pandas as pd
 
-from memory_engine.dashboard import pii_view
+from memory_engine.dashboard.frames import pii as pii_view
 from memory_engine.models import Event, EventAction
 
 REDACTED = {"policy": "redact", "kinds": ["cn_id", "secret"], "count": 3}

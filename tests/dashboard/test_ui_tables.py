@@ -11,10 +11,12 @@ import pytest
 from pydantic import ValidationError
 
 from memory_engine.config import Settings
-from memory_engine.dashboard import tables
+from memory_engine.dashboard import i18n
 from memory_engine.dashboard.errors import error_message
-from memory_engine.dashboard.i18n import core as i18n
-from memory_engine.dashboard.i18n.core import STRINGS, t
+from memory_engine.dashboard.frames import cells, overview
+from memory_engine.dashboard.frames import memories as memory_frames
+from memory_engine.dashboard.frames import traces as trace_frames
+from memory_engine.dashboard.i18n import STRINGS, t
 from memory_engine.errors import (
     ConfigError,
     InvalidInputError,
@@ -118,13 +120,13 @@ def _memory(**kw: object) -> Memory:
 
 
 def test_fmt_time_is_utc_with_label() -> None:
-    assert tables.fmt_time(None) == ""
-    assert tables.fmt_time(datetime(2024, 5, 1, 12, 0, 5)) == "2024-05-01 12:00 UTC"
+    assert cells.fmt_time(None) == ""
+    assert cells.fmt_time(datetime(2024, 5, 1, 12, 0, 5)) == "2024-05-01 12:00 UTC"
     plus9 = timezone(timedelta(hours=9))
-    assert tables.fmt_time(datetime(2024, 5, 1, 9, 7, tzinfo=plus9)) == "2024-05-01 00:07 UTC"
-    assert tables.fmt_time("2024-05-01T12:00:00+00:00") == "2024-05-01 12:00 UTC"
-    assert tables.fmt_time("2024-05-01T12:00:00Z") == "2024-05-01 12:00 UTC"
-    assert tables.fmt_time("garbage") == "garbage"
+    assert cells.fmt_time(datetime(2024, 5, 1, 9, 7, tzinfo=plus9)) == "2024-05-01 00:07 UTC"
+    assert cells.fmt_time("2024-05-01T12:00:00+00:00") == "2024-05-01 12:00 UTC"
+    assert cells.fmt_time("2024-05-01T12:00:00Z") == "2024-05-01 12:00 UTC"
+    assert cells.fmt_time("garbage") == "garbage"
 
 
 TIME_CELL = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$")
@@ -133,41 +135,41 @@ TIME_CELL = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC$")
 def test_every_time_column_and_cell_has_one_format() -> None:
     """Times in tables, detail fields, history snapshots and diffs: YYYY-MM-DD HH:MM UTC."""
     m = _memory(observed_at=datetime(2023, 5, 8, 13, 56, 30, tzinfo=UTC))
-    frame = tables.memories_frame([m], "en")
+    frame = memory_frames.memories_frame([m], "en")
     assert TIME_CELL.match(frame["created (UTC)"][0]) and TIME_CELL.match(
         frame["observed (UTC)"][0]
     )
-    fields = tables.memory_fields_frame(m, "en")
+    fields = memory_frames.memory_fields_frame(m, "en")
     times = dict(zip(fields["field"], fields["value"], strict=True))
     for name in ("created_at", "updated_at", "observed_at"):
         assert TIME_CELL.match(times[name]), (name, times[name])
     before = {"observed_at": "2023-05-08T13:56:30+00:00", "content": "x"}
     after = {"observed_at": "2023-05-09T08:00:00Z", "content": "x"}
-    assert tables.change_summary(before, after) == (
+    assert memory_frames.change_summary(before, after) == (
         "observed_at: 2023-05-08 13:56 UTC → 2023-05-09 08:00 UTC"
     )
     preview = {"fields": {"observed_at": (datetime(2023, 5, 8, 13, 56, tzinfo=UTC), None)}}
-    assert tables.preview_frame(preview, "en")["before"][0] == "2023-05-08 13:56 UTC"
+    assert memory_frames.preview_frame(preview, "en")["before"][0] == "2023-05-08 13:56 UTC"
     trace = _trace()
-    assert TIME_CELL.match(tables.candidates_frame(trace, "en")["time (UTC)"][0])
+    assert TIME_CELL.match(trace_frames.candidates_frame(trace, "en")["time (UTC)"][0])
 
 
 def test_memories_frame_has_stable_id_and_clipped_content() -> None:
     m1 = _memory(content="x" * 500, tags=("a", "b"))
     m2 = _memory(memory_type=MemoryType.SEMANTIC, status=MemoryStatus.ARCHIVED)
-    frame = tables.memories_frame([m1, m2], "en")
+    frame = memory_frames.memories_frame([m1, m2], "en")
     assert list(frame["id"]) == [str(m1.id), str(m2.id)]
-    assert len(frame["content"][0]) == tables.CELL_CHARS and frame["content"][0].endswith("…")
+    assert len(frame["content"][0]) == cells.CELL_CHARS and frame["content"][0].endswith("…")
     assert list(frame["type"]) == ["episodic", "semantic"]
     assert frame["tags"][0] == "a, b"
     assert frame["created (UTC)"][0] == "2024-05-01 12:00 UTC"
-    assert "创建时间（UTC）" in tables.memories_frame([m1], "zh").columns
-    assert list(tables.memories_frame([], "en").columns) == list(frame.columns)
+    assert "创建时间（UTC）" in memory_frames.memories_frame([m1], "zh").columns
+    assert list(memory_frames.memories_frame([], "en").columns) == list(frame.columns)
 
 
 def test_memory_fields_frame_lists_every_field_but_the_vector() -> None:
     m = _memory(embedding=(0.1, 0.2), metadata={"speaker": "Ann"})
-    frame = tables.memory_fields_frame(m, "en")
+    frame = memory_frames.memory_fields_frame(m, "en")
     fields = dict(zip(frame["field"], frame["value"], strict=True))
     assert "embedding" not in fields
     assert set(fields) == set(Memory.model_fields) - {"embedding"}
@@ -179,12 +181,12 @@ def test_memory_fields_frame_lists_every_field_but_the_vector() -> None:
 def test_change_summary_and_events_frame() -> None:
     before = {"content": "old", "importance": 0.5, "version": 1, "updated_at": "a", "tags": []}
     after = {"content": "new", "importance": 0.8, "version": 2, "updated_at": "b", "tags": ["x"]}
-    assert tables.change_summary(before, after) == (
+    assert memory_frames.change_summary(before, after) == (
         "content: old → new; importance: 0.5 → 0.8; tags:  → x"
     )
-    assert tables.change_summary(None, {"content": "hi"}) == "+ hi"
-    assert tables.change_summary({"content": "hi"}, None) == "− hi"
-    assert tables.change_summary(None, None) == ""
+    assert memory_frames.change_summary(None, {"content": "hi"}) == "+ hi"
+    assert memory_frames.change_summary({"content": "hi"}, None) == "− hi"
+    assert memory_frames.change_summary(None, None) == ""
     events = [
         Event(
             tenant_id="t1",
@@ -202,7 +204,7 @@ def test_change_summary_and_events_frame() -> None:
             reason="typo",
         ),
     ]
-    frame = tables.events_frame(events, "en")
+    frame = memory_frames.events_frame(events, "en")
     assert list(frame.columns) == ["time (UTC)", "action", "actor", "reason", "before → after"]
     assert list(frame["action"]) == ["create", "update"]
     assert frame["reason"][1] == "typo"
@@ -219,7 +221,7 @@ def test_preview_frame() -> None:
         "content_diff": "",
         "version": 3,
     }
-    frame = tables.preview_frame(preview, "en")
+    frame = memory_frames.preview_frame(preview, "en")
     assert frame.to_dict("records") == [
         {"field": "content", "before": "a", "after": "b"},
         {"field": "memory_type", "before": "episodic", "after": "semantic"},
@@ -278,7 +280,7 @@ def _trace() -> Trace:
 
 def test_candidates_frame_has_every_candidate_score_rank_and_reason() -> None:
     trace = _trace()
-    frame = tables.candidates_frame(trace, "en")
+    frame = trace_frames.candidates_frame(trace, "en")
     assert list(frame.columns) == [
         "id",
         "content",
@@ -310,13 +312,13 @@ def test_candidates_frame_has_every_candidate_score_rank_and_reason() -> None:
     for column in ("cosine ↑", "bm25 ↑", "rrf (fused) ↑"):
         assert str(frame[column].dtype) == "float64"  # NaN when missing, never the text "None"
     assert not (frame.astype(str) == "None").any().any()
-    zh = tables.candidates_frame(trace, "zh")
+    zh = trace_frames.candidates_frame(trace, "zh")
     assert "丢弃原因" in zh.columns and zh["丢弃原因"][2] == "未进入前 k"
 
 
 def test_timings_traces_and_bounded() -> None:
     trace = _trace()
-    timings = tables.timings_frame(trace, "en")
+    timings = trace_frames.timings_frame(trace, "en")
     # pipeline order; a stage the dashboard does not know ("graph_walk") follows the known ones
     assert list(timings["stage"]) == [
         "embed_query",
@@ -328,7 +330,7 @@ def test_timings_traces_and_bounded() -> None:
         "graph_walk",
     ]
     assert timings["ms"].tolist() == [9.5, 2.0, 1.0, 0.5, 0.25, 14.0, 0.7]
-    zh = tables.timings_frame(trace, "zh")
+    zh = trace_frames.timings_frame(trace, "zh")
     assert list(zh.columns) == ["阶段", "毫秒"]
     assert list(zh["阶段"]) == [
         "查询向量化",
@@ -339,9 +341,9 @@ def test_timings_traces_and_bounded() -> None:
         "总计",
         "graph_walk",
     ]
-    assert tables.ordered_stages({"total": 1.0, "terms": 0.1}) == ["terms", "total"]
+    assert trace_frames.ordered_stages({"total": 1.0, "terms": 0.1}) == ["terms", "total"]
     tid = uuid.uuid4()
-    traces = tables.traces_frame(
+    traces = trace_frames.traces_frame(
         [
             {
                 "id": tid,
@@ -356,17 +358,17 @@ def test_timings_traces_and_bounded() -> None:
         {"id": str(tid), "time (UTC)": "2024-01-01 00:00 UTC", "query": "tea", "returned": 2}
     ]
     frame = pd.DataFrame({"a": range(10)})
-    head, cut = tables.bounded(frame, 3)
+    head, cut = cells.bounded(frame, 3)
     assert len(head) == 3 and cut
-    same, cut = tables.bounded(frame, 10)
+    same, cut = cells.bounded(frame, 10)
     assert len(same) == 10 and not cut
 
 
 def test_every_pipeline_stage_has_a_label_and_a_place() -> None:
-    assert set(tables.STAGE_ORDER) == {
+    assert set(trace_frames.STAGE_ORDER) == {
         k.split(".", 1)[1] for k in STRINGS if k.startswith("stage.")
     }
-    for stage in tables.STAGE_ORDER:
+    for stage in trace_frames.STAGE_ORDER:
         assert i18n.stage_label(stage, "en") == stage
         assert i18n.stage_label(stage, "zh") != stage
     assert i18n.stage_label("graph_walk", "zh") == "graph_walk"
@@ -387,15 +389,15 @@ def test_list_caption_counts_a_complete_list() -> None:
     from memory_engine.models import Page
 
     items = [1, 2, 3]
-    assert tables.list_caption(Page(items=items), "en") == "Complete list (3 in all)."
-    assert tables.list_caption(Page(items=items, total=3), "en") == "Complete list (3 in all)."
-    assert tables.list_caption(Page(items=items, total=9, truncated=True), "en") == (
+    assert cells.list_caption(Page(items=items), "en") == "Complete list (3 in all)."
+    assert cells.list_caption(Page(items=items, total=3), "en") == "Complete list (3 in all)."
+    assert cells.list_caption(Page(items=items, total=9, truncated=True), "en") == (
         "Showing the first 3 of 9 rows."
     )
-    assert tables.list_caption(Page(items=items, next_cursor="c"), "en") == (
+    assert cells.list_caption(Page(items=items, next_cursor="c"), "en") == (
         "Showing the first 3 rows; there are more."
     )
-    assert "?" not in tables.list_caption(Page(items=items, truncated=True), "zh")
+    assert "?" not in cells.list_caption(Page(items=items, truncated=True), "zh")
 
 
 def test_streamlit_config_binds_localhost_without_file_watcher() -> None:
@@ -408,11 +410,11 @@ def test_streamlit_config_binds_localhost_without_file_watcher() -> None:
 
 
 def test_counts_and_writes_frames() -> None:
-    frame = tables.counts_frame({"b": 2, "a": 2, "c": 5}, "en", label="col.tenant")
+    frame = overview.counts_frame({"b": 2, "a": 2, "c": 5}, "en", label="col.tenant")
     assert frame.to_dict("records") == [
         {"tenant": "c", "count": 5},
         {"tenant": "a", "count": 2},
         {"tenant": "b", "count": 2},
     ]
-    writes = tables.writes_frame([("2024-05-01", 3), ("2024-05-02", 1)], "zh")
+    writes = overview.writes_per_day_frame([("2024-05-01", 3), ("2024-05-02", 1)], "zh")
     assert list(writes.columns) == ["日期（UTC）", "数量"]

@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from memory_engine.dashboard.why_not import explanation, stage_name
+from memory_engine.dashboard.frames.retrieval import explanation, stage_name
 from memory_engine.models import MemorySource, MemoryType, Scope, Trace, TraceCandidate
 from memory_engine.retrieval.explain import why_not
 

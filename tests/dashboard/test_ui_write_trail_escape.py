@@ -9,7 +9,7 @@ EVIL = "![x](http://evil.invalid/t.png) [click](http://evil.invalid/)"
 
 
 def _page() -> None:
-    from memory_engine.dashboard.write_inspector import render_trail
+    from memory_engine.dashboard.widgets.write_trail import render_trail
 
     evil = "![x](http://evil.invalid/t.png) [click](http://evil.invalid/)"
     render_trail(

@@ -10,7 +10,7 @@ import io
 
 import pytest
 
-from memory_engine.dashboard.lifecycle_view import export_bytes
+from memory_engine.dashboard.frames.audit import export_bytes
 from memory_engine.reads.spreadsheet import spreadsheet_csv
 
 ROWS = [

@@ -1,4 +1,9 @@
-"""UI strings of sign-in, roles and the local-mode banner (English and Chinese)."""
+"""UI strings of sign-in, roles, actions a role may not take and the local-mode banner (English and
+Chinese).
+
+Key prefixes: ``auth`` (each prefix lives in one file only;
+tests check it); merged by :mod:`.catalog`.
+"""
 
 from __future__ import annotations
 
@@ -52,4 +57,10 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "auth.action.maintain": {"en": "maintain", "zh": "执行维护"},
     "auth.action.purge": {"en": "purge", "zh": "彻底删除"},
     "auth.action.admin": {"en": "admin", "zh": "管理"},
+    "auth.secrets_unreadable": {
+        "en": "The accounts file .streamlit/secrets.toml cannot be read, so nobody can sign in: "
+        "{error}. Fix the file (memory-engine user add refuses to change it until then).",
+        "zh": "无法读取账号文件 .streamlit/secrets.toml，因此任何人都无法登录：{error}。"
+        "请先修复该文件（在此之前 memory-engine user add 不会修改它）。",
+    },
 }

@@ -1,11 +1,15 @@
-"""UI strings of the Context Preview page (English and Chinese), merged into ``i18n.STRINGS``."""
+"""UI strings of the Context Preview page: the assembled prompt, its sections and what the budget
+trimmed (English and Chinese).
+
+Key prefixes: ``ctx`` (each prefix lives in one file only;
+tests check it); merged by :mod:`.catalog`.
+"""
 
 from __future__ import annotations
 
 from typing import Final
 
 STRINGS: Final[dict[str, dict[str, str]]] = {
-    "nav.context_preview": {"en": "Context Preview", "zh": "上下文预览"},
     "ctx.title": {"en": "Context Preview", "zh": "上下文预览"},
     "ctx.caption": {
         "en": "The exact messages the model would get: system prompt → recalled memories (data "

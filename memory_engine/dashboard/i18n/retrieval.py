@@ -1,12 +1,16 @@
-"""UI strings of the retrieval tools on Query Replay ("why not X?", compare two configurations,
-relevance labels), English and Chinese; merged into ``i18n.STRINGS`` by ``i18n.py``."""
+"""UI strings of the retrieval tools on Query Replay: "why not X?" (verdict, explanation and
+stage), compare two configurations, relevance labels and golden sets (English and Chinese).
+
+Key prefixes: ``why``, ``cmp``, ``rel``, ``gold`` (each prefix lives in one file only;
+tests check it); merged by :mod:`.catalog`.
+"""
 
 from __future__ import annotations
 
 from typing import Final
 
 STRINGS: Final[dict[str, dict[str, str]]] = {
-    # ---- why not X?
+    # ---- why.*: why not X?
     "why.header": {"en": "Why not X?", "zh": "为什么没有 X？"},
     "why.input": {
         "en": "Memory id (paste or pick from the table)",
@@ -40,7 +44,45 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "zh": "被截断：超出 token 预算",
     },
     "why.v.dropped": {"en": "Dropped", "zh": "已丢弃"},
-    # ---- compare two configurations
+    "why.x.not_recalled": {
+        "en": "No leg returned it in its top {depth}: it is outside the scope, not active or "
+        "not valid at that time, or every leg ranked other memories higher.",
+        "zh": "没有任何一路检索在前 {depth} 名中返回它：它不在范围内、不是活跃状态或当时无效，"
+        "或者各路检索都把其他记忆排得更高。",
+    },
+    "why.x.returned": {"en": "Returned at rank {rank}.", "zh": "以第 {rank} 名返回。"},
+    "why.x.below_min_score": {
+        "en": "rrf {rrf} < min_score {min_score}.",
+        "zh": "rrf {rrf} 低于最低分数 {min_score}。",
+    },
+    "why.x.below_min_cosine": {
+        "en": "Only the dense leg found it and its cosine {cosine} is below the floor.",
+        "zh": "只有向量检索找到它，且其余弦相似度 {cosine} 低于下限。",
+    },
+    "why.x.duplicate": {
+        "en": "A better-ranked memory has the same (or nearly the same) content.",
+        "zh": "排名更靠前的记忆内容相同（或几乎相同）。",
+    },
+    "why.x.below_top_k": {
+        "en": "Out-ranked: weighted rank {rank}, after k = {k}.",
+        "zh": "排名被超过：加权排名第 {rank}，在 k = {k} 之后。",
+    },
+    "why.x.final_vs_last": {
+        "en": "Final score {final} < {last} of the last returned memory.",
+        "zh": "最终分数 {final} 低于最后一个返回项的 {last}。",
+    },
+    "why.x.over_token_budget": {
+        "en": "Its line did not fit in the token budget {budget}.",
+        "zh": "它的一行放不进 {budget} 个 token 的预算。",
+    },
+    "why.x.other": {"en": "Dropped: {reason}.", "zh": "已丢弃：{reason}。"},
+    "why.stage.legs": {"en": "legs", "zh": "各路检索"},
+    "why.stage.threshold": {"en": "threshold", "zh": "阈值"},
+    "why.stage.dedupe": {"en": "dedupe", "zh": "去重"},
+    "why.stage.top_k": {"en": "top k", "zh": "前 k 截断"},
+    "why.stage.budget": {"en": "token budget", "zh": "token 预算"},
+    "why.stage.final": {"en": "final", "zh": "最终结果"},
+    # ---- cmp.*: compare two configurations
     "cmp.header": {"en": "Compare with another configuration", "zh": "与另一配置对比"},
     "cmp.fusion": {"en": "Fusion (B)", "zh": "融合方式（B）"},
     "cmp.session": {"en": "Session weight (B)", "zh": "会话权重（B）"},
@@ -59,14 +101,14 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "cmp.moved": {"en": "moved", "zh": "移动"},
     "cmp.same": {"en": "same", "zh": "不变"},
     "cmp.config": {"en": "configuration", "zh": "配置"},
-    # ---- relevance labels
+    # ---- rel.*: relevance labels
     "rel.header": {"en": "Relevance labels", "zh": "相关性标注"},
     "rel.relevant": {"en": "relevant ✓", "zh": "相关 ✓"},
     "rel.metrics": {
         "en": "P@{k}: {p:.2f} · MRR: {mrr:.2f} · nDCG@{k}: {ndcg:.2f} ({n} labelled relevant)",
         "zh": "P@{k}：{p:.2f} · MRR：{mrr:.2f} · nDCG@{k}：{ndcg:.2f}（{n} 条标为相关）",
     },
-    # ---- golden sets
+    # ---- gold.*: golden sets
     "gold.header": {"en": "Golden sets", "zh": "黄金测试集"},
     "gold.set_name": {"en": "Set name", "zh": "测试集名称"},
     "gold.expected": {"en": "Expected memories", "zh": "期望返回的记忆"},
@@ -87,22 +129,9 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "gold.export": {"en": "Export JSON", "zh": "导出 JSON"},
     "gold.import": {"en": "Import a golden set (JSON)", "zh": "导入黄金测试集（JSON）"},
     "gold.imported": {"en": "Imported {name} ({n} cases).", "zh": "已导入 {name}（{n} 个用例）。"},
-    # ---- pipeline stages (timings)
-    "stage.expand": {"en": "expand", "zh": "查询扩展"},
-    "stage.session": {"en": "session", "zh": "会话平滑"},
-    "stage.rerank": {"en": "rerank", "zh": "重排"},
-    "stage.weight": {"en": "weight", "zh": "加权"},
-    "stage.dedupe": {"en": "dedupe", "zh": "去重"},
-    # ---- leg health warnings
-    "warning.leg_empty_dense": {"en": "The dense leg returned nothing.", "zh": "向量召回为空。"},
-    "warning.leg_empty_keyword": {
-        "en": "The keyword leg returned nothing.",
-        "zh": "关键词召回为空。",
+    "gold.editor_only": {
+        "en": "Saving, importing or deleting golden sets needs the editor role. "
+        "You can still run a set and export it.",
+        "zh": "保存、导入或删除黄金测试集需要编辑者角色。您仍可运行和导出测试集。",
     },
-}
-
-#: Engine warnings of the retrieval stages (exact text -> string key).
-WARNINGS: Final[dict[str, str]] = {
-    "leg dense returned no candidates": "warning.leg_empty_dense",
-    "leg keyword returned no candidates": "warning.leg_empty_keyword",
 }

@@ -1,5 +1,9 @@
-"""UI strings of the store selector, the side-by-side store comparison (Query Replay) and the
-store parity check (Overview), in English and Chinese (merged into ``i18n.STRINGS``)."""
+"""UI strings of the store selector, the side-by-side store comparison (Query Replay) and the store
+parity check (Overview) (English and Chinese).
+
+Key prefixes: ``stores`` (each prefix lives in one file only;
+tests check it); merged by :mod:`.catalog`.
+"""
 
 from __future__ import annotations
 

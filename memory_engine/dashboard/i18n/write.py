@@ -1,7 +1,8 @@
-"""UI strings of the write pipeline pages (Write Inspector), English and Chinese.
+"""UI strings of the Write Inspector page (steps of a write, past writes) and the Conflicts page
+(review queue of the write judge's decisions) (English and Chinese).
 
-Merged into ``memory_engine.dashboard.i18n.core.STRINGS``; same shape and rules (same placeholders in
-both languages).
+Key prefixes: ``write``, ``wcol``, ``conflicts`` (each prefix lives in one file only;
+tests check it); merged by :mod:`.catalog`.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from typing import Final
 
 STRINGS: Final[dict[str, dict[str, str]]] = {
-    "nav.write_inspector": {"en": "Write Inspector", "zh": "写入检查"},
+    # ---- write.*: Write Inspector
     "write.title": {"en": "Write Inspector", "zh": "写入检查"},
     "write.intro": {
         "en": "Paste text and run the extract pipeline: guard, evaluate + extract, "
@@ -66,6 +67,7 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "en": "This write has no trail (status {status}).",
         "zh": "该写入没有轨迹（状态 {status}）。",
     },
+    # ---- wcol.*: Write Inspector and Conflicts table columns
     "wcol.write_id": {"en": "write id", "zh": "写入 ID"},
     "wcol.status": {"en": "status", "zh": "状态"},
     "wcol.mode": {"en": "mode", "zh": "模式"},
@@ -77,7 +79,11 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "wcol.detail": {"en": "detail", "zh": "说明"},
     "wcol.index": {"en": "index", "zh": "序号"},
     "wcol.candidate": {"en": "candidate", "zh": "候选"},
-    "nav.conflicts": {"en": "Conflicts", "zh": "冲突审核"},
+    "wcol.new": {"en": "new memory", "zh": "新记忆"},
+    "wcol.old": {"en": "old memory", "zh": "旧记忆"},
+    "wcol.old_status": {"en": "old status", "zh": "旧记忆状态"},
+    "wcol.review": {"en": "review", "zh": "审核"},
+    # ---- conflicts.*: Conflicts page
     "conflicts.title": {"en": "Conflicts", "zh": "冲突审核"},
     "conflicts.intro": {
         "en": "Decisions of the write judge: a new memory superseded or supplemented an old one. "
@@ -97,8 +103,4 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "conflicts.save": {"en": "Save review", "zh": "保存审核"},
     "conflicts.saved": {"en": "Review saved: {decision}.", "zh": "审核已保存：{decision}。"},
     "conflicts.need_reason": {"en": "Give a reason first.", "zh": "请先填写原因。"},
-    "wcol.new": {"en": "new memory", "zh": "新记忆"},
-    "wcol.old": {"en": "old memory", "zh": "旧记忆"},
-    "wcol.old_status": {"en": "old status", "zh": "旧记忆状态"},
-    "wcol.review": {"en": "review", "zh": "审核"},
 }

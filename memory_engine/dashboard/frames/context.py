@@ -1,4 +1,4 @@
-"""Helpers of the Context Preview page: pasted turns, and the frames of an assembled context."""
+"""Context Preview: pasted turns, and the frames of an assembled context."""
 
 from __future__ import annotations
 
@@ -8,12 +8,21 @@ from typing import Any
 
 import pandas as pd
 
-from memory_engine.context.service import ContextResult
-from memory_engine.dashboard.i18n.core import t
-from memory_engine.errors import InvalidInputError
+from memory_engine import ContextResult, InvalidInputError, message_tokens
+from memory_engine.config import Settings
+from memory_engine.context.service import TASK_TYPE_PREFERENCES
+from memory_engine.context.working import WorkingMemory, WorkingView
+from memory_engine.context.working_store import InProcessWorkingStore
+from memory_engine.dashboard.i18n import t
 
+#: Task types of the engine's prompt assembly (``MemoryEngine.context(task_type=...)``).
+TASK_TYPES: tuple[str, ...] = tuple(TASK_TYPE_PREFERENCES)
+#: Session id of pasted turns (a throw-away working memory, never stored).
+PASTE_SESSION = "context-preview"
 #: Pasted messages accepted at most.
 MAX_PASTED_MESSAGES = 2000
+
+
 #: Role prefixes, matched on an NFKC-normalised, case-folded line: "：" and "ｕｓｅｒ" count too
 #: (NFKC maps each of those characters to one character, so the prefix length is unchanged).
 _PREFIXES = {"user:": "user", "assistant:": "assistant", "用户:": "user", "助手:": "assistant"}
@@ -83,8 +92,6 @@ def sections_frame(result: ContextResult, lang: str) -> pd.DataFrame:
 
 def message_rows(result: ContextResult, lang: str) -> list[dict[str, Any]]:
     """Each message with its section label and tokens (``label``, ``content``)."""
-    from memory_engine.context.working import message_tokens
-
     section_of: dict[int, str] = {}
     for s in result.sections:
         for i in range(s.first, s.last + 1) if s.items else ():
@@ -133,3 +140,11 @@ def trimmed_frame(result: ContextResult, lang: str) -> pd.DataFrame:
             for x in result.trimmed
         ]
     )
+
+
+def pasted_view(turns: list[tuple[str, str]], tenant: str, settings: Settings) -> WorkingView:
+    """The working-memory view of pasted ``turns`` (as the engine would keep them), built in
+    a throw-away in-process store: nothing is stored."""
+    wm = WorkingMemory(InProcessWorkingStore(), settings)
+    wm.add_many(tenant, PASTE_SESSION, turns)  # type: ignore[arg-type]
+    return wm.view(tenant, PASTE_SESSION)

@@ -10,46 +10,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from memory_engine import MemoryEngine
-from memory_engine.dashboard import tables
+from memory_engine import MemoryEngine, Scope, SearchOptions, Trace, compare_traces
 from memory_engine.dashboard.errors import guard
-from memory_engine.dashboard.i18n.core import t
-from memory_engine.models import Scope, Trace
-from memory_engine.retrieval.explain import Comparison, compare_traces, returned_ids
-from memory_engine.retrieval.pipeline import SearchOptions
-
-FUSIONS = ("rrf", "zscore", "minmax")
-
-
-def comparison_frame(a: Trace, b: Trace, cmp: Comparison, lang: str) -> pd.DataFrame:
-    """One row per memory in either top k: id, content, rank A, rank B, change."""
-    content = {c.memory_id: c.content for c in [*a.candidates, *b.candidates]}
-    ra = {mid: i for i, mid in enumerate(returned_ids(a)[: cmp.k], start=1)}
-    rb = {mid: i for i, mid in enumerate(returned_ids(b)[: cmp.k], start=1)}
-    rows = []
-    for mid in list(dict.fromkeys([*ra, *rb])):
-        if mid in cmp.entered:
-            change = "cmp.entered"
-        elif mid in cmp.left:
-            change = "cmp.left"
-        elif mid in cmp.moved:
-            change = "cmp.moved"
-        else:
-            change = "cmp.same"
-        rows.append(
-            {
-                t("col.id", lang): tables.short_id(mid),
-                t("col.content", lang): tables.clip(content.get(mid, "")),
-                t("cmp.rank_a", lang): ra.get(mid),
-                t("cmp.rank_b", lang): rb.get(mid),
-                t("cmp.change", lang): t(change, lang),
-            }
-        )
-    frame = pd.DataFrame(rows)
-    for col in (t("cmp.rank_a", lang), t("cmp.rank_b", lang)):
-        if col in frame:
-            frame[col] = frame[col].astype("Int64")
-    return frame
+from memory_engine.dashboard.frames.retrieval import FUSIONS, comparison_frame
+from memory_engine.dashboard.i18n import t
 
 
 def slope_chart(frame: pd.DataFrame, k: int, lang: str) -> go.Figure:

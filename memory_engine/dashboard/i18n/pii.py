@@ -1,10 +1,16 @@
-"""UI strings of the PII findings on the Write Inspector and Audit pages (English and Chinese)."""
+"""UI strings of PII and secret findings on the Write Inspector and Audit pages (kinds, counts and
+what the tenant's policy did; never the values) (English and Chinese).
+
+Key prefixes: ``pii``, ``pcol`` (each prefix lives in one file only;
+tests check it); merged by :mod:`.catalog`.
+"""
 
 from __future__ import annotations
 
 from typing import Final
 
 STRINGS: Final[dict[str, dict[str, str]]] = {
+    # ---- pii.*: findings
     "pii.header": {"en": "PII and secrets", "zh": "个人信息与密钥"},
     "pii.found": {
         "en": "Found: {kinds} ({count} in all). Policy: {action}.",
@@ -40,9 +46,6 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "pii.kind.cn_id": {"en": "resident ID number", "zh": "居民身份证号"},
     "pii.kind.bank_card": {"en": "bank card number", "zh": "银行卡号"},
     "pii.kind.secret": {"en": "API key or secret", "zh": "API 密钥或口令"},
+    # ---- pcol.*: table columns
     "pcol.pii": {"en": "PII", "zh": "个人信息"},
-    "audit.facet_pii": {
-        "en": "Only events with PII findings ({n})",
-        "zh": "只看含个人信息发现的事件（{n}）",
-    },
 }

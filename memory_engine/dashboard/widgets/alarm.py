@@ -4,17 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.frames.traces import alarm_text
+from memory_engine.dashboard.i18n import t
 from memory_engine.models import Trace
-
-
-def alarm_text(trace: Trace, lang: str) -> str | None:
-    """The alarm message of ``trace`` in ``lang``, or None when it has no alarm."""
-    if not trace.tenant_alarms:
-        return None
-    dropped = sum(int(a.get("dropped", 0)) for a in trace.tenant_alarms)
-    stages = ", ".join(str(a.get("stage", "?")) for a in trace.tenant_alarms)
-    return t("alarm.detail", lang, dropped=dropped, stages=stages)
 
 
 def render_alarm(trace: Trace, lang: str) -> None:

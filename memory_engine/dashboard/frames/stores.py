@@ -1,6 +1,6 @@
 """PostgreSQL vs Qdrant, side by side: one query on both stores (Query Replay) and per-store
-counts with a parity check (Overview). Pure functions first (unit-tested), then the two
-Streamlit sections the pages call.
+counts with a parity check (Overview). The pure part (the sections that draw are
+:mod:`memory_engine.dashboard.widgets.store_compare`).
 
 Definitions (``a``, ``b``: memory ids in returned order, best first):
 
@@ -22,24 +22,19 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 import pandas as pd
-import streamlit as st
 
-from memory_engine.dashboard import stores
-from memory_engine.dashboard.errors import guard
-from memory_engine.dashboard.i18n.core import t
-from memory_engine.engine import MemoryEngine
-from memory_engine.models import Scope, SearchResult, Trace
-from memory_engine.retrieval.pipeline import SearchOptions
+from memory_engine import MemoryEngine, Scope, SearchResult
+from memory_engine.dashboard.i18n import t
 from memory_engine.stores.transfer import tenant_counts
 
 #: Score kinds shown first (others follow in name order).
 SCORE_ORDER: Final = ("final", "rerank", "rrf", "cosine", "bm25")
+
+
 #: Tenants up to this many records per store get their ids compared, not only counts.
 PARITY_ID_LIMIT: Final = 5000
-SS_RESULT: Final = "mi_cmp_result"
 
 
-# --------------------------------------------------------------------------- pure functions
 def overlap_at_k(a: Sequence[uuid.UUID], b: Sequence[uuid.UUID], k: int) -> float | None:
     """Share of the top-k ids both lists hold (see module docstring); None when both empty."""
     top_a, top_b = set(a[:k]), set(b[:k])
@@ -200,69 +195,9 @@ def parity(engines: dict[str, MemoryEngine], scope: Scope) -> dict[str, Any]:
     }
 
 
-# --------------------------------------------------------------------------- streamlit sections
-def _engines() -> dict[str, MemoryEngine] | None:
-    from memory_engine.config import Settings
-
-    choices = stores.configured_stores(Settings())
-    if len(choices) < 2:
-        return None
-    return {name: stores.engine_for(name) for name in choices}
-
-
-def _fmt(value: float | None, lang: str) -> str:
-    return t("stores.undefined", lang) if value is None else f"{value:.3f}"
-
-
-def replay_section(scope: Scope, trace: Trace, lang: str) -> None:
-    """Query Replay: run ``trace``'s query with its configuration on both stores (no trace
-    saved) and show overlap@k, rank correlations and per-candidate score differences. Shows
-    nothing when only one store is configured."""
-    engines = _engines()
-    if engines is None:
-        return
-    st.markdown(f"**{t('stores.compare_header', lang)}**")
-    st.caption(t("stores.compare_caption", lang))
-    key = f"{SS_RESULT}_{trace.id}"
-    if st.button(t("stores.compare_run", lang), key="mi_cmp_run"):
-        options = SearchOptions(**trace.config)
-        results: dict[str, SearchResult] = {}
-        with guard(lang, stop=False) as g:
-            for name, engine in engines.items():
-                results[name] = engine.search(scope, trace.query, options=options, save_trace=False)
-        if not g.failed:
-            st.session_state[key] = (options.k, results)
-    saved = st.session_state.get(key)
-    if saved is None:
-        return
-    k, results = saved
-    (res_a, res_b) = list(results.values())[:2]
-    ids_a = [c.memory.id for c in res_a.memories]
-    ids_b = [c.memory.id for c in res_b.memories]
-    rho, tau, common = rank_correlations(ids_a, ids_b)
-    cols = st.columns(4)
-    cols[0].metric(t("stores.overlap", lang, k=k), _fmt(overlap_at_k(ids_a, ids_b, k), lang))
-    cols[1].metric(
-        t("stores.spearman", lang), _fmt(rho, lang), help=t("stores.correlation_help", lang)
-    )
-    cols[2].metric(
-        t("stores.kendall", lang), _fmt(tau, lang), help=t("stores.correlation_help", lang)
-    )
-    cols[3].metric(t("stores.common", lang), common)
-    st.dataframe(compare_frame(results, lang), hide_index=True, key="mi_cmp_table", placeholder="")
-
-
-def overview_section(scope: Scope, lang: str) -> None:
-    """Overview: memory records, status counts and events of the tenant in each store, and a
-    parity verdict. Shows nothing when only one store is configured."""
-    engines = _engines()
-    if engines is None:
-        return
-    st.markdown(f"**{t('stores.parity_header', lang, tenant=scope.tenant_id)}**")
-    with guard(lang, stop=False) as g:
-        result = parity(engines, scope)
-    if g.failed:
-        return
+def parity_frame(result: dict[str, Any], lang: str) -> pd.DataFrame:
+    """One row per store of a :func:`parity` result: store, memory records, one column per
+    status (in name order; 0 where a store has none of it), events."""
     statuses = sorted({s for c in result["counts"].values() for s in c["by_status"]})
     rows = []
     for name, c in result["counts"].items():
@@ -273,16 +208,4 @@ def overview_section(scope: Scope, lang: str) -> None:
         row.update({s: c["by_status"].get(s, 0) for s in statuses})
         row[t("stores.col_events", lang)] = c["events"]
         rows.append(row)
-    st.dataframe(pd.DataFrame(rows), hide_index=True, key="mi_parity_table")
-    if result["ok"]:
-        records = next(iter(result["counts"].values()))["records"]
-        st.success(t("stores.parity_ok", lang, records=records))
-        if not result["ids_compared"]:
-            st.caption(t("stores.parity_counts_only", lang, limit=PARITY_ID_LIMIT))
-        return
-    what = []
-    if not result["counts_equal"]:
-        what.append(t("stores.diff_counts", lang))
-    if result["only_one"]:
-        what.append(t("stores.diff_ids", lang, n=result["only_one"]))
-    st.warning(t("stores.parity_differs", lang, what=", ".join(what)))
+    return pd.DataFrame(rows)

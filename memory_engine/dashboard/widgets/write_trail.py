@@ -1,7 +1,5 @@
-"""Rendering of write trails for the Write Inspector page (pure data helpers + Streamlit).
-
-The data helpers (``writes_frame``, ``actions_frame``, ``candidates_frame``) are plain
-functions of journal rows and trails, unit-testable without Streamlit.
+"""Every step of one write trail on the Write Inspector page (source, guard, LLM calls, facts
+with candidates and judge, actions); the tables come from :mod:`..frames.writes`.
 """
 
 from __future__ import annotations
@@ -9,62 +7,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
-from memory_engine.dashboard.i18n.core import t
+from memory_engine.dashboard.frames.writes import actions_frame, candidates_frame
+from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.markdown import Md, md
-
-#: Characters of an input shown in the list of past writes.
-INPUT_PREVIEW = 80
-
-
-def writes_frame(items: list[dict[str, Any]], lang: str) -> pd.DataFrame:
-    """Past writes (journal rows) as a table, newest first."""
-    rows = [
-        {
-            t("wcol.write_id", lang): w["id"],
-            t("wcol.created", lang): str(w.get("created_at", ""))[:19].replace("T", " "),
-            t("wcol.status", lang): w.get("status", ""),
-            t("wcol.mode", lang): w.get("mode", ""),
-            t("wcol.input", lang): str((w.get("request") or {}).get("text", ""))[:INPUT_PREVIEW],
-            t("wcol.detail", lang): str((w.get("result") or {}).get("reason") or ""),
-        }
-        for w in items
-    ]
-    return pd.DataFrame(rows)
-
-
-def actions_frame(actions: list[dict[str, Any]], lang: str) -> pd.DataFrame:
-    """Actions of a write (create, duplicate, supersede, supplement; planned in a dry run)."""
-    return pd.DataFrame(
-        [
-            {
-                t("wcol.action", lang): a.get("action", "")
-                + (" (dry run)" if a.get("planned") else ""),
-                t("wcol.memory", lang): a.get("memory_id", ""),
-                t("wcol.target", lang): a.get("target_id", ""),
-                t("wcol.detail", lang): a.get("reason") or a.get("content") or a.get("note") or "",
-            }
-            for a in actions
-        ]
-    )
-
-
-def candidates_frame(candidates: list[dict[str, Any]], lang: str) -> pd.DataFrame:
-    """Stored memories shown to the judge for one fact (index = what the judge may name)."""
-    return pd.DataFrame(
-        [
-            {
-                t("wcol.index", lang): c["index"],
-                t("wcol.candidate", lang): c["content"],
-                "cosine ↑": c.get("cosine"),
-                "bm25 ↑": c.get("bm25"),
-                t("wcol.memory", lang): c["memory_id"],
-            }
-            for c in candidates
-        ]
-    )
 
 
 def _call(call: dict[str, Any], lang: str) -> None:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import pandas as pd
 
-from memory_engine.dashboard.i18n.core import STRINGS, t
+from memory_engine.dashboard.i18n import label
 
 __all__ = ["KINDS", "translated", "value_label"]
 
-#: Kinds of category values with strings ``value.<kind>.<value>`` (see ``i18n_tidy``).
+
+#: Kinds of category values with strings ``value.<kind>.<value>`` (see ``i18n/labels.py``).
 KINDS = ("type", "status", "source", "action")
 
 
@@ -25,8 +26,7 @@ def value_label(kind: str, value: str, lang: str) -> str:
     """
     if kind not in KINDS:
         raise ValueError(f"unknown value kind {kind!r}")
-    key = f"value.{kind}.{value}"
-    return t(key, lang) if key in STRINGS else str(value)
+    return label(f"value.{kind}.{value}", lang, str(value))
 
 
 def translated(frame: pd.DataFrame, column: str, kind: str, lang: str) -> pd.DataFrame:

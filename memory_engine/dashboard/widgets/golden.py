@@ -11,23 +11,24 @@ Storage and scoring live in ``memory_engine.retrieval.golden``; files under
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
-from memory_engine import MemoryEngine
-from memory_engine.dashboard import signin, tables
-from memory_engine.dashboard.errors import guard
-from memory_engine.dashboard.i18n.core import t
-from memory_engine.models import Scope, Trace
-from memory_engine.retrieval.explain import returned_ids
-from memory_engine.retrieval.golden import (
+from memory_engine import (
     GoldenCase,
-    GoldenRun,
     GoldenStore,
+    MemoryEngine,
+    Scope,
+    Trace,
     parse_golden,
+    returned_ids,
     run_golden,
 )
-from memory_engine.security.auth import Action
+from memory_engine.dashboard import signin
+from memory_engine.dashboard.errors import guard
+from memory_engine.dashboard.frames import cells
+from memory_engine.dashboard.frames.retrieval import runs_frame
+from memory_engine.dashboard.i18n import t
+from memory_engine.dashboard.signin import Action
 
 IMPORTED = "mi_gold_imported"  # file id of the last imported upload
 
@@ -35,18 +36,6 @@ IMPORTED = "mi_gold_imported"  # file id of the last imported upload
 def store_for(engine: MemoryEngine, scope: Scope) -> GoldenStore:
     """The tenant's golden sets under the engine's data folder."""
     return GoldenStore(engine.settings.data_dir / "golden", scope)
-
-
-def runs_frame(runs: list[GoldenRun], lang: str) -> pd.DataFrame:
-    """One row per run: time, mean recall@k, mean MRR (percent)."""
-    return pd.DataFrame(
-        {
-            t("gold.when", lang): [tables.fmt_time(r.at) for r in runs],
-            t("gold.recall", lang): [round(100 * r.mean_recall, 1) for r in runs],
-            t("gold.mrr", lang): [round(100 * r.mean_mrr, 1) for r in runs],
-            t("gold.fusion", lang): [str(r.config.get("fusion", "")) for r in runs],
-        }
-    )
 
 
 def render(engine: MemoryEngine, scope: Scope, trace: Trace | None, lang: str) -> None:
@@ -66,7 +55,7 @@ def render(engine: MemoryEngine, scope: Scope, trace: Trace | None, lang: str) -
                 t("gold.expected", lang),
                 options,
                 default=returned_ids(trace)[:1],
-                format_func=lambda m: f"{tables.short_id(m)} · {tables.clip(content[m], 60)}",
+                format_func=lambda m: f"{cells.short_id(m)} · {cells.clip(content[m], 60)}",
                 key="mi_gold_expected",
             )
             k = int(trace.config.get("k", 5))

@@ -9,19 +9,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from memory_engine.dashboard import tables
-from memory_engine.dashboard.i18n.core import t
-from memory_engine.models import Trace
-from memory_engine.retrieval.explain import mrr, ndcg_at_k, precision_at_k, returned_ids
-
-
-def metrics(ranked: list[str], relevant: set[str], k: int) -> dict[str, float]:
-    """P@k, MRR (within k) and nDCG@k of one labelled ranking."""
-    return {
-        "p": precision_at_k(ranked, relevant, k),
-        "mrr": mrr(ranked, relevant, k),
-        "ndcg": ndcg_at_k(ranked, relevant, k),
-    }
+from memory_engine import Trace, returned_ids
+from memory_engine.dashboard.frames import cells
+from memory_engine.dashboard.frames.retrieval import metrics
+from memory_engine.dashboard.i18n import t
 
 
 def render(trace: Trace, lang: str) -> None:
@@ -35,7 +26,7 @@ def render(trace: Trace, lang: str) -> None:
         {
             t("col.final_rank", lang): list(range(1, len(ids) + 1)),
             t("col.id", lang): [str(i) for i in ids],
-            t("col.content", lang): [tables.clip(content.get(i, "")) for i in ids],
+            t("col.content", lang): [cells.clip(content.get(i, "")) for i in ids],
             t("rel.relevant", lang): [False] * len(ids),
         }
     )
