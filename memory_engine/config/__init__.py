@@ -3,7 +3,7 @@
 ``Settings`` holds one frozen sub-model per domain (``storage``, ``embedding``, ``llm``,
 ``write``, ``retrieval``, ``limits``, ``lifecycle``, ``security``, ``mcp``, ``dashboard``,
 ``context``) plus two process-wide fields (``log_level``, ``gc_freeze``). ``retrieval`` *is*
-``SearchOptions`` (``retrieval/options.py``): one default per retrieval knob.
+``SearchOptions`` (``config/retrieval.py``): one default per retrieval knob.
 
 The environment keeps its flat names: ``MEMORY_SEARCH_K`` sets ``settings.retrieval.k``,
 ``MEMORY_STORE`` sets ``settings.storage.backend``; ``Settings.env_names()`` is the whole map
@@ -44,8 +44,8 @@ from memory_engine.config.domains import (
     WriteSettings,
 )
 from memory_engine.config.names import DOMAINS, PLACES, field_info, is_advanced, route
+from memory_engine.config.retrieval import SearchOptions
 from memory_engine.errors import ConfigError
-from memory_engine.retrieval.options import SearchOptions
 
 __all__ = [
     "ContextSettings",

@@ -1,5 +1,5 @@
 """The domain sub-models of ``Settings``, one frozen model per domain (``retrieval`` is
-``SearchOptions``, in ``retrieval/options.py``). Fields marked ``ADVANCED`` are tuning knobs no
+``SearchOptions``, in ``config/retrieval.py``). Fields marked ``ADVANCED`` are tuning knobs no
 user should need to set. Flat ``MEMORY_*`` names: ``memory_engine.config.names``.
 """
 
@@ -10,8 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
+from memory_engine.config.retrieval import ADVANCED
 from memory_engine.errors import ConfigError
-from memory_engine.retrieval.options import ADVANCED
 
 __all__ = [
     "ContextSettings",

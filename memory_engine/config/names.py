@@ -25,7 +25,7 @@ from memory_engine.config.domains import (
     StorageSettings,
     WriteSettings,
 )
-from memory_engine.retrieval.options import SearchOptions
+from memory_engine.config.retrieval import SearchOptions
 
 __all__ = ["DOMAINS", "ENV_RENAMES", "PLACES", "TOP_LEVEL", "field_info", "is_advanced", "route"]
 

@@ -25,14 +25,13 @@ from __future__ import annotations
 import math
 import uuid
 from collections.abc import Mapping, Sequence
-from typing import Literal
 
+from memory_engine.config.retrieval import FusionMethod
 from memory_engine.models import Candidate
 from memory_engine.retrieval.fusion import rrf_fuse
 
 __all__ = ["FusionMethod", "fuse", "leg_score_key"]
 
-FusionMethod = Literal["rrf", "zscore", "minmax"]
 
 
 def leg_score_key(leg: str) -> str:

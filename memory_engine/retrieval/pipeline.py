@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memory_engine import text as textmod
+from memory_engine.config.retrieval import Leg, SearchOptions
 from memory_engine.embedding.base import Embedder
 from memory_engine.models import (
     Candidate,
@@ -30,7 +31,6 @@ from memory_engine.retrieval.diversity import DROP_DUPLICATE, dedupe, mmr_order
 from memory_engine.retrieval.expansion import MAX_EXPANSIONS, Expander, composite_query
 from memory_engine.retrieval.legs import run_legs
 from memory_engine.retrieval.normfusion import fuse
-from memory_engine.retrieval.options import Leg, SearchOptions
 from memory_engine.retrieval.rerank import Reranker, apply_rerank
 from memory_engine.retrieval.session import smooth_sessions
 from memory_engine.retrieval.thresholds import min_cosine_for

@@ -17,11 +17,11 @@ import math
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
+from memory_engine.config.retrieval import MAX_RERANK_POOL
 from memory_engine.models import Candidate
 
 __all__ = ["MAX_RERANK_POOL", "Reranker", "apply_rerank"]
 
-MAX_RERANK_POOL = 100
 
 
 @runtime_checkable

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
+from memory_engine.config.retrieval import TASK_TYPES
 from memory_engine.models import Candidate, Memory, MemoryType
 from memory_engine.scoring import RetentionParams, retention
 
@@ -55,7 +56,8 @@ TASK_TYPE_WEIGHTS: dict[str, dict[MemoryType, float]] = {
     },
     "workflow": {MemoryType.EPISODIC: 0.8, MemoryType.SEMANTIC: 1.0, MemoryType.PROCEDURAL: 1.3},
 }
-TASK_TYPES: tuple[str, ...] = tuple(TASK_TYPE_WEIGHTS)
+if tuple(TASK_TYPE_WEIGHTS) != TASK_TYPES:  # one list of task types, declared in config
+    raise ImportError("TASK_TYPE_WEIGHTS and config.retrieval.TASK_TYPES disagree")
 
 
 def type_weight(task_type: str | None, memory_type: MemoryType) -> float:

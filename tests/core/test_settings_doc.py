@@ -10,8 +10,8 @@ import pytest
 from pydantic import ValidationError
 
 from memory_engine.config import Settings, is_advanced
+from memory_engine.config.retrieval import TRACE_DEFAULTS, SearchOptions
 from memory_engine.errors import ConfigError, InvalidInputError
-from memory_engine.retrieval.options import TRACE_DEFAULTS, SearchOptions
 from memory_engine.retrieval.pipeline import SearchOptions as PipelineSearchOptions
 
 README = Path(__file__).resolve().parents[2] / "README.md"

@@ -17,9 +17,15 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from memory_engine.models import MemoryStatus
-from memory_engine.retrieval.normfusion import FusionMethod
-from memory_engine.retrieval.rerank import MAX_RERANK_POOL
-from memory_engine.retrieval.weighting import TASK_TYPES
+
+#: Fusion of the legs' ranked lists (``retrieval/normfusion.py``).
+FusionMethod = Literal["rrf", "zscore", "minmax"]
+
+#: Hard maximum of candidates sent to a reranker (``retrieval/rerank.py``).
+MAX_RERANK_POOL = 100
+
+#: Task types that weight memory types (``retrieval/weighting.py``: ``TASK_TYPE_WEIGHTS``).
+TASK_TYPES: tuple[str, ...] = ("general", "consultation", "knowledge_qa", "workflow")
 
 __all__ = ["ADVANCED", "PER_SEARCH", "TRACE_DEFAULTS", "Leg", "SearchOptions"]
 
