@@ -34,7 +34,7 @@ MAX_K = 1000
 
 #: BM25 parameters (Robertson & Zaragoza 2009, "The Probabilistic Relevance Framework"),
 #: shared by the Qdrant store's term weights and the as-of snapshot search so that scores agree
-#: with the PostgreSQL store's SQL (``stores.pg_keyword``, same constants and formula).
+#: with the PostgreSQL store's SQL (``stores.postgres.keyword``, same constants and formula).
 BM25_K1 = 1.2
 BM25_B = 0.75
 

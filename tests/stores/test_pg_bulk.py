@@ -14,8 +14,8 @@ import pytest
 
 from memory_engine.errors import EmbeddingError, InvalidInputError, TenantScopeError
 from memory_engine.models import Memory, MemoryStatus, Scope
-from memory_engine.stores import pg_bulk
 from memory_engine.stores.base import NewMemory
+from memory_engine.stores.postgres import bulk as pg_bulk
 from memory_engine.stores.postgres.sql import explain_dense
 from memory_engine.stores.postgres.store import PostgresStore
 from memory_engine.write import raw
@@ -139,7 +139,7 @@ def test_rebuild_keeps_the_index_after_success_and_failure(
     assert any("HNSW index rebuilt" in r.getMessage() for r in caplog.records)
     assert _hnsw_index(store) == before
     # The rebuilt index is valid and the planner can use it for the tenant's rows.
-    with store._tx(scope) as cur:
+    with store.conn.tx(scope) as cur:
         cur.execute("SET LOCAL enable_seqscan = off")
         cur.execute("SET LOCAL enable_sort = off")
         q = np.asarray(_vec(rng), dtype=np.float32)

@@ -89,7 +89,7 @@ def test_bulk_vacuum_by_a_non_owner_is_logged(
     bulk import's VACUUM (ANALYZE) must log it rather than pass silently."""
     import logging
 
-    from memory_engine.stores import pg_bulk
+    from memory_engine.stores.postgres import bulk as pg_bulk
     from memory_engine.stores.postgres.store import PostgresStore
 
     url, app_role = external

@@ -17,8 +17,8 @@ from pydantic import SecretStr
 
 from memory_engine.config import Settings
 from memory_engine.models import Memory, MemoryStatus, Scope
-from memory_engine.stores import pg_keyword
 from memory_engine.stores.base import NewMemory
+from memory_engine.stores.postgres import keyword as pg_keyword
 from memory_engine.stores.postgres.migrate import apply_migrations, available_migrations
 from memory_engine.stores.postgres.store import PostgresStore
 from tests.conftest import PG_TEST_DIM, PG_TEST_MODEL, new_tenant_id
