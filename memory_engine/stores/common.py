@@ -223,6 +223,19 @@ def embedded_with(memory: Memory, model: str) -> Memory:
     return memory
 
 
+#: Largest vector dimension a store records.
+MAX_EMBEDDING_DIM = 16000
+
+
+def check_embedding_spec(model: str, dim: int) -> None:
+    """Raises InvalidInputError for an empty model name or a dimension outside
+    1..:data:`MAX_EMBEDDING_DIM` (what ``ensure_embedding`` accepts)."""
+    if not model or not 1 <= dim <= MAX_EMBEDDING_DIM:
+        raise InvalidInputError(
+            f"model must be non-empty and dim in [1, {MAX_EMBEDDING_DIM}]", dim=dim
+        )
+
+
 def check_same_embedding(recorded: tuple[str, int], model: str, dim: int) -> None:
     """Raises EmbeddingMismatchError unless the recorded (model, dim) is ``(model, dim)``."""
     if recorded != (model, dim):

@@ -34,7 +34,12 @@ from memory_engine.errors import (
 )
 from memory_engine.models import Scope
 from memory_engine.stores.base import NewMemory
-from memory_engine.stores.common import check_admin_read, check_same_embedding, first_embedding
+from memory_engine.stores.common import (
+    check_admin_read,
+    check_embedding_spec,
+    check_same_embedding,
+    first_embedding,
+)
 from memory_engine.stores.postgres.migrate import MIGRATION_LOCK_KEY
 
 logger = logging.getLogger(__name__)
@@ -178,8 +183,7 @@ class PgConnection:
             InvalidInputError: empty model or dimension out of range.
             EmbeddingMismatchError: the store holds vectors of another model or dimension.
         """
-        if not model or not 1 <= dim <= 16000:
-            raise InvalidInputError("model must be non-empty and dim in [1, 16000]", dim=dim)
+        check_embedding_spec(model, dim)
         recorded = self._embedding or self.embedding_info()
         if recorded is None:
             with self.owner_tx() as cur:

@@ -51,6 +51,7 @@ from memory_engine.errors import (
 from memory_engine.models import Memory, MemoryStatus, Scope, utcnow
 from memory_engine.stores.base import InsertOutcome, NewMemory
 from memory_engine.stores.common import (
+    check_embedding_spec,
     check_same_embedding,
     check_update,
     check_version,
@@ -191,8 +192,7 @@ class QdrantStore(QdrantLifecycle, QdrantRecords):
             InvalidInputError: empty model or dimension out of 1..16000.
             EmbeddingMismatchError: the store holds vectors of another model or dimension.
         """
-        if not model or not 1 <= dim <= 16000:
-            raise InvalidInputError("model must be non-empty and dim in [1, 16000]", dim=dim)
+        check_embedding_spec(model, dim)
         recorded = self._embedding or self.embedding_info()
         if recorded is None:
             with self.conn.writing() as client:
