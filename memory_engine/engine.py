@@ -31,9 +31,9 @@ from memory_engine.models import (
 )
 from memory_engine.reads.service import ReadsMixin
 from memory_engine.retrieval.gcfreeze import freeze_once
+from memory_engine.retrieval.guarded import guarded_search
 from memory_engine.retrieval.pipeline import SearchOptions
 from memory_engine.retrieval.weighting import WeightFn, retention_weight_fn
-from memory_engine.stores.guard import guarded_search
 from memory_engine.write.guard import clean_text
 from memory_engine.write.ingest import Turn
 from memory_engine.write.raw import WriteRequest, WriteResult, write_batch

@@ -1,4 +1,6 @@
-"""Text utilities: the one keyword tokenizer, the sentence-aware chunker, token counting.
+"""Text utilities: the one keyword tokenizer, the sentence-aware chunker, token counting, the
+escape of memory content for the memory block (``retrieval.block``; the purge's redaction of
+stored blocks finds content by the same escape).
 
 ``tokenize`` is used on both the index side (terms stored with a memory) and the query side
 (terms of a search), so a query term matches a stored term exactly when both texts produce it.
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import html
 import logging
 import re
 import threading
@@ -500,3 +503,25 @@ def chunk_text(text: str, *, min_chars: int = 300, max_chars: int = 500) -> list
             last.insert(0, prev.pop())
 
     return [text[c[0][0] : c[-1][1]].strip() for c in chunks]
+
+
+#: Every other character ``str.splitlines()`` breaks lines on (vertical tab, form feed, file/
+#: group/record separators, NEL, Unicode line and paragraph separators), shown as ``\\uXXXX``.
+_LINE_BREAKS = {ch: f"\\u{ord(ch):04x}" for ch in "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"}
+_LINE_BREAKS_TABLE = str.maketrans(_LINE_BREAKS)
+
+
+def escape_content(text: str) -> str:
+    """Escape memory content for the block: HTML entities for ``& < >``, one physical line
+    (``\\n`` for line breaks, ``\\uXXXX`` for the other line separators)."""
+    escaped = html.escape(text, quote=False)
+    escaped = escaped.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n")
+    return escaped.translate(_LINE_BREAKS_TABLE)
+
+
+def escaped_forms(text: str) -> set[str]:
+    """Every form ``text`` may have in a stored block: the current escape, and the escape of
+    blocks written before the other line separators were escaped (purge redacts both)."""
+    html_escaped = html.escape(text, quote=False)
+    legacy = html_escaped.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n")
+    return {escape_content(text), legacy}

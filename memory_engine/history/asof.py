@@ -14,11 +14,11 @@ Erasure wins over history: a purged memory's snapshots are redacted (content ``[
 so as of a time before its purge it is listed (id, type, status, times) but its text is gone
 and no search can match it (:data:`memory_engine.stores.redaction.REDACTED`).
 
-:class:`SnapshotStore` implements the two retrieval legs of ``MemoryStore`` over such a
-snapshot: exact cosine over vectors supplied by the caller and BM25 with the stores' formula and
-constants (``stores.common.bm25_idf`` and ``bm25_tf``: k1 = 1.2, b = 0.75, Lucene's idf; N and
-average length over the rows of the searched statuses). Only the methods
-``retrieval.pipeline.run_search`` calls are provided.
+:class:`SnapshotStore` is a ``stores.base.SearchIndex`` (the capability
+``retrieval.pipeline.run_search`` takes) over such a snapshot: exact cosine over vectors
+supplied by the caller and BM25 with the stores' formula and constants
+(``stores.common.bm25_idf`` and ``bm25_tf``: k1 = 1.2, b = 0.75, Lucene's idf; N and average
+length over the rows of the searched statuses).
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def in_scope(memory: Memory, scope: Scope) -> bool:
 
 
 class SnapshotStore:
-    """The retrieval legs of ``MemoryStore`` over a fixed list of memories (as-of search).
+    """A ``SearchIndex`` over a fixed list of memories (as-of search); legs run in turn.
 
     Args:
         memories: the reconstructed memories (one tenant).
@@ -103,6 +103,7 @@ class SnapshotStore:
     """
 
     name = "snapshot"
+    concurrent_legs = False  # in-process numpy work: two threads would only contend
 
     def __init__(
         self,

@@ -28,8 +28,8 @@ from memory_engine.deps import EngineBase, as_uuid, check_scope
 from memory_engine.errors import InvalidInputError
 from memory_engine.history.asof import SnapshotStore, in_scope, is_redacted, replay_events, valid_at
 from memory_engine.models import Event, Memory, MemoryStatus, Scope, SearchResult, ensure_utc
+from memory_engine.retrieval.guarded import guarded_search
 from memory_engine.retrieval.pipeline import SearchOptions, run_search
-from memory_engine.stores.guard import guarded_search
 from memory_engine.stores.redaction import REDACTED
 
 #: Most events an as-of reconstruction reads (InvalidInputError above).
@@ -186,7 +186,7 @@ class AsOfMixin(EngineBase):
             query,
             scope=scope,
             options=opts,
-            store=snap,  # type: ignore[arg-type]  # the two legs run_search calls
+            store=snap,
             embedder=self.embedder if dense else None,
         )
         config = {

@@ -16,10 +16,21 @@ start a new numbered line.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 
 from memory_engine.models import Memory
+from memory_engine.text import escape_content, escaped_forms
+
+__all__ = [
+    "CLOSE",
+    "EMPTY",
+    "HEADER",
+    "OPEN",
+    "escape_content",
+    "escaped_forms",
+    "format_line",
+    "render_block",
+]
 
 HEADER = (
     "## Recalled memories\n"
@@ -29,28 +40,6 @@ HEADER = (
 OPEN = "<memory_data>"
 CLOSE = "</memory_data>"
 EMPTY = "(no relevant memories)"
-
-
-#: Every other character ``str.splitlines()`` breaks lines on (vertical tab, form feed, file/
-#: group/record separators, NEL, Unicode line and paragraph separators), shown as ``\\uXXXX``.
-_LINE_BREAKS = {ch: f"\\u{ord(ch):04x}" for ch in "\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"}
-_LINE_BREAKS_TABLE = str.maketrans(_LINE_BREAKS)
-
-
-def escape_content(text: str) -> str:
-    """Escape memory content for the block: HTML entities for ``& < >``, one physical line
-    (``\\n`` for line breaks, ``\\uXXXX`` for the other line separators)."""
-    escaped = html.escape(text, quote=False)
-    escaped = escaped.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n")
-    return escaped.translate(_LINE_BREAKS_TABLE)
-
-
-def escaped_forms(text: str) -> set[str]:
-    """Every form ``text`` may have in a stored block: the current escape, and the escape of
-    blocks written before the other line separators were escaped (purge redacts both)."""
-    html_escaped = html.escape(text, quote=False)
-    legacy = html_escaped.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n")
-    return {escape_content(text), legacy}
 
 
 def format_line(index: int, memory: Memory) -> str:

@@ -1,6 +1,6 @@
 """Recall legs of one search: dense (embed + vector search) and keyword (BM25), per query.
 
-When the store says it can (``MemoryStore.concurrent_legs``: PostgreSQL, a Qdrant server) the
+When the store says it can (``SearchIndex.concurrent_legs``: PostgreSQL, a Qdrant server) the
 dense and the keyword leg of every query run at the same time on a small shared thread pool,
 each on its own pooled connection; the search then waits about as long as its slowest leg
 instead of the sum (at 100k memories the two legs took about 18 ms and 15 ms). Qdrant local
@@ -22,7 +22,7 @@ from typing import TypeVar
 from memory_engine import text as textmod
 from memory_engine.embedding.base import Embedder
 from memory_engine.models import Candidate, MemoryStatus, Scope
-from memory_engine.stores.base import MemoryStore
+from memory_engine.stores.base import SearchIndex
 
 T = TypeVar("T")
 
@@ -72,7 +72,7 @@ def run_legs(
     legs: Sequence[str],
     depth: int,
     statuses: Sequence[MemoryStatus],
-    store: MemoryStore,
+    store: SearchIndex,
     embedder: Embedder | None,
     warnings: list[str],
 ) -> tuple[dict[str, list[Candidate]], dict[str, float], list[str]]:
@@ -84,7 +84,7 @@ def run_legs(
         legs: which of ``"dense"`` and ``"keyword"`` to run (dense needs an embedder).
         depth: candidates per leg (>= 1).
         statuses: allowed statuses.
-        store: the memory store.
+        store: the candidate searches (any ``SearchIndex``).
         embedder: embeds each query for the dense leg; None skips the dense leg.
         warnings: appended to when a query has no keyword terms (its keyword leg is skipped).
 
@@ -97,7 +97,7 @@ def run_legs(
     """
     timings: dict[str, float] = {}
     lock = threading.Lock()
-    parallel = bool(getattr(store, "concurrent_legs", False))
+    parallel = store.concurrent_legs
     submit: Callable[[Callable[[], list[Candidate]]], Future[list[Candidate]] | _Immediate]
     submit = _executor().submit if parallel else _Immediate
     pending: list[tuple[str, Future[list[Candidate]] | _Immediate | None]] = []

@@ -35,7 +35,7 @@ from memory_engine.retrieval.rerank import Reranker, apply_rerank
 from memory_engine.retrieval.session import smooth_sessions
 from memory_engine.retrieval.thresholds import min_cosine_for
 from memory_engine.retrieval.weighting import WeightFn, apply_weights
-from memory_engine.stores.base import MemoryStore
+from memory_engine.stores.base import SearchIndex
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ def _recall(
     *,
     scope: Scope,
     options: SearchOptions,
-    store: MemoryStore,
+    store: SearchIndex,
     embedder: Embedder | None,
     clock: _Clock,
     warnings: list[str],
@@ -138,7 +138,7 @@ def run_search(
     *,
     scope: Scope,
     options: SearchOptions,
-    store: MemoryStore,
+    store: SearchIndex,
     embedder: Embedder | None,
     expander: Expander | None = None,
     reranker: Reranker | None = None,
@@ -150,7 +150,7 @@ def run_search(
         query: the current input (already cleaned by the caller).
         scope: tenant and narrowing ids; every leg filters by it.
         options: the configuration (stored in the trace).
-        store: the memory store.
+        store: the candidate searches (any ``SearchIndex``).
         embedder: may be None only without the dense leg.
         expander: optional source of related queries (LLM seam), at most 3 used.
         reranker: optional reranker of the best ``options.rerank_pool`` fused candidates.

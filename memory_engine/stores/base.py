@@ -1,4 +1,9 @@
-"""The ``MemoryStore`` protocol every store implements (PostgreSQL, Qdrant).
+"""The store capabilities, one small Protocol each, and ``MemoryStore``, their union.
+
+Callers take the capability they use: search takes :class:`SearchIndex`; the tenant guard an
+:class:`AuditedSearchIndex`; the copy between stores a :class:`RecordTransfer`; the raw write
+path checks for the optional :class:`BulkLoader`. Every backend (PostgreSQL, Qdrant) implements
+all of :class:`MemoryStore`.
 
 Rules every implementation keeps (checked by ``tests/conformance``):
 
@@ -17,7 +22,7 @@ from __future__ import annotations
 
 import builtins
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
@@ -92,25 +97,42 @@ class MemoryRecord(BaseModel):
 
 
 @runtime_checkable
-class MemoryStore(Protocol):
-    """Storage of memories, events and traces, isolated by tenant."""
+class SearchIndex(Protocol):
+    """The candidate searches of the retrieval legs: dense (cosine) and keyword (BM25).
 
-    name: str
+    What search takes (``retrieval.pipeline``, ``retrieval.legs``, the guarded search); the
+    as-of snapshot and the tenant guard implement only this."""
+
     #: True when ``dense_search`` and ``keyword_search`` may run at the same time from two
     #: threads (the retrieval pipeline then runs the legs of a query concurrently).
     concurrent_legs: bool
 
-    def ensure_embedding(self, model: str, dim: int) -> None:
-        """Record (first use) or check the embedding model and dimension.
-
-        Raises:
-            EmbeddingMismatchError: the store holds vectors of another model or dimension.
-        """
+    def dense_search(
+        self,
+        vector: Sequence[float],
+        *,
+        scope: Scope,
+        k: int,
+        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
+    ) -> builtins.list[Candidate]:
+        """Nearest memories by cosine; returns min(k, matching rows), scores ``cosine``."""
         ...
 
-    def embedding_info(self) -> tuple[str, int] | None:
-        """The recorded (model, dim), or None on an empty store."""
+    def keyword_search(
+        self,
+        terms: Sequence[str],
+        *,
+        scope: Scope,
+        k: int,
+        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
+    ) -> builtins.list[Candidate]:
+        """BM25 (k1=1.2, b=0.75) over stored terms, computed by the store; scores ``bm25``."""
         ...
+
+
+@runtime_checkable
+class MemoryRepository(Protocol):
+    """Memories of one tenant: insert, read, list, change, erase."""
 
     def insert(
         self,
@@ -152,6 +174,10 @@ class MemoryStore(Protocol):
         """Counts per ``memory_type``, ``status`` and ``source`` under the filter."""
         ...
 
+    def count(self, *, scope: Scope, statuses: Sequence[MemoryStatus] = ()) -> int:
+        """Number of memories in scope (all statuses when ``statuses`` is empty)."""
+        ...
+
     def update(
         self,
         memory_id: uuid.UUID,
@@ -189,8 +215,6 @@ class MemoryStore(Protocol):
         """
         ...
 
-    # -- lifecycle (issue 6) ------------------------------------------------------------
-
     def record_access(self, memory_ids: Sequence[uuid.UUID], *, scope: Scope, at: datetime) -> int:
         """Add 1 to ``access_count`` and set ``last_accessed_at`` (never backwards) of each id.
 
@@ -211,10 +235,10 @@ class MemoryStore(Protocol):
         "events_with_content", "traces_with_content"}`` -> count (all 0 after a purge)."""
         ...
 
-    def delete_traces(self, *, scope: Scope) -> int:
-        """Delete the stored traces of searches made in ``scope`` (its user/agent/session ids
-        narrow). Returns the number deleted."""
-        ...
+
+@runtime_checkable
+class AuditLog(Protocol):
+    """The append-only audit events of one tenant."""
 
     def append_event(self, event: Event, *, scope: Scope) -> None:
         """Append a standalone event (e.g. a purge proof). Raises TenantScopeError when the
@@ -229,35 +253,10 @@ class MemoryStore(Protocol):
         """Events of the tenant, newest first. ``items`` are Event."""
         ...
 
-    def dense_search(
-        self,
-        vector: Sequence[float],
-        *,
-        scope: Scope,
-        k: int,
-        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
-    ) -> builtins.list[Candidate]:
-        """Nearest memories by cosine; returns min(k, matching rows), scores ``cosine``."""
-        ...
 
-    def keyword_search(
-        self,
-        terms: Sequence[str],
-        *,
-        scope: Scope,
-        k: int,
-        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
-    ) -> builtins.list[Candidate]:
-        """BM25 (k1=1.2, b=0.75) over stored terms, computed by the store; scores ``bm25``."""
-        ...
-
-    def count(self, *, scope: Scope, statuses: Sequence[MemoryStatus] = ()) -> int:
-        """Number of memories in scope (all statuses when ``statuses`` is empty)."""
-        ...
-
-    def stats(self, *, scope: Scope, days: int = 90) -> StoreStats:
-        """Counts for the Overview page."""
-        ...
+@runtime_checkable
+class TraceStore(Protocol):
+    """Stored search traces (bounded retention per tenant)."""
 
     def save_trace(self, trace: Trace, *, scope: Scope) -> None:
         """Store a trace; keeps at most ``trace_retention`` per tenant."""
@@ -271,6 +270,32 @@ class MemoryStore(Protocol):
         """Traces newest first; ``items`` are dicts {id, query, created_at, returned}."""
         ...
 
+    def delete_traces(self, *, scope: Scope) -> int:
+        """Delete the stored traces of searches made in ``scope`` (its user/agent/session ids
+        narrow). Returns the number deleted."""
+        ...
+
+
+@runtime_checkable
+class AdminOps(Protocol):
+    """Store-wide operations: the embedding model record, counts, the audited admin path."""
+
+    def ensure_embedding(self, model: str, dim: int) -> None:
+        """Record (first use) or check the embedding model and dimension.
+
+        Raises:
+            EmbeddingMismatchError: the store holds vectors of another model or dimension.
+        """
+        ...
+
+    def embedding_info(self) -> tuple[str, int] | None:
+        """The recorded (model, dim), or None on an empty store."""
+        ...
+
+    def stats(self, *, scope: Scope, days: int = 90) -> StoreStats:
+        """Counts for the Overview page."""
+        ...
+
     def admin_tenant_counts(self, *, actor: str, reason: str) -> dict[str, int]:
         """Active+archived memory count per tenant, across tenants. Audited (admin event)."""
         ...
@@ -280,7 +305,10 @@ class MemoryStore(Protocol):
         ``admin_tenant_counts``."""
         ...
 
-    # ------------------------------------------------------------------ copy between stores
+
+@runtime_checkable
+class RecordTransfer(Protocol):
+    """Export and import of whole memory records (``stores.transfer``, ``memory-engine copy``)."""
 
     def record_ids(self, *, scope: Scope, limit: int = 500, cursor: str | None = None) -> Page:
         """Ids of every memory record of the tenant: stored memories (any status) by id, then
@@ -314,6 +342,42 @@ class MemoryStore(Protocol):
             EmbeddingMismatchError: a memory embedded with another model than the store's.
         """
         ...
+
+
+@runtime_checkable
+class AuditedSearchIndex(SearchIndex, AuditLog, Protocol):
+    """A search index whose cross-tenant alarms go to the audit log of the same store (what
+    :class:`memory_engine.stores.guard.GuardedStore` wraps)."""
+
+
+@runtime_checkable
+class BulkLoader(Protocol):
+    """Optional: a bulk import path for large batches (PostgreSQL). Callers check
+    ``isinstance(store, BulkLoader)`` and fall back to ``MemoryRepository.insert``."""
+
+    def bulk_insert(
+        self,
+        items: Iterable[NewMemory],
+        *,
+        scope: Scope,
+        actor: str,
+        reason: str | None = None,
+        request_id: str | None = None,
+        rebuild_index: bool | None = None,
+    ) -> builtins.list[InsertOutcome]:
+        """Same contract as ``MemoryRepository.insert`` for any iterable (consumed once), in
+        one transaction; ``rebuild_index`` None = the store decides by size."""
+        ...
+
+
+@runtime_checkable
+class MemoryStore(
+    SearchIndex, MemoryRepository, AuditLog, TraceStore, AdminOps, RecordTransfer, Protocol
+):
+    """Storage of memories, events and traces, isolated by tenant: every capability at once
+    (what ``build_store`` returns and the conformance suite checks)."""
+
+    name: str
 
     def close(self) -> None:
         """Release connections. Safe to call twice."""

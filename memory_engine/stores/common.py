@@ -34,7 +34,7 @@ MAX_K = 1000
 
 #: BM25 parameters (Robertson & Zaragoza 2009, "The Probabilistic Relevance Framework"),
 #: shared by the Qdrant store's term weights and the as-of snapshot search so that scores agree
-#: with the PostgreSQL store's SQL (``stores.pg_keyword``, same constants and formula).
+#: with the PostgreSQL store's SQL (``stores.postgres.keyword``, same constants and formula).
 BM25_K1 = 1.2
 BM25_B = 0.75
 
@@ -221,6 +221,19 @@ def embedded_with(memory: Memory, model: str) -> Memory:
             configured_model=memory.embedding_model,
         )
     return memory
+
+
+#: Largest vector dimension a store records.
+MAX_EMBEDDING_DIM = 16000
+
+
+def check_embedding_spec(model: str, dim: int) -> None:
+    """Raises InvalidInputError for an empty model name or a dimension outside
+    1..:data:`MAX_EMBEDDING_DIM` (what ``ensure_embedding`` accepts)."""
+    if not model or not 1 <= dim <= MAX_EMBEDDING_DIM:
+        raise InvalidInputError(
+            f"model must be non-empty and dim in [1, {MAX_EMBEDDING_DIM}]", dim=dim
+        )
 
 
 def check_same_embedding(recorded: tuple[str, int], model: str, dim: int) -> None:

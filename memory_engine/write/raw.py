@@ -33,7 +33,7 @@ from memory_engine.models import (
     ensure_utc,
 )
 from memory_engine.security.policy import screen_write
-from memory_engine.stores.base import InsertOutcome, MemoryStore, NewMemory
+from memory_engine.stores.base import BulkLoader, InsertOutcome, MemoryStore, NewMemory
 from memory_engine.write.guard import clean_text, is_memory_tool_call
 
 
@@ -294,11 +294,10 @@ def write_batch(
         groups.append(current)
     done_items: set[int] = set()
     failed: dict[int, dict[str, Any]] = {}
-    bulk = getattr(store, "bulk_insert", None)
-    if callable(bulk) and len(pending) >= BULK_MIN_MEMORIES:
+    if isinstance(store, BulkLoader) and len(pending) >= BULK_MIN_MEMORIES:
         _write_bulk(
             groups,
-            bulk,
+            store.bulk_insert,
             embedder,
             outcomes,
             failed,

@@ -20,8 +20,9 @@ from memory_engine import MemoryEngine, Scope
 from memory_engine.dashboard.isolation_probe import DashboardProber
 from memory_engine.isolation.check import run_isolation_check
 from memory_engine.models import Candidate, EventAction
+from memory_engine.retrieval.guarded import guarded_search
 from memory_engine.retrieval.pipeline import run_search
-from memory_engine.stores.guard import CROSS_TENANT, guarded_search
+from memory_engine.stores.guard import CROSS_TENANT
 from memory_engine.stores.postgres.store import PostgresStore
 from tests.conftest import new_tenant_id
 

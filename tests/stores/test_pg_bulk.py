@@ -139,7 +139,7 @@ def test_rebuild_keeps_the_index_after_success_and_failure(
     assert any("HNSW index rebuilt" in r.getMessage() for r in caplog.records)
     assert _hnsw_index(store) == before
     # The rebuilt index is valid and the planner can use it for the tenant's rows.
-    with store._tx(scope) as cur:
+    with store.conn.tx(scope) as cur:
         cur.execute("SET LOCAL enable_seqscan = off")
         cur.execute("SET LOCAL enable_sort = off")
         q = np.asarray(_vec(rng), dtype=np.float32)

@@ -42,7 +42,7 @@ def _fill(
 
 def _count(store: PostgresStore, scope: Scope, cap: int, statuses: list[str]) -> int:
     params: dict[str, object] = {}
-    with store._tx(scope) as cur:
+    with store.conn.tx(scope) as cur:
         where = _match_filter(scope, statuses, params)
         matching, table = matching_rows(cur, scope, where, params, cap)
     narrowed = scope.user_id is not None

@@ -121,13 +121,13 @@ def test_pooled_connections_use_app_role_without_prepared_statements(
     pg_store: PostgresStore,
 ) -> None:
     scope = Scope.of(new_tenant_id())
-    with pg_store._tx(scope) as cur:
+    with pg_store.conn.tx(scope) as cur:
         row = cur.execute(
             "SELECT current_user, current_setting('app.tenant_id'), current_setting('TimeZone')"
         ).fetchone()
         assert row == (pg_store.settings.db_app_role, scope.tenant_id, "UTC")
         assert cur.connection.prepare_threshold is None
-    with pg_store._tx(None) as cur:  # SET LOCAL did not outlive the transaction
+    with pg_store.conn.tx(None) as cur:  # SET LOCAL did not outlive the transaction
         assert cur.execute("SELECT current_setting('app.tenant_id', true)").fetchone() in (
             ("",),
             (None,),
@@ -171,7 +171,7 @@ def test_hnsw_plan_and_shortfall_fallback(
         conn.execute("ANALYZE memories")
     scope = Scope.of(names[0])
     q = np.asarray(_vec(rng), dtype=np.float32)
-    with store._tx(scope) as cur:
+    with store.conn.tx(scope) as cur:
         exact = explain_dense(cur, q, scope=scope, k=10, statuses=["active"], exact=True)
         approx = explain_dense(cur, q, scope=scope, k=10, statuses=["active"], exact=False)
     assert "memories_embedding_hnsw" not in exact
@@ -260,7 +260,7 @@ def test_keyword_candidates_come_from_an_index_under_rls(pg_store: PostgresStore
     app role never used that index (migration 0002 dropped it); text equality is, so the btree
     of keyword_postings serves candidate generation and the BM25 contributions."""
     scope = Scope.of(new_tenant_id())
-    with pg_store._tx(scope) as cur:  # the app role, tenant set
+    with pg_store.conn.tx(scope) as cur:  # the app role, tenant set
         assert cur.execute("SELECT current_user").fetchone() == (pg_store.settings.db_app_role,)
         leakproof = dict(
             cur.execute(
@@ -316,7 +316,7 @@ def test_migrations_are_recorded_idempotent_and_race_free(
 def test_other_app_role_name(make_pg_database: Callable[[str], str]) -> None:
     url = make_pg_database("role")
     settings = Settings(_env_file=None, database_url=SecretStr(url), db_app_role="mem_other")  # type: ignore[call-arg]
-    with PostgresStore(settings) as store, store._tx(Scope.of("x")) as cur:
+    with PostgresStore(settings) as store, store.conn.tx(Scope.of("x")) as cur:
         assert cur.execute("SELECT current_user").fetchone() == ("mem_other",)
 
 

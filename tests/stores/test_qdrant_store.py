@@ -62,8 +62,8 @@ def _new(tenant: str, text: str, rng: np.random.Generator) -> NewMemory:
 
 def _events_of(store: QdrantStore, memory_id: uuid.UUID) -> list[dict[str, Any]]:
     """Raw event payloads of one memory, every state (test-only peek at the backend)."""
-    rows, _ = store._client.scroll(
-        store._events,
+    rows, _ = store.conn.client.scroll(
+        store.conn.events,
         scroll_filter=models.Filter(
             must=[
                 models.FieldCondition(
@@ -319,7 +319,7 @@ def test_every_query_carries_the_tenant_filter(tmp_path: Path) -> None:
     store.update(a, scope=s, expected_version=1, changes={"importance": 0.9}, actor="t")
     store.purge(b, scope=s, actor="t")
     store.list_traces(scope=s)
-    tenant_collections = {store._mem, store._events, store._traces}
+    tenant_collections = {store.conn.memories, store.conn.events, store.conn.traces}
     checked = 0
     for method, collection, kwargs in spy.calls:
         if collection not in tenant_collections:

@@ -27,22 +27,18 @@ from __future__ import annotations
 import itertools
 import logging
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import psycopg
-from pgvector.psycopg import register_vector
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from memory_engine.errors import (
     InvalidInputError,
-    MemoryEngineError,
-    StoreError,
-    StoreUnavailableError,
 )
 from memory_engine.models import Scope
 from memory_engine.stores.base import InsertOutcome, NewMemory
+from memory_engine.stores.postgres.connection import PgConnection
 from memory_engine.stores.postgres.keyword import lock_tenant
 from memory_engine.stores.postgres.sql import columns, table_rows
 from memory_engine.stores.postgres.writes import (
@@ -80,31 +76,10 @@ def should_rebuild(batch_rows: int, table_rows: float) -> bool:
 
 
 class PgBulkWriter:
-    """The bulk import half of :class:`PostgresStore` (needs its connection settings)."""
+    """The bulk import part of :class:`PostgresStore` (a ``BulkLoader``)."""
 
-    _conninfo: str
-    _role: str
-
-    def _model_dim(self, first: NewMemory) -> tuple[str, int]:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    @contextmanager
-    def _bulk_conn(self) -> Iterator[psycopg.Connection[Any]]:
-        """An owner connection (for DROP/CREATE INDEX) whose session role is the app role."""
-        try:
-            with psycopg.connect(self._conninfo, autocommit=True, prepare_threshold=None) as conn:
-                conn.execute("SET TimeZone = 'UTC'")
-                register_vector(conn)
-                conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(self._role)))
-                yield conn
-        except MemoryEngineError:
-            raise
-        except psycopg.OperationalError as exc:
-            raise StoreUnavailableError(f"PostgreSQL unavailable: {exc}") from exc
-        except psycopg.DataError as exc:
-            raise InvalidInputError(f"value rejected by PostgreSQL: {exc}") from exc
-        except psycopg.Error as exc:
-            raise StoreError(f"PostgreSQL error: {exc}", sqlstate=exc.sqlstate) from exc
+    def __init__(self, conn: PgConnection) -> None:
+        self._conn = conn
 
     def bulk_insert(
         self,
@@ -136,8 +111,8 @@ class PgBulkWriter:
         first = next(it, None)
         if first is None:
             return []
-        model, dim = self._model_dim(first)
-        with self._bulk_conn() as conn:
+        model, dim = self._conn.model_dim(first)
+        with self._conn.owner_session() as conn:
             with conn.transaction():
                 cur = conn.cursor()
                 cur.execute("SELECT set_config('app.tenant_id', %s, true)", [scope.tenant_id])
@@ -152,7 +127,7 @@ class PgBulkWriter:
                 if rebuild:
                     _as_owner(
                         cur,
-                        self._role,
+                        self._conn.role,
                         sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(LOCK_TIMEOUT)),
                         sql.SQL("DROP INDEX {}").format(sql.Identifier(HNSW_INDEX)),
                     )
@@ -160,7 +135,7 @@ class PgBulkWriter:
                 if rebuild and indexdef is not None:
                     _as_owner(
                         cur,
-                        self._role,
+                        self._conn.role,
                         sql.SQL("SET LOCAL maintenance_work_mem = {}").format(
                             sql.Literal(REBUILD_MAINTENANCE_WORK_MEM)
                         ),

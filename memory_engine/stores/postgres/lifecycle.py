@@ -22,6 +22,7 @@ from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from memory_engine.models import Event, Scope, ensure_utc
+from memory_engine.stores.postgres.connection import PgConnection
 from memory_engine.stores.postgres.sql import scope_filter
 from memory_engine.stores.postgres.writes import insert_event
 from memory_engine.stores.redaction import (
@@ -65,7 +66,8 @@ def redact_in_tx(cur: psycopg.Cursor[Any], memory_id: uuid.UUID, tenant_id: str)
 class PgLifecycle:
     """record_access, redact_history, index_presence and append_event for PostgreSQL."""
 
-    _tx: Any  # PgReader._tx: a transaction as the app role with app.tenant_id set
+    def __init__(self, conn: PgConnection) -> None:
+        self._conn = conn
 
     def record_access(self, memory_ids: Sequence[uuid.UUID], *, scope: Scope, at: datetime) -> int:
         """Add 1 to ``access_count``, move ``last_accessed_at`` forward to ``at``; one statement.
@@ -76,7 +78,7 @@ class PgLifecycle:
         if not ids:
             return 0
         when = ensure_utc(at)
-        with self._tx(scope) as cur:
+        with self._conn.tx(scope) as cur:
             cur.execute(
                 "WITH hit AS (SELECT id FROM memories WHERE tenant_id = %(t)s AND id = ANY(%(ids)s) "
                 "ORDER BY id FOR UPDATE) "
@@ -90,14 +92,14 @@ class PgLifecycle:
     def redact_history(self, memory_id: uuid.UUID, *, scope: Scope) -> dict[str, int]:
         """Redact the memory's content from its events' snapshots and stored traces (one
         transaction, idempotent). Returns ``{"events": n, "traces": m}`` changed by this call."""
-        with self._tx(scope) as cur:
+        with self._conn.tx(scope) as cur:
             return redact_in_tx(cur, memory_id, scope.tenant_id)
 
     def index_presence(self, memory_id: uuid.UUID, *, scope: Scope) -> dict[str, int]:
         """Counts of the id in the row table, its vector, the keyword postings, events with
         non-redacted snapshots and traces with non-redacted candidate entries."""
         t = scope.tenant_id
-        with self._tx(scope) as cur:
+        with self._conn.tx(scope) as cur:
             row = cur.execute(
                 "SELECT count(*), count(embedding) FROM memories WHERE tenant_id = %s AND id = %s",
                 [t, memory_id],
@@ -127,7 +129,7 @@ class PgLifecycle:
     def delete_traces(self, *, scope: Scope) -> int:
         """Delete the traces of searches made in ``scope`` (user/agent/session narrow)."""
         params: dict[str, Any] = {}
-        with self._tx(scope) as cur:
+        with self._conn.tx(scope) as cur:
             cur.execute(
                 sql.SQL("DELETE FROM traces WHERE {}").format(scope_filter(scope, params)), params
             )
@@ -140,7 +142,7 @@ class PgLifecycle:
             TenantScopeError: the event belongs to another tenant than the scope.
         """
         check_event_scope(event, scope)
-        with self._tx(scope) as cur:
+        with self._conn.tx(scope) as cur:
             insert_event(
                 cur,
                 (

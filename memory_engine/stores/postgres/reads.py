@@ -1,31 +1,19 @@
-"""Connections and read-only queries of the PostgreSQL store (base class of PostgresStore).
-
-Pooled connections log in as the owner and immediately ``SET ROLE`` to the NOLOGIN application
-role (``Settings.db_app_role``), which row-level security applies to; every transaction sets
-``app.tenant_id`` with ``set_config(..., true)`` (SET LOCAL) before anything else. psycopg errors
-are mapped here: connection problems, closed pool and pool timeouts to StoreUnavailableError,
-anything else to StoreError (``raise ... from``).
+"""Read-only queries of the PostgreSQL store (:class:`PgReader`, a part of PostgresStore):
+memories, facets, counts, stats, events and traces, each in one tenant transaction of the
+shared :class:`~memory_engine.stores.postgres.connection.PgConnection`.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 import psycopg
-from pgvector.psycopg import register_vector
 from psycopg import sql
-from psycopg_pool import ConnectionPool, PoolClosed
 
-from memory_engine.config import Settings
 from memory_engine.errors import (
-    InvalidInputError,
-    MemoryEngineError,
     MemoryNotFoundError,
-    StoreError,
-    StoreUnavailableError,
 )
 from memory_engine.models import Memory, MemoryFilter, MemoryStatus, Page, Scope, Trace
 from memory_engine.stores.base import StoreStats
@@ -40,6 +28,7 @@ from memory_engine.stores.common import (
     store_stats,
     writes_series,
 )
+from memory_engine.stores.postgres.connection import PgConnection
 from memory_engine.stores.postgres.sql import (
     EVENT_COLUMNS,
     MEMORY_COLUMNS,
@@ -68,66 +57,10 @@ def select_memory(
 
 
 class PgReader:
-    """Connection handling and the read-only half of :class:`PostgresStore`."""
+    """The read-only queries of :class:`PostgresStore` over its :class:`PgConnection`."""
 
-    settings: Settings
-    _pool: ConnectionPool
-    _conninfo: str
-    _role: str
-
-    def __enter__(self) -> PgReader:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Close the connection pool. Safe to call twice."""
-        self._pool.close()
-
-    # ------------------------------------------------------------------ connections
-
-    def _configure(self, conn: psycopg.Connection) -> None:
-        """Per pooled connection: become the RLS-bound app role, UTC, pgvector adapters."""
-        conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(self._role)))
-        conn.execute("SET TimeZone = 'UTC'")
-        register_vector(conn)
-
-    @contextmanager
-    def _tx(self, scope: Scope | None) -> Iterator[psycopg.Cursor[Any]]:
-        """A pooled transaction as the app role with ``app.tenant_id`` set (SET LOCAL)."""
-        try:
-            with self._pool.connection() as conn, conn.transaction():
-                cur = conn.cursor()
-                if scope is not None:
-                    cur.execute("SELECT set_config('app.tenant_id', %s, true)", [scope.tenant_id])
-                yield cur
-        except MemoryEngineError:
-            raise
-        except PoolClosed as exc:
-            raise StoreUnavailableError("the store is closed") from exc
-        except psycopg.OperationalError as exc:
-            raise StoreUnavailableError(f"PostgreSQL unavailable: {exc}") from exc
-        except psycopg.DataError as exc:  # e.g. a NUL character in text
-            raise InvalidInputError(f"value rejected by PostgreSQL: {exc}") from exc
-        except psycopg.Error as exc:
-            raise StoreError(f"PostgreSQL error: {exc}", sqlstate=exc.sqlstate) from exc
-
-    @contextmanager
-    def _owner_tx(self) -> Iterator[psycopg.Cursor[Any]]:
-        """A transaction on a fresh owner connection (schema changes and the admin path only)."""
-        try:
-            with (
-                psycopg.connect(self._conninfo, autocommit=True, prepare_threshold=None) as conn,
-                conn.transaction(),
-            ):
-                yield conn.cursor()
-        except MemoryEngineError:
-            raise
-        except psycopg.OperationalError as exc:
-            raise StoreUnavailableError(f"PostgreSQL unavailable: {exc}") from exc
-        except psycopg.Error as exc:
-            raise StoreError(f"PostgreSQL error: {exc}", sqlstate=exc.sqlstate) from exc
+    def __init__(self, conn: PgConnection) -> None:
+        self._conn = conn
 
     # ------------------------------------------------------------------ reads
 
@@ -137,7 +70,7 @@ class PgReader:
         Raises:
             MemoryNotFoundError: no such memory in the scope (also for another tenant's id).
         """
-        with self._tx(scope) as cur:
+        with self._conn.tx(scope) as cur:
             memory = select_memory(cur, memory_id, scope)
         if memory is None:
             raise not_found(memory_id, scope)
@@ -159,14 +92,14 @@ class PgReader:
         Raises:
             InvalidInputError: limit < 1 or a malformed cursor.
         """
-        limit = check_limit(limit, self.settings.list_max_limit)
+        limit = check_limit(limit, self._conn.settings.list_max_limit)
         params: dict[str, Any] = {"limit": limit + 1}
         where = memory_filter(scope, filters, params)
         page_where: sql.Composable = where
         if cursor:
             params["c_at"], params["c_id"] = decode_cursor(cursor, "tu")
             page_where = sql.SQL("{} AND (created_at, id) < (%(c_at)s, %(c_id)s)").format(where)
-        with self._tx(scope) as cur:
+        with self._conn.tx(scope) as cur:
             total_row = cur.execute(
                 sql.SQL("SELECT count(*) FROM memories WHERE {}").format(where), params
             ).fetchone()
@@ -195,7 +128,7 @@ class PgReader:
         self, where: sql.Composable, params: dict[str, Any], scope: Scope
     ) -> dict[str, dict[str, int]]:
         out: dict[str, dict[str, int]] = {"memory_type": {}, "status": {}, "source": {}}
-        with self._tx(scope) as cur:
+        with self._conn.tx(scope) as cur:
             rows = cur.execute(
                 sql.SQL(
                     "SELECT memory_type, status, source, count(*) FROM memories WHERE {} "
@@ -221,7 +154,7 @@ class PgReader:
         f = MemoryFilter(statuses=tuple(MemoryStatus(s) for s in status_values(statuses)))
         params: dict[str, Any] = {}
         where = memory_filter(scope, f, params)
-        with self._tx(scope) as cur:
+        with self._conn.tx(scope) as cur:
             row = cur.execute(
                 sql.SQL("SELECT count(*) FROM memories WHERE {}").format(where), params
             ).fetchone()
@@ -242,7 +175,7 @@ class PgReader:
         where = memory_filter(scope, None, params)
         facets = self._facets(where, params, scope)
         eparams: dict[str, Any] = {"start": start, "actions": list(WRITE_ACTIONS)}
-        with self._tx(scope) as cur:
+        with self._conn.tx(scope) as cur:
             rows = cur.execute(
                 sql.SQL(
                     "SELECT (at AT TIME ZONE 'UTC')::date AS d, count(*) FROM events WHERE {} "
@@ -259,10 +192,10 @@ class PgReader:
         Raises:
             MemoryNotFoundError: neither the memory nor any event of it is in the scope.
         """
-        limit = check_limit(limit, self.settings.list_max_limit)
+        limit = check_limit(limit, self._conn.settings.list_max_limit)
         params: dict[str, Any] = {"mid": memory_id, "limit": limit + 1}
         where = sql.SQL("memory_id = %(mid)s AND {}").format(scope_filter(scope, params))
-        with self._tx(scope) as cur:
+        with self._conn.tx(scope) as cur:
             rows = cur.execute(
                 sql.SQL("SELECT {} FROM events WHERE {} ORDER BY id LIMIT %(limit)s").format(
                     columns(EVENT_COLUMNS), where
@@ -280,14 +213,14 @@ class PgReader:
 
     def events(self, *, scope: Scope, limit: int = 100, cursor: str | None = None) -> Page:
         """Events of the scope, newest first, keyset-paginated by event id."""
-        limit = check_limit(limit, self.settings.list_max_limit)
+        limit = check_limit(limit, self._conn.settings.list_max_limit)
         params: dict[str, Any] = {"limit": limit + 1}
         where = scope_filter(scope, params)
         page_where: sql.Composable = where
         if cursor:
             (params["c_id"],) = decode_cursor(cursor, "i")
             page_where = sql.SQL("{} AND id < %(c_id)s").format(where)
-        with self._tx(scope) as cur:
+        with self._conn.tx(scope) as cur:
             rows = cur.execute(
                 sql.SQL("SELECT {} FROM events WHERE {} ORDER BY id DESC LIMIT %(limit)s").format(
                     columns(EVENT_COLUMNS), page_where
@@ -313,7 +246,7 @@ class PgReader:
             MemoryNotFoundError: no such trace in the scope.
         """
         params: dict[str, Any] = {"id": trace_id}
-        with self._tx(scope) as cur:
+        with self._conn.tx(scope) as cur:
             row = cur.execute(
                 sql.SQL("SELECT payload FROM traces WHERE id = %(id)s AND {}").format(
                     scope_filter(scope, params)
@@ -329,14 +262,14 @@ class PgReader:
 
         ``returned`` is the number of candidates not dropped.
         """
-        limit = check_limit(limit, self.settings.list_max_limit)
+        limit = check_limit(limit, self._conn.settings.list_max_limit)
         params: dict[str, Any] = {"limit": limit + 1}
         where = scope_filter(scope, params)
         page_where: sql.Composable = where
         if cursor:
             params["c_at"], params["c_id"] = decode_cursor(cursor, "tu")
             page_where = sql.SQL("{} AND (created_at, id) < (%(c_at)s, %(c_id)s)").format(where)
-        with self._tx(scope) as cur:
+        with self._conn.tx(scope) as cur:
             rows = cur.execute(
                 sql.SQL(
                     "SELECT id, query, created_at, returned FROM traces WHERE {} "

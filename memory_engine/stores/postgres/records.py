@@ -1,4 +1,4 @@
-"""Copy support of the PostgreSQL store (:class:`PgRecords`, a base of PostgresStore):
+"""Copy support of the PostgreSQL store (:class:`PgRecords`, a part of PostgresStore):
 listing, reading and writing whole memory records (row, vector, terms, events) verbatim, and
 the audited list of tenants. Used by :mod:`memory_engine.stores.transfer`.
 """
@@ -8,21 +8,18 @@ from __future__ import annotations
 import builtins
 import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import AbstractContextManager
 from typing import Any
 
 import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from memory_engine.config import Settings
 from memory_engine.errors import InvalidInputError, TransferConflictError
 from memory_engine.models import Page, Scope
 from memory_engine.stores.base import MemoryRecord, NewMemory
 from memory_engine.stores.common import (
     RECORDS_PURGED,
     RECORDS_STORED,
-    check_admin_read,
     check_limit,
     check_record_ids,
     check_records,
@@ -31,6 +28,7 @@ from memory_engine.stores.common import (
     record_cursor,
     record_owner,
 )
+from memory_engine.stores.postgres.connection import PgConnection
 from memory_engine.stores.postgres.keyword import lock_tenant
 from memory_engine.stores.postgres.sql import (
     EVENT_COLUMNS,
@@ -76,35 +74,8 @@ _EVENT_IMPORT_TYPES = (
 class PgRecords:
     """Record listing/reading/writing of the PostgreSQL store (see MemoryStore)."""
 
-    settings: Settings
-
-    def _tx(self, scope: Scope | None) -> AbstractContextManager[psycopg.Cursor[Any]]:
-        raise NotImplementedError  # pragma: no cover - provided by PgReader
-
-    def _owner_tx(self) -> AbstractContextManager[psycopg.Cursor[Any]]:
-        raise NotImplementedError  # pragma: no cover - provided by PgReader
-
-    def _model_dim(self, first: NewMemory) -> tuple[str, int]:
-        raise NotImplementedError  # pragma: no cover - provided by PostgresStore
-
-    def _admin_rows(
-        self, what: str, query: str, *, actor: str, reason: str
-    ) -> builtins.list[tuple[Any, ...]]:
-        """Run a cross-tenant ``query`` as the owner role and audit it in ``admin_audit``
-        (actor, reason, ``{"what": what, "tenants": <rows>}``) in the same transaction.
-
-        Raises:
-            InvalidInputError: empty actor or reason.
-        """
-        check_admin_read(actor, reason)
-        with self._owner_tx() as cur:
-            cur.execute("SELECT set_config('memory_engine.admin_read', 'on', true)")
-            rows = [tuple(r) for r in cur.execute(query).fetchall()]
-            cur.execute(
-                "INSERT INTO admin_audit (actor, action, reason, details) VALUES (%s, %s, %s, %s)",
-                [actor, "admin_read", reason, Jsonb({"what": what, "tenants": len(rows)})],
-            )
-        return rows
+    def __init__(self, conn: PgConnection) -> None:
+        self._conn = conn
 
     def admin_tenant_ids(self, *, actor: str, reason: str) -> builtins.list[str]:
         """Every tenant with a memory (any status) or an event, sorted; audited in
@@ -113,7 +84,7 @@ class PgRecords:
         Raises:
             InvalidInputError: empty actor or reason.
         """
-        rows = self._admin_rows(
+        rows = self._conn.admin_rows(
             "tenant_ids",
             "SELECT tenant_id FROM memories UNION SELECT tenant_id FROM events ORDER BY tenant_id",
             actor=actor,
@@ -128,7 +99,7 @@ class PgRecords:
         Raises:
             InvalidInputError: limit < 1 or a malformed cursor.
         """
-        limit = check_limit(limit, self.settings.list_max_limit)
+        limit = check_limit(limit, self._conn.settings.list_max_limit)
         phase, last = parse_record_cursor(cursor)
         t = scope.tenant_id
         purged_sql = (
@@ -137,7 +108,7 @@ class PgRecords:
         )
         items: list[uuid.UUID] = []
         next_cursor = None
-        with self._tx(scope) as cur:
+        with self._conn.tx(scope) as cur:
             total_row = cur.execute(
                 f"SELECT (SELECT count(*) FROM memories WHERE tenant_id = %(t)s) + "
                 f"(SELECT count(DISTINCT e.memory_id) {purged_sql})",
@@ -178,11 +149,11 @@ class PgRecords:
         Raises:
             InvalidInputError: more than ``list_max_limit`` ids, or a repeated id.
         """
-        ids = check_record_ids(memory_ids, self.settings.list_max_limit)
+        ids = check_record_ids(memory_ids, self._conn.settings.list_max_limit)
         if not ids:
             return []
         params = {"t": scope.tenant_id, "ids": ids}
-        with self._tx(scope) as cur:
+        with self._conn.tx(scope) as cur:
             rows = cur.execute(
                 sql.SQL(
                     "SELECT {}, embedding, terms FROM memories "
@@ -245,7 +216,7 @@ class PgRecords:
                 embedding=stored[0].embedding or (),
                 terms=stored[0].terms or (),
             )
-            model, dim = self._model_dim(first)
+            model, dim = self._conn.model_dim(first)
             rows = [
                 prepare_row(
                     NewMemory(memory=r.memory, embedding=r.embedding or (), terms=r.terms or ()),
@@ -256,7 +227,7 @@ class PgRecords:
                 for r in stored
             ]
         owners = {r.memory_id: record_owner(r) for r in records}
-        with self._tx(tenant) as cur:
+        with self._conn.tx(tenant) as cur:
             lock_tenant(cur, scope.tenant_id)
             taken = cur.execute(
                 "SELECT id FROM memories WHERE id = ANY(%(ids)s) UNION "

@@ -53,9 +53,9 @@ class QdrantLifecycle(QdrantOps):
         when = ensure_utc(at)
         assert when is not None
         flt = scope_filter(scope, models.HasIdCondition(has_id=list(ids)))
-        with self._writing() as client:
+        with self.conn.writing() as client:
             rows = scroll_all(
-                client, self._mem, flt, with_payload=["access_count", "last_accessed_at"]
+                client, self.conn.memories, flt, with_payload=["access_count", "last_accessed_at"]
             )
             ops: list[models.UpdateOperation] = []
             for r in rows:
@@ -78,14 +78,14 @@ class QdrantLifecycle(QdrantOps):
                     )
                 )
             if ops:
-                client.batch_update_points(self._mem, update_operations=ops)
+                client.batch_update_points(self.conn.memories, update_operations=ops)
         return len(ops)
 
     def _redact(self, client: QdrantClient, memory_id: uuid.UUID, tenant: str) -> dict[str, int]:
         tenant_scope = Scope.of(tenant)
         events = scroll_all(
             client,
-            self._events,
+            self.conn.events,
             scope_filter(tenant_scope, match("memory_id", str(memory_id))),
             with_payload=["before", "after"],
         )
@@ -94,7 +94,7 @@ class QdrantLifecycle(QdrantOps):
             p = e.payload or {}
             if snapshot_has_content(p.get("before")) or snapshot_has_content(p.get("after")):
                 client.set_payload(
-                    self._events,
+                    self.conn.events,
                     {
                         "before": redact_snapshot(p.get("before")),
                         "after": redact_snapshot(p.get("after")),
@@ -104,19 +104,19 @@ class QdrantLifecycle(QdrantOps):
                 n_events += 1
         n_traces = 0
         for t in scroll_all(
-            client, self._traces, scope_filter(tenant_scope), with_payload=["trace"]
+            client, self.conn.traces, scope_filter(tenant_scope), with_payload=["trace"]
         ):
             trace = (t.payload or {}).get("trace") or {}
             new, changed = redact_trace(trace, memory_id)
             if changed:
-                client.set_payload(self._traces, {"trace": new}, points=[t.id])
+                client.set_payload(self.conn.traces, {"trace": new}, points=[t.id])
                 n_traces += 1
         return {"events": n_events, "traces": n_traces}
 
     def redact_history(self, memory_id: uuid.UUID, *, scope: Scope) -> dict[str, int]:
         """Redact the memory's content from its events' snapshots and stored traces
         (idempotent). Returns ``{"events": n, "traces": m}`` changed by this call."""
-        with self._writing() as client:
+        with self.conn.writing() as client:
             return self._redact(client, memory_id, scope.tenant_id)
 
     def index_presence(self, memory_id: uuid.UUID, *, scope: Scope) -> dict[str, int]:
@@ -125,15 +125,15 @@ class QdrantLifecycle(QdrantOps):
         tenant_scope = Scope.of(scope.tenant_id)
         point = self._fetch(str(memory_id), tenant_scope, with_vectors=True)
         vectors: dict[str, Any] = dict(point.vector or {}) if point is not None else {}
-        with self._reading() as client:
+        with self.conn.reading() as client:
             events = scroll_all(
                 client,
-                self._events,
+                self.conn.events,
                 scope_filter(tenant_scope, match("memory_id", str(memory_id))),
                 with_payload=["before", "after"],
             )
             traces = scroll_all(
-                client, self._traces, scope_filter(tenant_scope), with_payload=["trace"]
+                client, self.conn.traces, scope_filter(tenant_scope), with_payload=["trace"]
             )
         return {
             "row": int(point is not None),
@@ -155,10 +155,10 @@ class QdrantLifecycle(QdrantOps):
     def delete_traces(self, *, scope: Scope) -> int:
         """Delete the traces of searches made in ``scope`` (user/agent/session narrow)."""
         flt = scope_filter(scope)
-        with self._writing() as client:
-            n = int(client.count(self._traces, count_filter=flt, exact=True).count)
+        with self.conn.writing() as client:
+            n = int(client.count(self.conn.traces, count_filter=flt, exact=True).count)
             if n:
-                client.delete(self._traces, points_selector=models.FilterSelector(filter=flt))
+                client.delete(self.conn.traces, points_selector=models.FilterSelector(filter=flt))
         return n
 
     def append_event(self, event: Event, *, scope: Scope) -> None:
@@ -169,7 +169,7 @@ class QdrantLifecycle(QdrantOps):
         """
         check_event_scope(event, scope)
         at = datetime.now(UTC)
-        with self._writing() as client:
+        with self.conn.writing() as client:
             (seq,) = self._next_seqs(1)
             owner = {
                 "user_id": scope.user_id,
@@ -177,4 +177,6 @@ class QdrantLifecycle(QdrantOps):
                 "session_id": scope.session_id,
             }
             payload = event_point(seq, event, owner, at=at, state=COMMITTED)
-            client.upsert(self._events, [models.PointStruct(id=seq, vector={}, payload=payload)])
+            client.upsert(
+                self.conn.events, [models.PointStruct(id=seq, vector={}, payload=payload)]
+            )

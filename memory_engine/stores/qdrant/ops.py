@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from qdrant_client import QdrantClient, models
 
-from memory_engine.errors import StoreUnavailableError
 from memory_engine.models import Candidate, MemoryStatus, Scope, Trace
 from memory_engine.stores.common import check_admin_read, check_k, check_trace_scope, vector_param
 from memory_engine.stores.qdrant.codec import (
@@ -35,7 +33,7 @@ from memory_engine.stores.qdrant.codec import (
     to_us,
     us_range,
 )
-from memory_engine.stores.qdrant.io import qdrant_errors, scroll_all
+from memory_engine.stores.qdrant.io import scroll_all
 from memory_engine.stores.qdrant.reads import QdrantReader
 
 logger = logging.getLogger("memory_engine.stores.qdrant.store")
@@ -55,21 +53,13 @@ class QdrantOps(QdrantReader):
 
     # ------------------------------------------------------------------ plumbing
 
-    @contextmanager
-    def _writing(self) -> Iterator[QdrantClient]:
-        """The client under the store's write lock (all modes), errors mapped."""
-        with self._lock, qdrant_errors():
-            if self._closed:
-                raise StoreUnavailableError("the store is closed")
-            yield self._client
-
     def _step_done(self, step: str) -> None:
         """Test seam, called after write step ``"event"`` (1) and ``"point"`` (2). No-op."""
 
     def _max_seq(self) -> int:
-        with self._reading() as client:
+        with self.conn.reading() as client:
             rows, _ = client.scroll(
-                self._events,
+                self.conn.events,
                 limit=1,
                 order_by=models.OrderBy(key="seq", direction=models.Direction.DESC),
                 with_payload=["seq"],
@@ -84,8 +74,8 @@ class QdrantOps(QdrantReader):
         object, so ids of different processes are unique (unless two share a node id, 1/1024)
         and roughly time-ordered.
         """
-        with self._lock:
-            if self._local:
+        with self.conn.lock:
+            if self.conn.local:
                 first = self._last_seq + 1
                 self._last_seq += n
                 return list(range(first, first + n))
@@ -97,9 +87,9 @@ class QdrantOps(QdrantReader):
 
     def _check_size(self, collection: str) -> None:
         """Local mode: log a warning (once per collection) above ``qdrant_local_warn_points``."""
-        if not self._local or collection in self._warned:
+        if not self.conn.local or collection in self._warned:
             return
-        with self._reading() as client:
+        with self.conn.reading() as client:
             if not client.collection_exists(collection):
                 return
             n = int(client.count(collection, exact=True).count)
@@ -118,7 +108,7 @@ class QdrantOps(QdrantReader):
     def _commit(self, client: QdrantClient, seqs: Sequence[int], state: str = COMMITTED) -> None:
         """Mark events ``state`` (step 3 of a write, or the reconciler's verdict)."""
         ids: list[models.ExtendedPointId] = [int(s) for s in seqs]
-        client.set_payload(self._events, {"state": state}, points=ids)
+        client.set_payload(self.conn.events, {"state": state}, points=ids)
 
     # ------------------------------------------------------------------ recovery
 
@@ -131,12 +121,12 @@ class QdrantOps(QdrantReader):
         Returns:
             Number of events marked ``committed`` and ``rolled_back``.
         """
-        grace = 0 if self._local else RECONCILE_GRACE_S * 1_000_000
+        grace = 0 if self.conn.local else RECONCILE_GRACE_S * 1_000_000
         cutoff = to_us(datetime.now(UTC)) - grace
         flt = models.Filter(must=[match("state", PENDING), us_range("at_us", lte=cutoff)])
         done = {COMMITTED: 0, ROLLED_BACK: 0}
-        with self._writing() as client:
-            pending = scroll_all(client, self._events, flt)
+        with self.conn.writing() as client:
+            pending = scroll_all(client, self.conn.events, flt)
             for ev in sorted(pending, key=lambda r: int((r.payload or {})["seq"])):
                 p = ev.payload or {}
                 point = self._fetch(str(p["memory_id"]), Scope.of(p["tenant_id"]))
@@ -191,7 +181,7 @@ class QdrantOps(QdrantReader):
                 models.Prefetch(query=sparse, using=KEYWORD, filter=flt, limit=leg, params=idf)
             )
         return {
-            "collection_name": self._mem,
+            "collection_name": self.conn.memories,
             "prefetch": prefetch,
             "query": models.RrfQuery(rrf=models.Rrf(k=self.settings.rrf_k + 1)),
             "query_filter": flt,
@@ -219,7 +209,7 @@ class QdrantOps(QdrantReader):
         )
         if not self._memories_exist():
             return []
-        with self._reading() as client:
+        with self.conn.reading() as client:
             points = client.query_points(**request).points
         return [
             Candidate(
@@ -261,17 +251,19 @@ class QdrantOps(QdrantReader):
             id=derived_id("trace", scope.tenant_id, str(trace.id)), vector={}, payload=payload
         )
         tenant = scope_filter(Scope.of(scope.tenant_id))
-        with self._writing() as client:
-            client.upsert(self._traces, [point], update_mode=models.UpdateMode.INSERT_ONLY)
-            excess = int(client.count(self._traces, count_filter=tenant, exact=True).count) - keep
+        with self.conn.writing() as client:
+            client.upsert(self.conn.traces, [point], update_mode=models.UpdateMode.INSERT_ONLY)
+            excess = (
+                int(client.count(self.conn.traces, count_filter=tenant, exact=True).count) - keep
+            )
             if excess > 0:
                 self._drop_oldest_traces(client, tenant, excess)
-        self._check_size(self._traces)
+        self._check_size(self.conn.traces)
 
     def _drop_oldest_traces(self, client: QdrantClient, tenant: models.Filter, n: int) -> None:
         keys = ["created_us", "trace_id"]
         rows, _ = client.scroll(
-            self._traces,
+            self.conn.traces,
             scroll_filter=tenant,
             limit=n,
             order_by=models.OrderBy(key="created_us", direction=models.Direction.ASC),
@@ -283,7 +275,9 @@ class QdrantOps(QdrantReader):
         must = list(tenant.must) if isinstance(tenant.must, list) else []
         tie = models.Filter(must=[*must, match("created_us", edge)])
         by_id = {r.id: r for r in rows}
-        by_id.update({r.id: r for r in scroll_all(client, self._traces, tie, with_payload=keys)})
+        by_id.update(
+            {r.id: r for r in scroll_all(client, self.conn.traces, tie, with_payload=keys)}
+        )
         oldest = sorted(
             by_id.values(),
             key=lambda r: (
@@ -291,7 +285,7 @@ class QdrantOps(QdrantReader):
                 str((r.payload or {})["trace_id"]),
             ),
         )[:n]
-        client.delete(self._traces, points_selector=[r.id for r in oldest])
+        client.delete(self.conn.traces, points_selector=[r.id for r in oldest])
 
     # ------------------------------------------------------------------ admin
 
@@ -306,10 +300,10 @@ class QdrantOps(QdrantReader):
         """
         check_admin_read(actor, reason)
         counts: dict[str, int] = {}
-        with self._writing() as client:
+        with self.conn.writing() as client:
             if self._memories_exist():
                 hits = client.facet(
-                    self._mem,
+                    self.conn.memories,
                     "tenant_id",
                     facet_filter=models.Filter(
                         must=[
@@ -348,4 +342,4 @@ class QdrantOps(QdrantReader):
             "details": details,
             "state": COMMITTED,
         }
-        client.upsert(self._events, [models.PointStruct(id=seq, vector={}, payload=audit)])
+        client.upsert(self.conn.events, [models.PointStruct(id=seq, vector={}, payload=audit)])

@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import builtins
 import logging
-import threading
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from qdrant_client import QdrantClient, models
+from qdrant_client import models
 
 from memory_engine.config import Settings
-from memory_engine.errors import MemoryNotFoundError, StoreUnavailableError
+from memory_engine.errors import MemoryNotFoundError
 from memory_engine.models import (
     Candidate,
     Memory,
@@ -59,7 +57,8 @@ from memory_engine.stores.qdrant.codec import (
     to_us,
     us_range,
 )
-from memory_engine.stores.qdrant.io import newest_first, qdrant_errors
+from memory_engine.stores.qdrant.connection import QdrantConnection
+from memory_engine.stores.qdrant.io import newest_first
 
 logger = logging.getLogger("memory_engine.stores.qdrant.store")
 
@@ -71,41 +70,25 @@ def _id_filter(point_id: str, scope: Scope, *extra: models.Condition) -> models.
 
 
 class QdrantReader:
-    """Connection state and the read-only methods of the Qdrant store."""
+    """The read-only methods of the Qdrant store, over its ``conn``."""
 
     settings: Settings
-    _client: QdrantClient
-    _local: bool
-    _lock: threading.RLock
-    _closed: bool
-    _mem: str
-    _events: str
-    _traces: str
-    _meta: str
-    _mem_ready: bool
+    conn: QdrantConnection
 
     # ------------------------------------------------------------------ plumbing
 
-    @contextmanager
-    def _reading(self) -> Iterator[QdrantClient]:
-        """The client, serialised in local mode (not thread-safe), errors mapped."""
-        with self._lock if self._local else nullcontext(), qdrant_errors():
-            if self._closed:
-                raise StoreUnavailableError("the store is closed")
-            yield self._client
-
     def _memories_exist(self) -> bool:
-        if not self._mem_ready:
-            with self._reading() as client:
-                self._mem_ready = client.collection_exists(self._mem)
-        return self._mem_ready
+        if not self.conn.memories_ready:
+            with self.conn.reading() as client:
+                self.conn.memories_ready = client.collection_exists(self.conn.memories)
+        return self.conn.memories_ready
 
     def _count(self, collection: str, flt: models.Filter) -> int:
-        with self._reading() as client:
+        with self.conn.reading() as client:
             return int(client.count(collection, count_filter=flt, exact=True).count)
 
     def _facet(self, collection: str, key: str, flt: models.Filter, limit: int) -> dict[str, int]:
-        with self._reading() as client:
+        with self.conn.reading() as client:
             hits = client.facet(collection, key, facet_filter=flt, limit=limit, exact=True).hits
         return {str(h.value): int(h.count) for h in hits}
 
@@ -113,9 +96,9 @@ class QdrantReader:
         """The memory point ``point_id`` within ``scope`` (a filtered scroll), or None."""
         if not self._memories_exist():
             return None
-        with self._reading() as client:
+        with self.conn.reading() as client:
             found, _ = client.scroll(
-                self._mem,
+                self.conn.memories,
                 scroll_filter=_id_filter(point_id, scope),
                 limit=1,
                 with_payload=True,
@@ -160,11 +143,11 @@ class QdrantReader:
         if not self._memories_exist():
             return Page(items=[], total=0)
         flt = memory_filter(scope, filters)
-        total = self._count(self._mem, flt)
-        with self._reading() as client:
+        total = self._count(self.conn.memories, flt)
+        with self.conn.reading() as client:
             rows = newest_first(
                 client,
-                self._mem,
+                self.conn.memories,
                 flt,
                 key="created_us",
                 limit=limit + 1,
@@ -186,7 +169,7 @@ class QdrantReader:
             return out
         flt = memory_filter(scope, filters)
         for key in _FACETS:
-            out[key] = self._facet(self._mem, key, flt, 100)
+            out[key] = self._facet(self.conn.memories, key, flt, 100)
         return out
 
     def count(self, *, scope: Scope, statuses: Sequence[MemoryStatus] = ()) -> int:
@@ -198,7 +181,7 @@ class QdrantReader:
         f = MemoryFilter(statuses=tuple(MemoryStatus(s) for s in status_values(statuses)))
         if not self._memories_exist():
             return 0
-        return self._count(self._mem, memory_filter(scope, f))
+        return self._count(self.conn.memories, memory_filter(scope, f))
 
     def stats(self, *, scope: Scope, days: int = 90) -> StoreStats:
         """Counts of the scope (all statuses) and committed change events per UTC day.
@@ -219,7 +202,7 @@ class QdrantReader:
             match_any("action", list(WRITE_ACTIONS)),
             us_range("at_us", gte=start_us),
         )
-        per_day = self._facet(self._events, "day", flt, days + 1)
+        per_day = self._facet(self.conn.events, "day", flt, days + 1)
         return store_stats(facets, writes_series(start, days, per_day))
 
     # ------------------------------------------------------------------ events
@@ -232,9 +215,9 @@ class QdrantReader:
         """
         limit = check_limit(limit, self.settings.list_max_limit)
         flt = scope_filter(scope, match("memory_id", str(memory_id)), match("state", COMMITTED))
-        with self._reading() as client:
+        with self.conn.reading() as client:
             rows, _ = client.scroll(
-                self._events,
+                self.conn.events,
                 scroll_filter=flt,
                 limit=limit + 1,
                 order_by=models.OrderBy(key="seq", direction=models.Direction.ASC),
@@ -242,7 +225,7 @@ class QdrantReader:
         if not rows:
             self.get(memory_id, scope=scope)  # raises MemoryNotFoundError when absent
         items = [event_from_payload(r.payload) for r in rows[:limit]]
-        total = self._count(self._events, flt) if len(rows) > limit else len(items)
+        total = self._count(self.conn.events, flt) if len(rows) > limit else len(items)
         return Page(items=items, total=total, truncated=len(rows) > limit)
 
     def events(self, *, scope: Scope, limit: int = 100, cursor: str | None = None) -> Page:
@@ -253,9 +236,9 @@ class QdrantReader:
         if cursor:
             (c_id,) = decode_cursor(cursor, "i")
             page_flt = scope_filter(scope, match("state", COMMITTED), us_range("seq", lt=c_id))
-        with self._reading() as client:
+        with self.conn.reading() as client:
             rows, _ = client.scroll(
-                self._events,
+                self.conn.events,
                 scroll_filter=page_flt,
                 limit=limit + 1,
                 order_by=models.OrderBy(key="seq", direction=models.Direction.DESC),
@@ -264,7 +247,7 @@ class QdrantReader:
         more = len(rows) > limit
         return Page(
             items=items,
-            total=self._count(self._events, flt),
+            total=self._count(self.conn.events, flt),
             next_cursor=encode_cursor(items[-1].id) if more and items[-1].id else None,
             truncated=more,
         )
@@ -277,9 +260,9 @@ class QdrantReader:
         Raises:
             MemoryNotFoundError: no such trace in the scope.
         """
-        with self._reading() as client:
+        with self.conn.reading() as client:
             found, _ = client.scroll(
-                self._traces,
+                self.conn.traces,
                 scroll_filter=scope_filter(scope, match("trace_id", str(trace_id))),
                 limit=1,
             )
@@ -298,10 +281,10 @@ class QdrantReader:
             c_at, c_id = decode_cursor(cursor, "tu")
             after = (to_us(c_at), str(c_id))
         flt = scope_filter(scope)
-        with self._reading() as client:
+        with self.conn.reading() as client:
             rows = newest_first(
                 client,
-                self._traces,
+                self.conn.traces,
                 flt,
                 key="created_us",
                 limit=limit + 1,
@@ -324,7 +307,7 @@ class QdrantReader:
         last = items[-1] if more else None
         return Page(
             items=items,
-            total=self._count(self._traces, flt),
+            total=self._count(self.conn.traces, flt),
             next_cursor=encode_cursor(last["created_at"], last["id"]) if last else None,
             truncated=more,
         )
@@ -357,13 +340,18 @@ class QdrantReader:
         if not self._memories_exist():
             return []
         vec = vector_param(vector, self._dim(), "query vector").tolist()
-        with self._reading() as client:
-            params = None if self._local else models.SearchParams(exact=False)
+        with self.conn.reading() as client:
+            params = None if self.conn.local else models.SearchParams(exact=False)
             points = client.query_points(
-                self._mem, query=vec, using=DENSE, query_filter=flt, limit=k, search_params=params
+                self.conn.memories,
+                query=vec,
+                using=DENSE,
+                query_filter=flt,
+                limit=k,
+                search_params=params,
             ).points
-            if not self._local and len(points) < k:
-                matching = int(client.count(self._mem, count_filter=flt, exact=True).count)
+            if not self.conn.local and len(points) < k:
+                matching = int(client.count(self.conn.memories, count_filter=flt, exact=True).count)
                 if matching > len(points):
                     logger.warning(
                         "dense search: HNSW returned %d of %d points (tenant %s); re-running "
@@ -373,7 +361,7 @@ class QdrantReader:
                         scope.tenant_id,
                     )
                     points = client.query_points(
-                        self._mem,
+                        self.conn.memories,
                         query=vec,
                         using=DENSE,
                         query_filter=flt,
@@ -405,9 +393,9 @@ class QdrantReader:
         query = query_vector(terms)
         if query is None or not self._memories_exist():
             return []
-        with self._reading() as client:
+        with self.conn.reading() as client:
             points = client.query_points(
-                self._mem,
+                self.conn.memories,
                 query=query,
                 using=KEYWORD,
                 query_filter=flt,

@@ -87,9 +87,9 @@ class QdrantRecords(QdrantOps):
         """
         check_admin_read(actor, reason)
         tenants: set[str] = set()
-        with self._writing() as client:
-            for collection in (self._mem, self._events):
-                if collection == self._mem and not self._memories_exist():
+        with self.conn.writing() as client:
+            for collection in (self.conn.memories, self.conn.events):
+                if collection == self.conn.memories and not self._memories_exist():
                     continue
                 hits = client.facet(collection, "tenant_id", limit=1_000_000, exact=True).hits
                 tenants.update(str(h.value) for h in hits if h.value)
@@ -114,17 +114,17 @@ class QdrantRecords(QdrantOps):
         phase, key = parse_record_cursor(cursor)
         tenant = scope_filter(Scope.of(scope.tenant_id))
         has_mem = self._memories_exist()
-        total = self._count(self._events, self._purge_filter(scope))
+        total = self._count(self.conn.events, self._purge_filter(scope))
         if has_mem:
-            total += self._count(self._mem, tenant)
+            total += self._count(self.conn.memories, tenant)
         items: list[uuid.UUID] = []
         next_cursor = None
         if phase == RECORDS_STORED:
             offset: Any = str(key) if key is not None else None
             if has_mem:
-                with self._reading() as client:
+                with self.conn.reading() as client:
                     rows, offset = client.scroll(
-                        self._mem,
+                        self.conn.memories,
                         scroll_filter=tenant,
                         limit=limit,
                         offset=offset,
@@ -140,9 +140,9 @@ class QdrantRecords(QdrantOps):
                 next_cursor = record_cursor(RECORDS_PURGED, 0)
         if phase == RECORDS_PURGED and len(items) < limit:
             room = limit - len(items)
-            with self._reading() as client:
+            with self.conn.reading() as client:
                 rows, _ = client.scroll(
-                    self._events,
+                    self.conn.events,
                     scroll_filter=self._purge_filter(scope, us_range("seq", gt=int(key or 0))),
                     limit=room + 1,
                     order_by=models.OrderBy(key="seq", direction=models.Direction.ASC),
@@ -170,11 +170,11 @@ class QdrantRecords(QdrantOps):
         tenant = Scope.of(scope.tenant_id)
         keys = [str(i) for i in ids]
         points: dict[uuid.UUID, Any] = {}
-        with self._reading() as client:
+        with self.conn.reading() as client:
             if self._memories_exist():
                 flt = scope_filter(tenant, models.HasIdCondition(has_id=list(keys)))
                 rows, _ = client.scroll(
-                    self._mem,
+                    self.conn.memories,
                     scroll_filter=flt,
                     limit=len(keys),
                     with_payload=True,
@@ -182,7 +182,7 @@ class QdrantRecords(QdrantOps):
                 )
                 points = {uuid.UUID(str(r.id)): r for r in rows}
             ev_flt = scope_filter(tenant, match_any("memory_id", keys), match("state", COMMITTED))
-            ev_rows = scroll_all(client, self._events, ev_flt)
+            ev_rows = scroll_all(client, self.conn.events, ev_flt)
         events: dict[str, list[Any]] = {}
         for r in sorted(ev_rows, key=lambda r: int((r.payload or {})["seq"])):
             p = r.payload or {}
@@ -238,7 +238,7 @@ class QdrantRecords(QdrantOps):
             vec = vector_param(rec.embedding or (), recorded[1], "embedding").tolist()
             prepared.append((mem, vec, [str(t) for t in rec.terms or ()]))
         keys = [str(r.memory_id) for r in records]
-        with self._writing() as client:
+        with self.conn.writing() as client:
             self._check_free(client, tenant, keys, [m for m, _, _ in prepared])
             docs, total_terms = self._tenant_stats(client, tenant)
             added = sum(len(t) for _, _, t in prepared)
@@ -261,7 +261,7 @@ class QdrantRecords(QdrantOps):
                 for seq, ev in zip(seqs, ordered, strict=True)
             ]
             if events:
-                client.upsert(self._events, events)  # (1)
+                client.upsert(self.conn.events, events)  # (1)
             self._step_done("event")
             if prepared:
                 points = [
@@ -272,14 +272,16 @@ class QdrantRecords(QdrantOps):
                     )
                     for mem, vec, terms in prepared
                 ]
-                client.upsert(self._mem, points, update_mode=models.UpdateMode.INSERT_ONLY)  # (2)
+                client.upsert(
+                    self.conn.memories, points, update_mode=models.UpdateMode.INSERT_ONLY
+                )  # (2)
             self._step_done("point")
             if seqs:
                 self._commit(client, seqs)  # (3)
             if prepared:
                 self._add_tenant_stats(client, tenant, len(prepared), added)
-        self._check_size(self._mem)
-        self._check_size(self._events)
+        self._check_size(self.conn.memories)
+        self._check_size(self.conn.events)
 
     def _check_free(
         self, client: QdrantClient, tenant: str, keys: list[str], memories: list[Any]
@@ -288,13 +290,15 @@ class QdrantRecords(QdrantOps):
         events of the tenant) and no other active memory holds one of the active hashes."""
         taken: set[str] = set()
         if self._memories_exist():
-            taken.update(str(r.id) for r in client.retrieve(self._mem, keys, with_payload=False))
+            taken.update(
+                str(r.id) for r in client.retrieve(self.conn.memories, keys, with_payload=False)
+            )
         live = scope_filter(
             Scope.of(tenant), match_any("memory_id", keys), match_any("state", [PENDING, COMMITTED])
         )
         taken.update(
             str((r.payload or {})["memory_id"])
-            for r in scroll_all(client, self._events, live, with_payload=["memory_id"])
+            for r in scroll_all(client, self.conn.events, live, with_payload=["memory_id"])
         )
         if taken:
             raise TransferConflictError(

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import logging
 import secrets
-import threading
 import uuid
 from collections.abc import Sequence
 from typing import Any
@@ -52,6 +51,7 @@ from memory_engine.errors import (
 from memory_engine.models import Memory, MemoryStatus, Scope, utcnow
 from memory_engine.stores.base import InsertOutcome, NewMemory
 from memory_engine.stores.common import (
+    check_embedding_spec,
     check_same_embedding,
     check_update,
     check_version,
@@ -76,11 +76,10 @@ from memory_engine.stores.qdrant.codec import (
     scope_filter,
     utc_memory,
 )
+from memory_engine.stores.qdrant.connection import QdrantConnection
 from memory_engine.stores.qdrant.io import (
-    cluster_layout,
     create_memories_collection,
     ensure_base_collections,
-    open_client,
     scroll_all,
 )
 from memory_engine.stores.qdrant.lifecycle import QdrantLifecycle
@@ -113,36 +112,29 @@ class QdrantStore(QdrantLifecycle, QdrantRecords):
 
     def __init__(self, settings: Settings, *, client: QdrantClient | None = None) -> None:
         self.settings = settings
-        prefix = settings.qdrant_collection_prefix
-        self._mem, self._events = f"{prefix}_memories", f"{prefix}_events"
-        self._traces, self._meta = f"{prefix}_traces", f"{prefix}_meta"
-        self._lock = threading.RLock()
-        self._closed = False
-        self._mem_ready = False
+        self.conn = QdrantConnection(settings, client)
+        self.location = self.conn.location
         self._embedding: tuple[str, int] | None = None
         self._warned: set[str] = set()
-        self._owns_client = client is None
-        if client is None:
-            self._client, self._local, self.location = open_client(settings)
-        else:
-            opts = client.init_options
-            self._client = client
-            self._local = opts.get("path") is not None or opts.get("location") == ":memory:"
-            self.location = str(opts.get("path") or opts.get("location") or opts.get("url"))
         # Local mode is one embedded storage object; only a server takes concurrent legs.
-        self.concurrent_legs = not self._local
-        self._node = 0 if self._local else secrets.randbits(NODE_BITS)
-        self._layout = cluster_layout(settings, self._local)
+        self.concurrent_legs = not self.conn.local
+        self._node = 0 if self.conn.local else secrets.randbits(NODE_BITS)
         try:
-            ensure_base_collections(self._client, prefix, self._local, self._layout)
+            ensure_base_collections(
+                self.conn.client, self.conn.prefix, self.conn.local, self.conn.layout
+            )
             recorded = self.embedding_info()
             if recorded is not None:  # a crash may have left the meta point without collection
                 create_memories_collection(
-                    self._client, self._mem, recorded[1], self._local, self._layout
+                    self.conn.client,
+                    self.conn.memories,
+                    recorded[1],
+                    self.conn.local,
+                    self.conn.layout,
                 )
             self._last_seq = self._max_seq()
             self.reconcile()
-            for collection in (self._mem, self._events, self._traces):
+            for collection in (self.conn.memories, self.conn.events, self.conn.traces):
                 self._check_size(collection)
         except BaseException:
             self.close()
@@ -157,17 +149,13 @@ class QdrantStore(QdrantLifecycle, QdrantRecords):
     def close(self) -> None:
         """Close the client (releases the local folder lock) unless it was passed in. Safe to
         call twice."""
-        with self._lock:
-            if not self._closed:
-                self._closed = True
-                if self._owns_client:
-                    self._client.close()
+        self.conn.close()
 
     def _tenant_stats(self, client: QdrantClient, tenant: str) -> tuple[int, int]:
         """(memories, total keyword terms) of the tenant, for the BM25 average length."""
         pid = derived_id("stats", tenant)
         flt = models.Filter(must=[models.HasIdCondition(has_id=[pid]), match("tenant_id", tenant)])
-        rows, _ = client.scroll(self._meta, scroll_filter=flt, limit=1)
+        rows, _ = client.scroll(self.conn.meta, scroll_filter=flt, limit=1)
         p = (rows[0].payload or {}) if rows else {}
         return int(p.get("docs", 0)), int(p.get("terms", 0))
 
@@ -180,7 +168,7 @@ class QdrantStore(QdrantLifecycle, QdrantRecords):
             "terms": max(0, have_terms + terms),
         }
         client.upsert(
-            self._meta,
+            self.conn.meta,
             [models.PointStruct(id=derived_id("stats", tenant), vector={}, payload=payload)],
         )
 
@@ -188,8 +176,8 @@ class QdrantStore(QdrantLifecycle, QdrantRecords):
 
     def embedding_info(self) -> tuple[str, int] | None:
         """The recorded (model, dim), or None when no embedding was recorded yet."""
-        with self._reading() as client:
-            rows = client.retrieve(self._meta, [_EMBEDDING_ID])
+        with self.conn.reading() as client:
+            rows = client.retrieve(self.conn.meta, [_EMBEDDING_ID])
         p = (rows[0].payload or {}) if rows else {}
         self._embedding = (str(p["model"]), int(p["dim"])) if p else None
         return self._embedding
@@ -204,23 +192,22 @@ class QdrantStore(QdrantLifecycle, QdrantRecords):
             InvalidInputError: empty model or dimension out of 1..16000.
             EmbeddingMismatchError: the store holds vectors of another model or dimension.
         """
-        if not model or not 1 <= dim <= 16000:
-            raise InvalidInputError("model must be non-empty and dim in [1, 16000]", dim=dim)
+        check_embedding_spec(model, dim)
         recorded = self._embedding or self.embedding_info()
         if recorded is None:
-            with self._writing() as client:
+            with self.conn.writing() as client:
                 point = models.PointStruct(
                     id=_EMBEDDING_ID,
                     vector={},
                     payload={"kind": "embedding", "model": model, "dim": dim},
                 )
-                client.upsert(self._meta, [point], update_mode=models.UpdateMode.INSERT_ONLY)
+                client.upsert(self.conn.meta, [point], update_mode=models.UpdateMode.INSERT_ONLY)
                 recorded = self.embedding_info()  # another process may have won the race
                 assert recorded is not None
                 create_memories_collection(
-                    client, self._mem, recorded[1], self._local, self._layout
+                    client, self.conn.memories, recorded[1], self.conn.local, self.conn.layout
                 )
-                self._mem_ready = True
+                self.conn.memories_ready = True
         check_same_embedding(recorded, model, dim)
 
     def _dim(self) -> int | None:
@@ -242,7 +229,7 @@ class QdrantStore(QdrantLifecycle, QdrantRecords):
                 match_any("content_hash", hashes),
             ]
         )
-        rows = scroll_all(client, self._mem, flt, with_payload=["user_id", "content_hash"])
+        rows = scroll_all(client, self.conn.memories, flt, with_payload=["user_id", "content_hash"])
         return {
             ((r.payload or {}).get("user_id") or "", str((r.payload or {})["content_hash"])): (
                 uuid.UUID(str(r.id))
@@ -290,8 +277,8 @@ class QdrantStore(QdrantLifecycle, QdrantRecords):
 
         outcomes: list[InsertOutcome] = []
         new: list[tuple[Memory, list[float], list[str]]] = []
-        with self._writing() as client:
-            taken = client.retrieve(self._mem, ids, with_payload=False)
+        with self.conn.writing() as client:
+            taken = client.retrieve(self.conn.memories, ids, with_payload=False)
             if taken:  # ids are global (like PostgreSQL's primary key), checked by id only
                 raise InvalidInputError(f"memory id already exists: {taken[0].id}")
             hashes = sorted({m.content_hash for m, _, _ in prepared if m.content_hash})
@@ -312,8 +299,8 @@ class QdrantStore(QdrantLifecycle, QdrantRecords):
             if new:
                 self._insert_new(client, new, scope.tenant_id, actor, reason, request_id)
         if new:
-            self._check_size(self._mem)
-            self._check_size(self._events)
+            self._check_size(self.conn.memories)
+            self._check_size(self.conn.events)
         return outcomes
 
     def _insert_new(
@@ -339,7 +326,7 @@ class QdrantStore(QdrantLifecycle, QdrantRecords):
             )
             for seq, (mem, _, _) in zip(seqs, new, strict=True)
         ]
-        client.upsert(self._events, events)  # (1) pending events
+        client.upsert(self.conn.events, events)  # (1) pending events
         self._step_done("event")
         points = [
             models.PointStruct(
@@ -349,7 +336,7 @@ class QdrantStore(QdrantLifecycle, QdrantRecords):
             )
             for mem, vec, terms in new
         ]
-        client.upsert(self._mem, points, update_mode=models.UpdateMode.INSERT_ONLY)  # (2)
+        client.upsert(self.conn.memories, points, update_mode=models.UpdateMode.INSERT_ONLY)  # (2)
         self._step_done("point")
         self._commit(client, seqs)  # (3)
         self._add_tenant_stats(client, tenant, len(new), added_terms)
@@ -388,7 +375,7 @@ class QdrantStore(QdrantLifecycle, QdrantRecords):
         vec = None
         if embedding is not None:
             vec = vector_param(embedding, self._dim(), "embedding").tolist()
-        with self._writing() as client:
+        with self.conn.writing() as client:
             point = self._fetch(str(memory_id), scope, with_vectors=True)
             if point is None:
                 raise not_found(memory_id, scope)
@@ -429,10 +416,10 @@ class QdrantStore(QdrantLifecycle, QdrantRecords):
                 reason=reason,
                 request_id=request_id,
             )
-            client.upsert(self._events, [models.PointStruct(id=seq, vector={}, payload=event)])
+            client.upsert(self.conn.events, [models.PointStruct(id=seq, vector={}, payload=event)])
             self._step_done("event")
             client.upsert(
-                self._mem,
+                self.conn.memories,
                 [
                     models.PointStruct(
                         id=str(memory_id),
@@ -448,7 +435,7 @@ class QdrantStore(QdrantLifecycle, QdrantRecords):
             self._commit(client, [seq])
             if new_terms is not None:
                 self._add_tenant_stats(client, scope.tenant_id, 0, len(new_terms) - old_len)
-        self._check_size(self._events)
+        self._check_size(self.conn.events)
         return after
 
     def _verify(
@@ -463,7 +450,7 @@ class QdrantStore(QdrantLifecycle, QdrantRecords):
         """Server mode: check that the conditional write took effect (another process may have
         changed the point first); if not, roll the event back and raise VersionConflictError.
         ``expect_version=None`` means the point must be gone."""
-        if self._local:  # the lock makes the read-check-write sequence atomic
+        if self.conn.local:  # the lock makes the read-check-write sequence atomic
             return
         point = self._fetch(str(memory_id), scope)
         actual = int((point.payload or {})["version"]) if point is not None else None
@@ -496,7 +483,7 @@ class QdrantStore(QdrantLifecycle, QdrantRecords):
             VersionConflictError: ``expected_version`` is stale, or (server mode) the memory
                 changed while it was being purged.
         """
-        with self._writing() as client:
+        with self.conn.writing() as client:
             point = self._fetch(str(memory_id), scope)
             if point is None:
                 raise not_found(memory_id, scope)
@@ -505,14 +492,16 @@ class QdrantStore(QdrantLifecycle, QdrantRecords):
                 check_version(before, expected_version)
             (seq,) = self._next_seqs(1)
             event = event_payload(seq, before, "purge", actor, before=before, reason=reason)
-            client.upsert(self._events, [models.PointStruct(id=seq, vector={}, payload=event)])
+            client.upsert(self.conn.events, [models.PointStruct(id=seq, vector={}, payload=event)])
             self._step_done("event")
             selector = scope_filter(
                 scope,
                 models.HasIdCondition(has_id=[str(memory_id)]),
                 match("version", before.version),
             )
-            client.delete(self._mem, points_selector=models.FilterSelector(filter=selector))
+            client.delete(
+                self.conn.memories, points_selector=models.FilterSelector(filter=selector)
+            )
             self._step_done("point")
             self._verify(client, seq, memory_id, scope, expect_version=None)
             self._commit(client, [seq])

@@ -1,0 +1,273 @@
+"""The writes of the PostgreSQL store (:class:`PgWriter`, a part of PostgresStore): insert,
+update, purge and save_trace, each in one tenant transaction of the shared
+:class:`~memory_engine.stores.postgres.connection.PgConnection`.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from psycopg.types.json import Jsonb
+
+from memory_engine.errors import InvalidInputError, VersionConflictError
+from memory_engine.models import Memory, Scope, Trace, ensure_utc
+from memory_engine.stores.base import InsertOutcome, NewMemory
+from memory_engine.stores.common import (
+    UPDATABLE_FIELDS,
+    check_trace_scope,
+    check_update,
+    check_version,
+    merged_memory,
+    not_found,
+    vector_param,
+)
+from memory_engine.stores.postgres.connection import PgConnection
+from memory_engine.stores.postgres.keyword import lock_tenant
+from memory_engine.stores.postgres.lifecycle import redact_in_tx
+from memory_engine.stores.postgres.reads import select_memory
+from memory_engine.stores.postgres.sql import (
+    MEMORY_COLUMNS,
+    columns,
+    memory_from_row,
+    memory_params,
+)
+from memory_engine.stores.postgres.writes import (
+    copy_events,
+    copy_memories,
+    dedupe,
+    event_values,
+    existing_active,
+    insert_event,
+    prepare_row,
+)
+
+
+class PgWriter:
+    """The writes of :class:`PostgresStore`: insert, update, purge, save_trace.
+
+    Every writing transaction first takes the tenant's advisory write lock
+    (:func:`~memory_engine.stores.postgres.keyword.lock_tenant`), so one tenant's writers run
+    one after the other: content-hash dedupe cannot race, and the keyword-statistics triggers
+    of migration 0002 never deadlock.
+    """
+
+    def __init__(self, conn: PgConnection) -> None:
+        self._conn = conn
+
+    def insert(
+        self,
+        items: Sequence[NewMemory],
+        *,
+        scope: Scope,
+        actor: str,
+        reason: str | None = None,
+        request_id: str | None = None,
+    ) -> list[InsertOutcome]:
+        """Insert memories with one ``create`` event each, all in one transaction.
+
+        An ACTIVE item whose non-empty ``content_hash`` equals an ACTIVE memory of the same
+        tenant and user (or an earlier item of the batch) is not inserted: its outcome is
+        ``duplicate`` with ``existing_id`` and no event is written. When no embedding model is
+        recorded yet, the first item's ``embedding_model`` and vector length are recorded.
+
+        One INSERT per table (multi-row VALUES, or COPY into a temp table for larger batches),
+        under the tenant's write lock. The HNSW index is updated row by row; for large imports
+        use :meth:`bulk_insert` (which may rebuild the index instead).
+
+        Raises:
+            TenantScopeError: an item's tenant/user/agent/session contradicts the scope.
+            InvalidInputError: bad vector, id already used, or no embedding model known.
+            EmbeddingMismatchError: an item names another embedding model.
+        """
+        if not items:
+            return []
+        model, dim = self._conn.model_dim(items[0])
+        rows = [prepare_row(item, scope, model, dim) for item in items]
+        with self._conn.tx(scope) as cur:
+            lock_tenant(cur, scope.tenant_id)
+            existing = existing_active(
+                cur, scope.tenant_id, (k for r in rows if (k := r.dedupe_key) is not None)
+            )
+            outcomes, keep = dedupe(rows, existing)
+            if keep:
+                copy_memories(cur, (rows[i] for i in keep))
+                copy_events(
+                    cur,
+                    (
+                        event_values(
+                            rows[i].memory,
+                            "create",
+                            actor,
+                            after=rows[i].memory,
+                            reason=reason,
+                            request_id=request_id,
+                        )
+                        for i in keep
+                    ),
+                )
+        for i in keep:
+            outcomes[i] = InsertOutcome(memory_id=rows[i].memory.id, status="created")
+        return [o for o in outcomes if o is not None]
+
+    def _locked(self, cur: psycopg.Cursor[Any], memory_id: uuid.UUID, scope: Scope) -> Memory:
+        memory = select_memory(cur, memory_id, scope, lock=True)
+        if memory is None:
+            raise not_found(memory_id, scope)
+        return memory
+
+    def update(
+        self,
+        memory_id: uuid.UUID,
+        *,
+        scope: Scope,
+        expected_version: int,
+        changes: dict[str, Any],
+        embedding: Sequence[float] | None = None,
+        terms: Sequence[str] | None = None,
+        actor: str,
+        reason: str | None = None,
+        action: str = "update",
+        request_id: str | None = None,
+    ) -> Memory:
+        """Apply ``changes``, bump ``version``, write the ``action`` event; one transaction.
+
+        Args:
+            changes: subset of content, content_hash, importance, memory_type, tags, entities,
+                status, superseded_by, valid_from, valid_until, metadata, confidence.
+            embedding: new vector (replaces the stored one) or None.
+            terms: new keyword terms (replace the stored ones) or None.
+            action: update, archive, restore, supersede, delete or merge.
+
+        Raises:
+            InvalidInputError: unknown change key or action, invalid value, or the change would
+                make two active memories with the same content.
+            MemoryNotFoundError: no such memory in the scope.
+            VersionConflictError: ``expected_version`` is not the current version.
+        """
+        check_update(memory_id, changes, action)
+        vec = (
+            vector_param(embedding, self._conn.dim(), "embedding")
+            if embedding is not None
+            else None
+        )
+        with self._conn.tx(scope) as cur:
+            lock_tenant(cur, scope.tenant_id)
+            before = self._locked(cur, memory_id, scope)
+            check_version(before, expected_version)
+            merged = merged_memory(before, changes)
+            params = memory_params(merged)
+            for key in ("valid_from", "valid_until"):
+                params[key] = ensure_utc(params[key])
+            sets: list[sql.Composable] = [
+                sql.SQL("{} = {}").format(sql.Identifier(c), sql.Placeholder(c))
+                for c in sorted(UPDATABLE_FIELDS)
+            ]
+            if vec is not None:
+                params["embedding"] = vec
+                sets.append(sql.SQL("embedding = %(embedding)s"))
+            if terms is not None:
+                params["terms"] = [str(t) for t in terms]
+                params["doc_len"] = len(params["terms"])
+                sets.append(sql.SQL("terms = %(terms)s, doc_len = %(doc_len)s"))
+            params["expected"] = expected_version
+            query = sql.SQL(
+                "UPDATE memories SET {sets}, version = version + 1, updated_at = now() "
+                "WHERE tenant_id = %(tenant_id)s AND id = %(id)s AND version = %(expected)s "
+                "RETURNING {cols}"
+            ).format(sets=sql.SQL(", ").join(sets), cols=columns(MEMORY_COLUMNS))
+            try:
+                row = cur.execute(query, params).fetchone()
+            except psycopg.errors.UniqueViolation as exc:
+                raise InvalidInputError(
+                    "an active memory with the same content already exists", memory_id=memory_id
+                ) from exc
+            if row is None:  # unreachable under FOR UPDATE; kept as a guard
+                raise VersionConflictError(
+                    f"memory {memory_id} changed concurrently",
+                    memory_id=memory_id,
+                    expected=expected_version,
+                )
+            after = memory_from_row(row)
+            insert_event(
+                cur,
+                event_values(
+                    after,
+                    action,
+                    actor,
+                    before=before,
+                    after=after,
+                    reason=reason,
+                    request_id=request_id,
+                ),
+            )
+        return after
+
+    def purge(
+        self,
+        memory_id: uuid.UUID,
+        *,
+        scope: Scope,
+        actor: str,
+        reason: str | None = None,
+        expected_version: int | None = None,
+    ) -> None:
+        """Erase a memory in one transaction: delete the row (content, vector; the keyword
+        postings go with it by trigger), write a ``purge`` event, then redact the content from
+        every event snapshot of the memory (the new one included) and from stored traces
+        (:func:`~memory_engine.stores.postgres.lifecycle.redact_in_tx`).
+
+        Raises:
+            MemoryNotFoundError: no such memory in the scope.
+            VersionConflictError: ``expected_version`` is given and is not the current version.
+        """
+        with self._conn.tx(scope) as cur:
+            lock_tenant(cur, scope.tenant_id)
+            before = self._locked(cur, memory_id, scope)
+            if expected_version is not None:
+                check_version(before, expected_version)
+            cur.execute(
+                "DELETE FROM memories WHERE tenant_id = %s AND id = %s",
+                [scope.tenant_id, memory_id],
+            )
+            insert_event(cur, event_values(before, "purge", actor, before=before, reason=reason))
+            redact_in_tx(cur, memory_id, scope.tenant_id)
+
+    def save_trace(self, trace: Trace, *, scope: Scope) -> None:
+        """Store a trace, then drop the scope tenant's oldest traces beyond ``trace_retention``.
+
+        Traces are immutable: saving an id that is already stored keeps the stored one.
+
+        Raises:
+            TenantScopeError: the trace belongs to another tenant than the scope.
+        """
+        check_trace_scope(trace, scope)
+        keep = self._conn.settings.trace_retention
+        if keep == 0:
+            return
+        returned = sum(1 for c in trace.candidates if c.dropped is None)
+        with self._conn.tx(scope) as cur:
+            cur.execute(
+                "INSERT INTO traces (id, tenant_id, user_id, agent_id, session_id, created_at, "
+                "query, returned, payload) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                "ON CONFLICT (tenant_id, id) DO NOTHING",
+                [
+                    trace.id,
+                    scope.tenant_id,
+                    trace.scope.user_id,
+                    trace.scope.agent_id,
+                    trace.scope.session_id,
+                    ensure_utc(trace.created_at),
+                    trace.query,
+                    returned,
+                    Jsonb(trace.model_dump(mode="json")),
+                ],
+            )
+            cur.execute(
+                "DELETE FROM traces WHERE tenant_id = %(t)s AND id IN (SELECT id FROM traces "
+                "WHERE tenant_id = %(t)s ORDER BY created_at DESC, id DESC OFFSET %(keep)s)",
+                {"t": scope.tenant_id, "keep": keep},
+            )
