@@ -140,8 +140,6 @@ PENDING_CYCLES: set[tuple[str, ...]] = {
     ("memory_engine.deps", "memory_engine.write"),
     # history/service.py imports memory_engine.engine (engine: the history service)
     ("memory_engine.engine", "memory_engine.history"),
-    # stores/guard.py, stores/redaction.py import retrieval.block / retrieval.pipeline (stores)
-    ("memory_engine.retrieval", "memory_engine.stores"),
 }
 
 
