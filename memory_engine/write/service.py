@@ -1,5 +1,7 @@
-"""Extract-mode writes, the durable write queue, write trails and rate limits of ``MemoryEngine``.
+"""``WriteService``: every write of ``MemoryEngine``, the durable queue, trails and rate limits.
 
+* ``write`` / ``write_many`` / ``ingest``: raw mode (``write/raw.py``: one memory per chunk)
+  or, with ``mode="extract"``, through ``write_extract``.
 * ``write_extract``: one input through guard -> evaluate+extract -> dedupe -> judge -> commit
   (``write/extract.py``), recorded in the write journal with its decision trail.
 * ``enqueue_write`` / ``process_pending_writes`` / a background worker: the durable queue
@@ -16,19 +18,17 @@ import logging
 import threading
 import uuid
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from memory_engine import text as textmod
-from memory_engine.deps import EngineBase, check_scope
-from memory_engine.errors import InvalidInputError, MemoryEngineError
-from memory_engine.llm import WriteLLM, build_llm
-from memory_engine.models import Page, Scope
+from memory_engine.deps import EngineDeps, check_scope
+from memory_engine.errors import InvalidInputError, MemoryEngineError, error_from_dict
+from memory_engine.models import MemorySource, MemoryType, Page, Scope
 from memory_engine.stores.base import InsertOutcome
 from memory_engine.write.consolidate import ConsolidationReport, consolidate
 from memory_engine.write.extract import Outcome, PipelineParts, run_extract
 from memory_engine.write.guard import clean_text
-from memory_engine.write.journal import WriteJournal
+from memory_engine.write.ingest import Turn
 from memory_engine.write.limits import TokenBuckets
 from memory_engine.write.raw import (
     WriteRequest,
@@ -39,9 +39,6 @@ from memory_engine.write.raw import (
 from memory_engine.write.refusals import screen_or_refuse
 
 log = logging.getLogger(__name__)
-
-JOURNAL_FILE = "write_journal.sqlite3"
-
 
 def _result(index: int, outcome: Outcome) -> WriteResult:
     outcomes = []
@@ -64,71 +61,162 @@ def _result(index: int, outcome: Outcome) -> WriteResult:
     )
 
 
-class PipelineMixin(EngineBase):
-    """Extract-mode writes and the durable write queue (lazy: nothing opens until used)."""
+class WriteService:
+    """Raw and extract-mode writes, the durable write queue and its worker, write trails, rate
+    limits and consolidation (lazy: nothing opens until used).
 
-    _llm_obj: WriteLLM | None = None
-    _journal_obj: WriteJournal | None = None
-    _buckets_obj: TokenBuckets | None = None
-    _call_limit: threading.BoundedSemaphore | None = None
-    _worker: threading.Thread | None = None
-    _worker_stop: threading.Event | None = None
+    Args:
+        deps: the bundle (settings, store, embedder, llm, journal, extractor, lock).
 
-    # ------------------------------------------------------------------ wiring
-    @property
-    def llm(self) -> WriteLLM:
-        """The write-decision LLM (``MEMORY_LLM_PROVIDER``; injectable via ``set_llm``)."""
-        if self._llm_obj is None:
-            with self._lock:
-                if self._llm_obj is None:
-                    self._llm_obj = build_llm(self.settings)
-        return self._llm_obj
+    State: the LLM call limit (``llm_max_concurrency`` concurrent calls, shared by every
+    write of this service), the per-session token buckets and the background worker thread.
+    """
 
-    def set_llm(self, llm: WriteLLM) -> None:
-        """Use ``llm`` for write decisions (dependency injection; tests, custom providers)."""
-        self._llm_obj = llm
-
-    @property
-    def write_journal(self) -> WriteJournal:
-        """The SQLite write journal (``MEMORY_WRITE_QUEUE_PATH`` or data_dir/JOURNAL_FILE)."""
-        if self._journal_obj is None:
-            with self._lock:
-                if self._journal_obj is None:
-                    path = self.settings.write_queue_path or Path(self.settings.data_dir) / (
-                        JOURNAL_FILE
-                    )
-                    self._journal_obj = WriteJournal(Path(path))
-        return self._journal_obj
-
-    def open_write_journal(self, path: Path) -> None:
-        """Use the journal at ``path`` from now on (instead of the configured one)."""
-        with self._lock:
-            if self._journal_obj is not None:
-                self._journal_obj.close()
-            self._journal_obj = WriteJournal(Path(path))
+    def __init__(self, deps: EngineDeps) -> None:
+        self._deps = deps
+        self._call_limit: threading.BoundedSemaphore | None = None
+        self._buckets: TokenBuckets | None = None
+        self._worker: threading.Thread | None = None
+        self._worker_stop: threading.Event | None = None
 
     def _parts(self) -> PipelineParts:
+        deps = self._deps
         if self._call_limit is None:
-            with self._lock:
+            with deps.lock:
                 if self._call_limit is None:
-                    self._call_limit = threading.BoundedSemaphore(self.settings.llm_max_concurrency)
+                    self._call_limit = threading.BoundedSemaphore(deps.settings.llm_max_concurrency)
         return PipelineParts(
-            settings=self.settings,
-            store=self.store,
-            embedder=self.embedder,
-            llm=self.llm,
+            settings=deps.settings,
+            store=deps.store,
+            embedder=deps.embedder,
+            llm=deps.llm,
             limit=self._call_limit,
         )
 
     def rate_limit(self, scope: Scope) -> float:
         """Take one write token of the scope's session (``MEMORY_WRITE_RATE_PER_SESSION``);
         sleeps while none is free; returns seconds waited. Raises RateLimitedError."""
-        if self._buckets_obj is None:
-            with self._lock:
-                if self._buckets_obj is None:
-                    self._buckets_obj = TokenBuckets(self.settings.write_rate_per_session)
+        if self._buckets is None:
+            with self._deps.lock:
+                if self._buckets is None:
+                    self._buckets = TokenBuckets(self._deps.settings.write_rate_per_session)
         key = f"{scope.tenant_id}/{scope.session_id or scope.user_id or '-'}"
-        return self._buckets_obj.acquire(key)
+        return self._buckets.acquire(key)
+
+    def write(
+        self,
+        scope: Scope,
+        text: str,
+        *,
+        source: MemorySource = MemorySource.MANUAL,
+        source_ref: str | None = None,
+        observed_at: Any = None,
+        memory_type: MemoryType = MemoryType.EPISODIC,
+        importance: float = 0.5,
+        tags: Sequence[str] = (),
+        metadata: dict[str, Any] | None = None,
+        actor: str = "api",
+        reason: str | None = None,
+        mode: Literal["raw", "extract"] | None = None,
+        wait: bool = True,
+    ) -> WriteResult:
+        """Remember ``text``. Raises the typed error of a bad input.
+
+        Args:
+            mode: ``raw`` (one memory per chunk) or ``extract`` (should-remember, facts,
+                duplicates and conflicts; see ``write_extract``); default
+                ``MEMORY_WRITE_MODE``.
+            wait: False = accept into the durable queue and return at once: the result has
+                only ``write_id`` (poll ``write_status``); the write survives a process kill.
+
+        Returns:
+            WriteResult with one outcome per stored memory: ``created`` or ``duplicate``
+            (extract mode adds ``remembered``, ``reason``, ``actions``, ``warnings``).
+
+        Raises:
+            EmptyContentError, ContentTooLargeError, InvalidInputError, EmbeddingMismatchError,
+            RateLimitedError (more than ``MEMORY_WRITE_RATE_PER_SESSION`` writes/s for 30 s).
+        """
+        clean_text(text, max_chars=self._deps.settings.max_input_chars)  # raises the typed error
+        mode = mode or self._deps.settings.write_mode
+        req = WriteRequest(
+            text=text,
+            source=source,
+            source_ref=source_ref,
+            observed_at=observed_at,
+            memory_type=memory_type,
+            importance=importance,
+            tags=tuple(tags),
+            metadata=metadata or {},
+        )
+        if mode == "extract" or not wait:
+            self.rate_limit(check_scope(scope))
+            if not wait:
+                return WriteResult(index=0, write_id=self.enqueue_write(scope, req, mode=mode))
+            result = self.write_extract(scope, req, actor=actor)
+            if result.error:
+                raise error_from_dict(result.error)
+            return result
+        result = self.write_many(scope, [req], actor=actor, reason=reason)[0]
+        if result.error:
+            raise error_from_dict(result.error)
+        return result
+
+    def write_many(
+        self,
+        scope: Scope,
+        requests: Sequence[WriteRequest],
+        *,
+        actor: str = "api",
+        reason: str | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[WriteResult]:
+        """Write a batch: each bad item gets its typed error, every good item is stored."""
+        scope = check_scope(scope)
+        return write_batch(
+            requests,
+            scope=scope,
+            settings=self._deps.settings,
+            store=self._deps.store,
+            embedder=self._deps.embedder,
+            extractor=self._deps.extractor,
+            actor=actor,
+            reason=reason,
+            progress=progress,
+        )
+
+    def ingest(
+        self,
+        scope: Scope,
+        conversation: Sequence[Turn],
+        *,
+        source: MemorySource = MemorySource.CONVERSATION,
+        actor: str = "ingest",
+        progress: Callable[[int], None] | None = None,
+        mode: Literal["raw", "extract"] = "raw",
+    ) -> list[WriteResult]:
+        """Store each turn as one episodic memory (speaker, time and turn id kept).
+
+        ``mode="extract"`` runs each turn through the extract pipeline instead (assistant and
+        system turns skipped), see ``ingest_extract``.
+        """
+        requests = [
+            WriteRequest(
+                text=turn.text if mode == "extract" else turn.content(),
+                source=source,
+                source_ref=turn.turn_id,
+                session_id=turn.session_id,
+                observed_at=turn.observed_at,
+                memory_type=MemoryType.EPISODIC,
+                metadata={"speaker": turn.speaker, **turn.metadata}
+                if turn.speaker
+                else dict(turn.metadata),
+            )
+            for turn in conversation
+        ]
+        if mode == "extract":
+            return self.ingest_extract(scope, requests, actor=actor, progress=progress)
+        return self.write_many(scope, requests, actor=actor, reason="ingest", progress=progress)
 
     # ------------------------------------------------------------------ writes
     def _screen(self, request: WriteRequest, scope: Scope, mode: str, actor: str) -> WriteRequest:
@@ -136,17 +224,17 @@ class PipelineMixin(EngineBase):
         return screen_or_refuse(
             request,
             scope,
-            settings=self.settings,
-            journal=self.write_journal,
-            store=self.store,
+            settings=self._deps.settings,
+            journal=self._deps.journal,
+            store=self._deps.store,
             mode=mode,
             actor=actor,
         )
 
     def _accept(self, scope: Scope, req: WriteRequest, mode: str, actor: str) -> str:
-        cleaned = clean_text(req.text, max_chars=self.settings.max_input_chars)
+        cleaned = clean_text(req.text, max_chars=self._deps.settings.max_input_chars)
         check_metadata(req.metadata)
-        return self.write_journal.accept(
+        return self._deps.journal.accept(
             scope,
             mode,
             req.model_dump(mode="json"),
@@ -180,7 +268,7 @@ class PipelineMixin(EngineBase):
         scope = check_scope(scope)
         request = self._screen(request, scope, "extract", actor)  # PII never reaches the LLM
         write_id = self._accept(scope, request, "extract", actor)
-        self.write_journal.mark_running(write_id)
+        self._deps.journal.mark_running(write_id)
         return self._process(write_id, scope, request, "extract", actor, dry_run, index)
 
     def _process(
@@ -193,16 +281,16 @@ class PipelineMixin(EngineBase):
         dry_run: bool = False,
         index: int = 0,
     ) -> WriteResult:
-        journal = self.write_journal
+        journal = self._deps.journal
         try:
             if mode == "raw":
                 raw = write_batch(
                     [req],
                     scope=scope,
-                    settings=self.settings,
-                    store=self.store,
-                    embedder=self.embedder,
-                    extractor=self._extractor,
+                    settings=self._deps.settings,
+                    store=self._deps.store,
+                    embedder=self._deps.embedder,
+                    extractor=self._deps.extractor,
                     actor=actor,
                     reason="queued write",
                 )[0]
@@ -213,7 +301,7 @@ class PipelineMixin(EngineBase):
                     rows = [str(m) for m in result.memory_ids]
                     journal.finish(write_id, "done", result={"rows": rows, "reason": "raw"})
                 return result
-            text = clean_text(req.text, max_chars=self.settings.max_input_chars)
+            text = clean_text(req.text, max_chars=self._deps.settings.max_input_chars)
             done = None if dry_run else journal.find_done(scope, textmod.content_hash(text))
             if done is not None and self._still_active(scope, done):
                 outcome = Outcome(
@@ -257,14 +345,14 @@ class PipelineMixin(EngineBase):
         if not rows:
             return False
         try:
-            return all(self.store.get(uuid.UUID(m), scope=scope).status == "active" for m in rows)
+            return all(self._deps.store.get(uuid.UUID(m), scope=scope).status == "active" for m in rows)
         except MemoryEngineError:
             return False
 
     def _reinforce_id(self, scope: Scope, memory_id: str, write_id: str, actor: str) -> None:
         from memory_engine.write.extract import _reinforce
 
-        mem = self.store.get(uuid.UUID(memory_id), scope=scope)
+        mem = self._deps.store.get(uuid.UUID(memory_id), scope=scope)
         _reinforce(self._parts(), scope, mem, write_id, actor)
 
     def ingest_extract(
@@ -316,7 +404,7 @@ class PipelineMixin(EngineBase):
         """Process queued writes in this thread, oldest first; returns how many were run."""
         n = 0
         while max_items is None or n < max_items:
-            row = self.write_journal.claim()
+            row = self._deps.journal.claim()
             if row is None:
                 break
             self._run_row(row)
@@ -328,7 +416,7 @@ class PipelineMixin(EngineBase):
             scope = Scope.model_validate(row["scope"])
             req = WriteRequest.model_validate(row["request"])
         except Exception as exc:  # corrupt row: fail it, keep it for inspection
-            self.write_journal.finish(
+            self._deps.journal.finish(
                 row["id"], "failed", error={"error": "invalid_row", "message": str(exc)}
             )
             return
@@ -336,7 +424,7 @@ class PipelineMixin(EngineBase):
 
     def start_write_worker(self, *, poll_seconds: float = 0.2) -> None:
         """Start the background thread that drains the queue (idempotent)."""
-        with self._lock:
+        with self._deps.lock:
             if self._worker is not None and self._worker.is_alive():
                 return
             stop = threading.Event()
@@ -375,7 +463,7 @@ class PipelineMixin(EngineBase):
         deadline = time.monotonic() + timeout
         pause = sleep or time.sleep
         while True:
-            rows = [self.write_journal.get(w, scope) for w in write_ids]
+            rows = [self._deps.journal.get(w, scope) for w in write_ids]
             if all(r["status"] not in ("pending", "running") for r in rows):
                 return rows
             if time.monotonic() > deadline:
@@ -385,7 +473,7 @@ class PipelineMixin(EngineBase):
     # ------------------------------------------------------------------ reading the journal
     def write_status(self, scope: Scope, write_id: str) -> dict[str, Any]:
         """One write's journal row (status, result, error, trail). Raises MemoryNotFoundError."""
-        return self.write_journal.get(write_id, check_scope(scope))
+        return self._deps.journal.get(write_id, check_scope(scope))
 
     def write_trail(self, scope: Scope, write_id: str) -> dict[str, Any]:
         """The decision trail of one write: source span, guard, LLM calls (prompt, raw output,
@@ -402,13 +490,13 @@ class PipelineMixin(EngineBase):
         status: str | None = None,
     ) -> Page:
         """Writes of the scope newest first (no trails), keyset-paginated."""
-        return self.write_journal.list(
-            check_scope(scope), limit=self._limit(limit), cursor=cursor, status=status
+        return self._deps.journal.list(
+            check_scope(scope), limit=self._deps.page_limit(limit), cursor=cursor, status=status
         )
 
     def retry_write(self, scope: Scope, write_id: str) -> None:
         """Queue a failed write again (its raw input was kept)."""
-        self.write_journal.retry(write_id, check_scope(scope))
+        self._deps.journal.retry(write_id, check_scope(scope))
         self.start_write_worker()
 
     def consolidate(
@@ -441,15 +529,7 @@ class PipelineMixin(EngineBase):
             limit=parts.limit,
             similarity=similarity,
             max_memories=max_memories,
-            page_size=self.settings.list_max_limit,
+            page_size=self._deps.settings.list_max_limit,
             actor=actor,
             dry_run=dry_run,
         )
-
-    def close(self) -> None:
-        """Stop the worker, close the journal and the store. Safe to call twice."""
-        self.stop_write_worker()
-        if self._journal_obj is not None:
-            self._journal_obj.close()
-            self._journal_obj = None
-        super().close()
