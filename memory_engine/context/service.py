@@ -220,7 +220,9 @@ class ContextService:
             InvalidInputError, EmptyContentError, ContentTooLargeError.
         """
         scope = check_scope(scope)
-        self._deps.working_memory.add(scope.tenant_id, working_session(scope, session_id), role, content)
+        self._deps.working_memory.add(
+            scope.tenant_id, working_session(scope, session_id), role, content
+        )
 
     def context(
         self,
@@ -273,7 +275,9 @@ class ContextService:
                 tokens=fixed,
                 budget=budget,
             )
-        wm = view or self._deps.working_memory.view(scope.tenant_id, working_session(scope, session_id))
+        wm = view or self._deps.working_memory.view(
+            scope.tenant_id, working_session(scope, session_id)
+        )
         # The search keeps its own block budget (MEMORY_TOKEN_BUDGET); what the context budget
         # removes afterwards is trimmed here, so it is reported in ``trimmed``.
         result = self._search(scope, query, k=k)

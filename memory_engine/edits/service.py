@@ -263,4 +263,6 @@ class EditService:
         ``purge_verified`` (``lifecycle.service``) does the same and then proves it with a
         ``purge_proof`` event.
         """
-        self._deps.store.purge(as_uuid(memory_id), scope=check_scope(scope), actor=actor, reason=reason)
+        self._deps.store.purge(
+            as_uuid(memory_id), scope=check_scope(scope), actor=actor, reason=reason
+        )

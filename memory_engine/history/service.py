@@ -258,4 +258,3 @@ class HistoryService:
             erased=sorted(erased, key=str),
             **groups,
         )
-

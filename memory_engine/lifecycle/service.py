@@ -119,7 +119,9 @@ def retention_params(settings: Settings, **overrides: Any) -> RetentionParams:
         "access_weight": settings.retention_access_weight,
     }
     values.update({k: v for k, v in overrides.items() if v is not None and k != "preset"})
-    return RetentionParams.for_preset(overrides.get("preset") or settings.retention_preset, **values)
+    return RetentionParams.for_preset(
+        overrides.get("preset") or settings.retention_preset, **values
+    )
 
 
 class LifecycleService:
@@ -180,7 +182,10 @@ class LifecycleService:
         filters = MemoryFilter(statuses=statuses)
         while True:
             page = self._deps.store.list(
-                scope=scope, filters=filters, limit=self._deps.settings.list_max_limit, cursor=cursor
+                scope=scope,
+                filters=filters,
+                limit=self._deps.settings.list_max_limit,
+                cursor=cursor,
             )
             yield from page.items
             cursor = page.next_cursor
@@ -303,7 +308,9 @@ class LifecycleService:
         self, *, now: datetime | None = None, dry_run: bool = False, actor: str = MAINTENANCE_ACTOR
     ) -> list[MaintenanceReport]:
         """:meth:`maintain` for every tenant (tenant list through the audited admin path)."""
-        tenants = self._deps.store.admin_tenant_counts(actor=actor, reason="maintenance: all tenants")
+        tenants = self._deps.store.admin_tenant_counts(
+            actor=actor, reason="maintenance: all tenants"
+        )
         return [self.maintain(Scope.of(t), now=now, dry_run=dry_run, actor=actor) for t in tenants]
 
     # ------------------------------------------------------------------ verified deletion
@@ -348,7 +355,9 @@ class LifecycleService:
             row_found = False
         dense = self._deps.store.dense_search(vector, scope=tenant, k=50, statuses=_ALL)
         keyword = (
-            self._deps.store.keyword_search(terms, scope=tenant, k=50, statuses=_ALL) if terms else []
+            self._deps.store.keyword_search(terms, scope=tenant, k=50, statuses=_ALL)
+            if terms
+            else []
         )
         dense_hit = any(c.memory.id == mid for c in dense)
         keyword_hit = any(c.memory.id == mid for c in keyword)

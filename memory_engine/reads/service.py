@@ -37,7 +37,10 @@ class ReadService:
     ) -> Page:
         """Memories newest first, keyset-paginated; ``total`` = count under the filter."""
         return self._deps.store.list(
-            scope=check_scope(scope), filters=filters, limit=self._deps.page_limit(limit), cursor=cursor
+            scope=check_scope(scope),
+            filters=filters,
+            limit=self._deps.page_limit(limit),
+            cursor=cursor,
         )
 
     def facet_counts(
@@ -52,7 +55,9 @@ class ReadService:
 
     def events(self, scope: Scope, *, limit: int = 100, cursor: str | None = None) -> Page:
         """Audit events of the tenant, newest first."""
-        return self._deps.store.events(scope=check_scope(scope), limit=self._deps.page_limit(limit), cursor=cursor)
+        return self._deps.store.events(
+            scope=check_scope(scope), limit=self._deps.page_limit(limit), cursor=cursor
+        )
 
     def stats(self, scope: Scope, *, days: int = 90) -> StoreStats:
         """Counts by type/status/source and writes per day (UTC) of one tenant."""

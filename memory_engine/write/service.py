@@ -20,13 +20,12 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
-from memory_engine import text as textmod
 from memory_engine.deps import EngineDeps, check_scope
 from memory_engine.errors import InvalidInputError, MemoryEngineError, error_from_dict
 from memory_engine.models import MemorySource, MemoryType, Page, Scope
 from memory_engine.stores.base import InsertOutcome
 from memory_engine.write.consolidate import ConsolidationReport, consolidate
-from memory_engine.write.extract import Outcome, PipelineParts, run_extract
+from memory_engine.write.extract import Outcome, PipelineParts, reinforce, run_extract
 from memory_engine.write.guard import clean_text
 from memory_engine.write.ingest import Turn
 from memory_engine.write.limits import TokenBuckets
@@ -36,19 +35,21 @@ from memory_engine.write.raw import (
     check_metadata,
     write_batch,
 )
+from memory_engine.write.records import AcceptedWrite, WriteAction, WriteMode
 from memory_engine.write.refusals import screen_or_refuse
 
 log = logging.getLogger(__name__)
 
+
 def _result(index: int, outcome: Outcome) -> WriteResult:
     outcomes = []
     for a in outcome.actions:
-        if a.get("planned"):
+        if a.planned:
             continue
-        mid = uuid.UUID(a["memory_id"])
-        if a["action"] == "create":
+        mid = uuid.UUID(a.memory_id)
+        if a.action == "create":
             outcomes.append(InsertOutcome(memory_id=mid, status="created"))
-        elif a["action"] == "duplicate":
+        elif a.action == "duplicate":
             outcomes.append(InsertOutcome(memory_id=mid, status="duplicate", existing_id=mid))
     return WriteResult(
         index=index,
@@ -56,7 +57,7 @@ def _result(index: int, outcome: Outcome) -> WriteResult:
         write_id=outcome.write_id,
         remembered=outcome.remembered,
         reason=outcome.reason,
-        actions=outcome.actions,
+        actions=outcome.action_dicts(),
         warnings=outcome.warnings,
     )
 
@@ -219,9 +220,16 @@ class WriteService:
         return self.write_many(scope, requests, actor=actor, reason="ingest", progress=progress)
 
     # ------------------------------------------------------------------ writes
-    def _screen(self, request: WriteRequest, scope: Scope, mode: str, actor: str) -> WriteRequest:
-        """The PII policy and injection screen; a refusal is journalled and audited first."""
-        return screen_or_refuse(
+    def _accept(self, scope: Scope, request: WriteRequest, mode: str, actor: str) -> AcceptedWrite:
+        """The guard of a journalled write, run once: scope checked, the PII policy and
+        injection screen (a refusal is journalled and audited first: PII never reaches the
+        LLM nor the journal), text cleaned, metadata checked.
+
+        Raises:
+            EmptyContentError, ContentTooLargeError, InvalidInputError, SensitiveDataError.
+        """
+        scope = check_scope(scope)
+        screened, text = screen_or_refuse(
             request,
             scope,
             settings=self._deps.settings,
@@ -230,16 +238,17 @@ class WriteService:
             mode=mode,
             actor=actor,
         )
+        check_metadata(screened.metadata)
+        return AcceptedWrite(scope, screened, text, "raw" if mode == "raw" else "extract", actor)
 
-    def _accept(self, scope: Scope, req: WriteRequest, mode: str, actor: str) -> str:
-        cleaned = clean_text(req.text, max_chars=self._deps.settings.max_input_chars)
-        check_metadata(req.metadata)
+    def _journal(self, accepted: AcceptedWrite) -> str:
+        """Record ``accepted`` in the journal (durable when this returns); its write id."""
         return self._deps.journal.accept(
-            scope,
-            mode,
-            req.model_dump(mode="json"),
-            actor,
-            textmod.content_hash(cleaned),
+            accepted.scope,
+            accepted.mode,
+            accepted.request.model_dump(mode="json"),
+            accepted.actor,
+            accepted.input_hash,
         )
 
     def write_extract(
@@ -265,27 +274,22 @@ class WriteService:
         Raises:
             EmptyContentError, ContentTooLargeError, InvalidInputError: bad input (not queued).
         """
-        scope = check_scope(scope)
-        request = self._screen(request, scope, "extract", actor)  # PII never reaches the LLM
-        write_id = self._accept(scope, request, "extract", actor)
+        accepted = self._accept(scope, request, "extract", actor)
+        write_id = self._journal(accepted)
         self._deps.journal.mark_running(write_id)
-        return self._process(write_id, scope, request, "extract", actor, dry_run, index)
+        return self._process(write_id, accepted, dry_run, index)
 
     def _process(
-        self,
-        write_id: str,
-        scope: Scope,
-        req: WriteRequest,
-        mode: str,
-        actor: str,
-        dry_run: bool = False,
-        index: int = 0,
+        self, write_id: str, accepted: AcceptedWrite, dry_run: bool = False, index: int = 0
     ) -> WriteResult:
+        """Run one journalled write now (raw: ``write_batch``; extract: exact input hash, then
+        ``run_extract``) and record how it ended in the journal."""
         journal = self._deps.journal
+        scope, actor = accepted.scope, accepted.actor
         try:
-            if mode == "raw":
+            if accepted.mode == "raw":
                 raw = write_batch(
-                    [req],
+                    [accepted.request],
                     scope=scope,
                     settings=self._deps.settings,
                     store=self._deps.store,
@@ -301,14 +305,13 @@ class WriteService:
                     rows = [str(m) for m in result.memory_ids]
                     journal.finish(write_id, "done", result={"rows": rows, "reason": "raw"})
                 return result
-            text = clean_text(req.text, max_chars=self._deps.settings.max_input_chars)
-            done = None if dry_run else journal.find_done(scope, textmod.content_hash(text))
+            done = None if dry_run else journal.find_done(scope, accepted.input_hash)
             if done is not None and self._still_active(scope, done):
                 outcome = Outcome(
                     write_id,
                     True,
                     "same input as an earlier write (exact hash, no LLM call)",
-                    [{"action": "duplicate", "memory_id": mid} for mid in done["result"]["rows"]],
+                    [WriteAction("duplicate", mid) for mid in done["result"]["rows"]],
                     {"write_id": write_id, "duplicate_of_write": done["id"]},
                     [],
                 )
@@ -316,44 +319,41 @@ class WriteService:
                     self._reinforce_id(scope, mid, write_id, actor)
             else:
                 outcome = run_extract(
-                    req,
-                    scope=scope,
-                    parts=self._parts(),
-                    actor=actor,
-                    write_id=write_id,
-                    text=text,
-                    dry_run=dry_run,
+                    accepted, parts=self._parts(), write_id=write_id, dry_run=dry_run
                 )
         except MemoryEngineError as exc:
-            error = exc.to_dict()
-            error["details"]["write_id"] = write_id
-            journal.finish(write_id, "failed", error=error)
-            return WriteResult(index=index, error=error, write_id=write_id)
+            return self._fail(write_id, exc, index)
         result = _result(index, outcome)
         status = "done" if outcome.remembered and not dry_run else "skipped"
-        rows = sorted({a["memory_id"] for a in outcome.actions if a.get("memory_id")})
         journal.finish(
             write_id,
             status,
-            result={"reason": outcome.reason, "rows": rows, "actions": outcome.actions},
+            result={"reason": outcome.reason, "rows": outcome.rows, "actions": result.actions},
             trail={**outcome.trail, "warnings": outcome.warnings},
         )
         return result
+
+    def _fail(self, write_id: str, exc: MemoryEngineError, index: int = 0) -> WriteResult:
+        """Record ``exc`` as the end of write ``write_id`` (input kept for ``retry_write``)."""
+        error = exc.to_dict()
+        error["details"]["write_id"] = write_id
+        self._deps.journal.finish(write_id, "failed", error=error)
+        return WriteResult(index=index, error=error, write_id=write_id)
 
     def _still_active(self, scope: Scope, done: dict[str, Any]) -> bool:
         rows = (done.get("result") or {}).get("rows") or []
         if not rows:
             return False
         try:
-            return all(self._deps.store.get(uuid.UUID(m), scope=scope).status == "active" for m in rows)
+            return all(
+                self._deps.store.get(uuid.UUID(m), scope=scope).status == "active" for m in rows
+            )
         except MemoryEngineError:
             return False
 
     def _reinforce_id(self, scope: Scope, memory_id: str, write_id: str, actor: str) -> None:
-        from memory_engine.write.extract import _reinforce
-
         mem = self._deps.store.get(uuid.UUID(memory_id), scope=scope)
-        _reinforce(self._parts(), scope, mem, write_id, actor)
+        reinforce(self._parts(), scope, mem, write_id, actor)
 
     def ingest_extract(
         self,
@@ -395,8 +395,7 @@ class WriteService:
         if mode not in ("raw", "extract"):
             raise InvalidInputError(f"unknown write mode {mode!r}", mode=mode)
         scope = check_scope(scope)
-        request = self._screen(request, scope, mode, actor)  # the journal holds no PII
-        write_id = self._accept(scope, request, mode, actor)
+        write_id = self._journal(self._accept(scope, request, mode, actor))  # no PII in it
         self.start_write_worker()
         return write_id
 
@@ -420,7 +419,13 @@ class WriteService:
                 row["id"], "failed", error={"error": "invalid_row", "message": str(exc)}
             )
             return
-        self._process(row["id"], scope, req, row["mode"], row["actor"])
+        try:  # accepted when it was queued; cleaned again as it comes back from disk
+            text = clean_text(req.text, max_chars=self._deps.settings.max_input_chars)
+        except MemoryEngineError as exc:
+            self._fail(row["id"], exc)
+            return
+        mode: WriteMode = "raw" if row["mode"] == "raw" else "extract"
+        self._process(row["id"], AcceptedWrite(scope, req, text, mode, row["actor"]))
 
     def start_write_worker(self, *, poll_seconds: float = 0.2) -> None:
         """Start the background thread that drains the queue (idempotent)."""
