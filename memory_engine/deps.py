@@ -1,4 +1,26 @@
-"""``EngineBase``: wiring shared by the ``MemoryEngine`` mixins (store, embedder, limits).
+"""``EngineDeps``: the dependency bundle every service of ``MemoryEngine`` is built from.
+
+Every part can be injected; a part left out is built from the settings the first time it is
+used (never at construction), under one lock, exactly once:
+
+=================  ==============================================================  ==========
+part               default                                                          built when
+=================  ==============================================================  ==========
+``store``          ``stores.build_store(settings)``                                 first use
+``embedder``       ``embedding.build_embedder(settings)``, then checked once        first use
+                   against the store's recorded model and dimension
+``llm``            ``llm.build_llm(settings)`` (``MEMORY_LLM_PROVIDER``)            first use
+``journal``        ``WriteJournal(MEMORY_WRITE_QUEUE_PATH or data_dir/JOURNAL_FILE)``  first use
+                   (the SQLite file is created then)
+``working_store``  ``build_working_store(settings)`` (Redis when                    first use
+                   ``MEMORY_REDIS_URL`` is set, else in-process)
+``extractor``      ``raw_extractor(settings)`` (one memory per chunk)               construction
+``reranker``       none (search runs without a rerank stage)                        -
+``clock``          ``models.utcnow`` (timezone-aware UTC)                           -
+=================  ==============================================================  ==========
+
+An injected embedder is checked against the store too (once, on first use). ``settings`` is a
+plain attribute: services read it at call time, so replacing it takes effect on the next call.
 
 Helpers ``check_scope`` and ``as_uuid`` validate the two arguments every public call takes.
 """
@@ -7,14 +29,28 @@ from __future__ import annotations
 
 import threading
 import uuid
-from typing import Any, Self
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
 
 from memory_engine.config import Settings
+from memory_engine.context.working import WorkingMemory
+from memory_engine.context.working_store import WorkingStore, build_working_store
 from memory_engine.embedding.base import Embedder
 from memory_engine.errors import InvalidInputError, MemoryNotFoundError
-from memory_engine.models import Scope
+from memory_engine.llm import WriteLLM, build_llm
+from memory_engine.models import Scope, utcnow
+from memory_engine.retrieval.rerank import Reranker
 from memory_engine.stores.base import MemoryStore
+from memory_engine.write.journal import WriteJournal
 from memory_engine.write.raw import Extractor, raw_extractor
+
+#: File name of the default write journal inside ``MEMORY_DATA_DIR``.
+JOURNAL_FILE = "write_journal.sqlite3"
+
+#: A clock: returns the current time, timezone-aware UTC.
+Clock = Callable[[], datetime]
 
 
 def check_scope(scope: Any) -> Scope:
@@ -34,14 +70,15 @@ def as_uuid(value: uuid.UUID | str) -> uuid.UUID:
         raise MemoryNotFoundError(f"no memory {value!r}", memory_id=value) from exc
 
 
-class EngineBase:
-    """Agent memory: write, ingest, search, inspect, edit and audit, per tenant.
+class EngineDeps:
+    """Settings, store, embedder, LLM, write journal, working memory, reranker, extractor, clock.
 
     Args:
         settings: engine settings (default: read from ``MEMORY_*`` env and ``.env``).
-        store: a ``MemoryStore`` (default: built from settings on first use).
-        embedder: an ``Embedder`` (default: built from settings on first write or search).
-        extractor: turns one input into memories (default: raw mode, one memory per chunk).
+        store: a ``MemoryStore``; the others are described in the module docstring.
+
+    Closing is the facade's job (``MemoryEngine.close``); ``close_working_memory``,
+    ``close_journal`` and ``close_store`` close one part each and are safe to call twice.
     """
 
     def __init__(
@@ -50,21 +87,31 @@ class EngineBase:
         *,
         store: MemoryStore | None = None,
         embedder: Embedder | None = None,
+        llm: WriteLLM | None = None,
+        journal: WriteJournal | None = None,
+        reranker: Reranker | None = None,
+        working_store: WorkingStore | None = None,
         extractor: Extractor | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self.settings = settings or Settings()
+        self.reranker = reranker
+        self.clock: Clock = clock or utcnow
+        self.extractor: Extractor = extractor or raw_extractor(self.settings)
+        self.lock = threading.Lock()
         self._store = store
         self._embedder = embedder
         self._embedding_checked = False
-        self._extractor = extractor or raw_extractor(self.settings)
-        self._lock = threading.Lock()
+        self._llm = llm
+        self._journal = journal
+        self._working_store = working_store
+        self._working: WorkingMemory | None = None
 
-    # ------------------------------------------------------------------ wiring
     @property
     def store(self) -> MemoryStore:
         """The store (opened on first use). Raises StoreUnavailableError."""
         if self._store is None:
-            with self._lock:
+            with self.lock:
                 if self._store is None:
                     from memory_engine.stores import build_store
 
@@ -79,7 +126,7 @@ class EngineBase:
             EmbeddingMismatchError: the store holds vectors of another model or dimension.
         """
         if self._embedder is None:
-            with self._lock:
+            with self.lock:
                 if self._embedder is None:
                     from memory_engine.embedding import build_embedder
 
@@ -89,18 +136,56 @@ class EngineBase:
             self._embedding_checked = True
         return self._embedder
 
-    def close(self) -> None:
-        """Close the store's connections. Safe to call twice."""
-        if self._store is not None:
-            self._store.close()
+    @property
+    def llm(self) -> WriteLLM:
+        """The write-decision LLM (``MEMORY_LLM_PROVIDER`` unless injected)."""
+        if self._llm is None:
+            with self.lock:
+                if self._llm is None:
+                    self._llm = build_llm(self.settings)
+        return self._llm
 
-    def __enter__(self) -> Self:
-        return self
+    @property
+    def journal(self) -> WriteJournal:
+        """The SQLite write journal (``MEMORY_WRITE_QUEUE_PATH`` or data_dir/JOURNAL_FILE)."""
+        if self._journal is None:
+            with self.lock:
+                if self._journal is None:
+                    path = self.settings.write_queue_path or Path(self.settings.data_dir) / (
+                        JOURNAL_FILE
+                    )
+                    self._journal = WriteJournal(Path(path))
+        return self._journal
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    @property
+    def working_memory(self) -> WorkingMemory:
+        """The session buffers over the working store (built on first use)."""
+        if self._working is None:
+            with self.lock:
+                if self._working is None:
+                    backend = self._working_store or build_working_store(self.settings)
+                    self._working = WorkingMemory(backend, self.settings)
+        return self._working
 
-    def _limit(self, limit: int) -> int:
+    def page_limit(self, limit: int) -> int:
+        """``limit`` capped at ``list_max_limit``. Raises InvalidInputError below 1."""
         if limit < 1:
             raise InvalidInputError("limit must be >= 1", limit=limit)
         return min(limit, self.settings.list_max_limit)
+
+    # ------------------------------------------------------------------ closing
+    def close_working_memory(self) -> None:
+        """Close the working-memory backend if it was opened (kept for a later reuse)."""
+        if self._working is not None:
+            self._working.store.close()
+
+    def close_journal(self) -> None:
+        """Close the write journal if it was opened; a later use opens it again."""
+        if self._journal is not None:
+            self._journal.close()
+            self._journal = None
+
+    def close_store(self) -> None:
+        """Close the store's connections if it was opened."""
+        if self._store is not None:
+            self._store.close()

@@ -2,286 +2,266 @@
 
 Every method takes a ``Scope`` first; there is no unscoped call. Cross-tenant reads go through
 ``tenant_counts`` only, which the store audits.
+
+The facade holds no logic: it builds one :class:`~memory_engine.deps.EngineDeps` and the
+services over it, and each public method is one line naming the service that does the work:
+
+================  ==========================================  =================================
+service           module                                      needs
+================  ==========================================  =================================
+writes            ``write.service.WriteService``              deps
+search            ``retrieval.service.SearchService``         deps, history, access, retention
+history           ``history.service.HistoryService``          deps
+access            ``lifecycle.access.AccessBookkeeper``       deps
+context           ``context.service.ContextService``          deps, search, writes
+lifecycle         ``lifecycle.service.LifecycleService``      deps, context (forget a user)
+reads             ``reads.service.ReadService``               deps
+edits             ``edits.service.EditService``               deps
+conflicts         ``edits.conflicts.ConflictReview``          deps
+================  ==========================================  =================================
 """
 
 from __future__ import annotations
 
-import logging
-import uuid
-from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
-from typing import Any, Literal
+from collections.abc import Callable
+from typing import Any, Concatenate, Generic, ParamSpec, Self, TypeVar, overload
 
-from pydantic import ValidationError
-
-from memory_engine.context.service import ContextMixin
-from memory_engine.deps import check_scope
-from memory_engine.edits.conflicts import ConflictsMixin
-from memory_engine.edits.service import EDITABLE_FIELDS, EditsMixin
-from memory_engine.errors import InvalidInputError, error_from_dict
-from memory_engine.history.service import AsOfMixin
-from memory_engine.lifecycle.service import LifecycleMixin
-from memory_engine.models import (
-    MemorySource,
-    MemoryType,
-    Page,
-    Scope,
-    SearchResult,
-    Trace,
-)
-from memory_engine.reads.service import ReadsMixin
-from memory_engine.retrieval.gcfreeze import freeze_once
-from memory_engine.retrieval.guarded import guarded_search
-from memory_engine.retrieval.pipeline import SearchOptions
-from memory_engine.retrieval.weighting import WeightFn, retention_weight_fn
-from memory_engine.write.guard import clean_text
-from memory_engine.write.ingest import Turn
-from memory_engine.write.raw import WriteRequest, WriteResult, write_batch
-
-log = logging.getLogger(__name__)
-
-#: Longest accepted search query, in characters.
-MAX_QUERY_CHARS = 4000
+from memory_engine.config import Settings
+from memory_engine.context.service import ContextService
+from memory_engine.context.working import WorkingMemory
+from memory_engine.context.working_store import WorkingStore
+from memory_engine.deps import Clock, EngineDeps
+from memory_engine.edits.conflicts import ConflictReview
+from memory_engine.edits.service import EDITABLE_FIELDS, EditService
+from memory_engine.embedding.base import Embedder
+from memory_engine.history.service import HistoryService
+from memory_engine.lifecycle.access import AccessBookkeeper
+from memory_engine.lifecycle.service import LifecycleService
+from memory_engine.lifecycle.service import retention_params as settings_retention_params
+from memory_engine.llm.base import WriteLLM
+from memory_engine.reads.service import ReadService
+from memory_engine.retrieval.rerank import Reranker
+from memory_engine.retrieval.service import MAX_QUERY_CHARS, SearchService
+from memory_engine.stores.base import MemoryStore
+from memory_engine.write.journal import WriteJournal
+from memory_engine.write.raw import Extractor
+from memory_engine.write.service import WriteService
 
 __all__ = ["EDITABLE_FIELDS", "MAX_QUERY_CHARS", "MemoryEngine"]
 
+P = ParamSpec("P")
+R = TypeVar("R")
 
-class MemoryEngine(ReadsMixin, EditsMixin, LifecycleMixin, AsOfMixin, ContextMixin, ConflictsMixin):
+
+class _To(Generic[P, R]):
+    """A public method of the facade: ``engine.<name>(...)`` calls ``<service>.<name>(...)``.
+
+    On an engine it gives the service's bound method (same signature and docstring); on the
+    class, the service's function (for ``help`` and ``inspect``).
+    """
+
+    def __init__(self, service: str, method: Callable[Concatenate[Any, P], R]) -> None:
+        self.service = service
+        self.method = method
+        self.__doc__ = method.__doc__
+
+    @overload
+    def __get__(self, obj: None, owner: type) -> Callable[Concatenate[Any, P], R]: ...
+    @overload
+    def __get__(self, obj: object, owner: type) -> Callable[P, R]: ...
+    def __get__(self, obj: object | None, owner: type) -> Callable[..., R]:
+        if obj is None:
+            return self.method
+        bound: Callable[P, R] = getattr(getattr(obj, self.service), self.method.__name__)
+        return bound
+
+
+class MemoryEngine:
     """Agent memory: write, ingest, search, inspect, edit and audit, per tenant.
 
     Args:
         settings: engine settings (default: read from ``MEMORY_*`` env and ``.env``).
         store: a ``MemoryStore`` (default: built from settings on first use).
-        embedder: an ``Embedder`` (default: built from settings on first write or search).
+        embedder: an ``Embedder`` (default: built from settings on first write or search;
+            checked once against the store's recorded model and dimension).
+        llm: the write-decision ``WriteLLM`` (default: ``MEMORY_LLM_PROVIDER``, on first use).
+        journal: the ``WriteJournal`` (default: ``MEMORY_WRITE_QUEUE_PATH`` or
+            ``data_dir/write_journal.sqlite3``, created on first use).
+        reranker: rescores the best fused candidates of every search (default: none).
+        working_store: the working-memory backend (default: Redis when ``MEMORY_REDIS_URL``
+            is set, else in-process; on first use).
         extractor: turns one input into memories (default: raw mode, one memory per chunk).
+        clock: current time, timezone-aware UTC (default ``models.utcnow``).
 
-    The read calls live in ``engine_reads.ReadsMixin``, the edits in ``engine_edits.EditsMixin``
-    and the wiring (store, embedder, limits) in ``engine_base.EngineBase``.
+    See :mod:`memory_engine.deps` for when each default is built.
     """
 
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        store: MemoryStore | None = None,
+        embedder: Embedder | None = None,
+        llm: WriteLLM | None = None,
+        journal: WriteJournal | None = None,
+        reranker: Reranker | None = None,
+        working_store: WorkingStore | None = None,
+        extractor: Extractor | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        deps = EngineDeps(
+            settings,
+            store=store,
+            embedder=embedder,
+            llm=llm,
+            journal=journal,
+            reranker=reranker,
+            working_store=working_store,
+            extractor=extractor,
+            clock=clock,
+        )
+        self._deps = deps
+        self._writes = WriteService(deps)
+        self._history = HistoryService(deps)
+        self._access = AccessBookkeeper(deps)
+        self._search = SearchService(
+            deps,
+            history=self._history,
+            bookkeeping=self._access,
+            retention_params=lambda: settings_retention_params(deps.settings),
+        )
+        self._context = ContextService(deps, search=self._search.search, write=self._writes.write)
+        self._lifecycle = LifecycleService(
+            deps, clear_user_sessions=self._context.clear_user_sessions
+        )
+        self._reads = ReadService(deps)
+        self._edits = EditService(deps)
+        self._conflicts = ConflictReview(deps)
+
+    # ------------------------------------------------------------------ dependencies
+    @property
+    def settings(self) -> Settings:
+        """The engine's settings; assigning new ones takes effect on the next call."""
+        return self._deps.settings
+
+    @settings.setter
+    def settings(self, value: Settings) -> None:
+        self._deps.settings = value
+
+    @property
+    def store(self) -> MemoryStore:
+        """The store (opened on first use). Raises StoreUnavailableError."""
+        return self._deps.store
+
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder, checked once against the store. Raises EmbeddingMismatchError."""
+        return self._deps.embedder
+
+    @property
+    def llm(self) -> WriteLLM:
+        """The write-decision LLM (``MEMORY_LLM_PROVIDER`` unless injected)."""
+        return self._deps.llm
+
+    @property
+    def write_journal(self) -> WriteJournal:
+        """The SQLite write journal (``MEMORY_WRITE_QUEUE_PATH`` or data_dir/JOURNAL_FILE)."""
+        return self._deps.journal
+
+    @property
+    def working_memory(self) -> WorkingMemory:
+        """The session buffers (Redis when ``MEMORY_REDIS_URL`` is set, else in-process)."""
+        return self._deps.working_memory
+
     # ------------------------------------------------------------------ write
-    def write(
-        self,
-        scope: Scope,
-        text: str,
-        *,
-        source: MemorySource = MemorySource.MANUAL,
-        source_ref: str | None = None,
-        observed_at: Any = None,
-        memory_type: MemoryType = MemoryType.EPISODIC,
-        importance: float = 0.5,
-        tags: Sequence[str] = (),
-        metadata: dict[str, Any] | None = None,
-        actor: str = "api",
-        reason: str | None = None,
-        mode: Literal["raw", "extract"] | None = None,
-        wait: bool = True,
-    ) -> WriteResult:
-        """Remember ``text``. Raises the typed error of a bad input.
-
-        Args:
-            mode: ``raw`` (one memory per chunk) or ``extract`` (should-remember, facts,
-                duplicates and conflicts; see ``PipelineMixin.write_extract``); default
-                ``MEMORY_WRITE_MODE``.
-            wait: False = accept into the durable queue and return at once: the result has
-                only ``write_id`` (poll ``write_status``); the write survives a process kill.
-
-        Returns:
-            WriteResult with one outcome per stored memory: ``created`` or ``duplicate``
-            (extract mode adds ``remembered``, ``reason``, ``actions``, ``warnings``).
-
-        Raises:
-            EmptyContentError, ContentTooLargeError, InvalidInputError, EmbeddingMismatchError,
-            RateLimitedError (more than ``MEMORY_WRITE_RATE_PER_SESSION`` writes/s for 30 s).
-        """
-        clean_text(text, max_chars=self.settings.max_input_chars)  # raises the typed error
-        mode = mode or self.settings.write_mode
-        req = WriteRequest(
-            text=text,
-            source=source,
-            source_ref=source_ref,
-            observed_at=observed_at,
-            memory_type=memory_type,
-            importance=importance,
-            tags=tuple(tags),
-            metadata=metadata or {},
-        )
-        if mode == "extract" or not wait:
-            self.rate_limit(check_scope(scope))
-            if not wait:
-                return WriteResult(index=0, write_id=self.enqueue_write(scope, req, mode=mode))
-            result = self.write_extract(scope, req, actor=actor)
-            if result.error:
-                raise error_from_dict(result.error)
-            return result
-        result = self.write_many(scope, [req], actor=actor, reason=reason)[0]
-        if result.error:
-            raise error_from_dict(result.error)
-        return result
-
-    def write_many(
-        self,
-        scope: Scope,
-        requests: Sequence[WriteRequest],
-        *,
-        actor: str = "api",
-        reason: str | None = None,
-        progress: Callable[[int], None] | None = None,
-    ) -> list[WriteResult]:
-        """Write a batch: each bad item gets its typed error, every good item is stored."""
-        scope = check_scope(scope)
-        return write_batch(
-            requests,
-            scope=scope,
-            settings=self.settings,
-            store=self.store,
-            embedder=self.embedder,
-            extractor=self._extractor,
-            actor=actor,
-            reason=reason,
-            progress=progress,
-        )
-
-    def ingest(
-        self,
-        scope: Scope,
-        conversation: Sequence[Turn],
-        *,
-        source: MemorySource = MemorySource.CONVERSATION,
-        actor: str = "ingest",
-        progress: Callable[[int], None] | None = None,
-        mode: Literal["raw", "extract"] = "raw",
-    ) -> list[WriteResult]:
-        """Store each turn as one episodic memory (speaker, time and turn id kept).
-
-        ``mode="extract"`` runs each turn through the extract pipeline instead (assistant and
-        system turns skipped), see ``PipelineMixin.ingest_extract``.
-        """
-        requests = [
-            WriteRequest(
-                text=turn.text if mode == "extract" else turn.content(),
-                source=source,
-                source_ref=turn.turn_id,
-                session_id=turn.session_id,
-                observed_at=turn.observed_at,
-                memory_type=MemoryType.EPISODIC,
-                metadata={"speaker": turn.speaker, **turn.metadata}
-                if turn.speaker
-                else dict(turn.metadata),
-            )
-            for turn in conversation
-        ]
-        if mode == "extract":
-            return self.ingest_extract(scope, requests, actor=actor, progress=progress)
-        return self.write_many(scope, requests, actor=actor, reason="ingest", progress=progress)
+    write = _To("_writes", WriteService.write)
+    write_many = _To("_writes", WriteService.write_many)
+    ingest = _To("_writes", WriteService.ingest)
+    write_extract = _To("_writes", WriteService.write_extract)
+    ingest_extract = _To("_writes", WriteService.ingest_extract)
+    rate_limit = _To("_writes", WriteService.rate_limit)
+    enqueue_write = _To("_writes", WriteService.enqueue_write)
+    process_pending_writes = _To("_writes", WriteService.process_pending_writes)
+    start_write_worker = _To("_writes", WriteService.start_write_worker)
+    stop_write_worker = _To("_writes", WriteService.stop_write_worker)
+    wait_for_writes = _To("_writes", WriteService.wait_for_writes)
+    write_status = _To("_writes", WriteService.write_status)
+    write_trail = _To("_writes", WriteService.write_trail)
+    list_writes = _To("_writes", WriteService.list_writes)
+    retry_write = _To("_writes", WriteService.retry_write)
+    consolidate = _To("_writes", WriteService.consolidate)
 
     # ------------------------------------------------------------------ search
-    def search_options(self, **overrides: Any) -> SearchOptions:
-        """``settings.retrieval`` with ``overrides`` (None values ignored) validated on top.
+    search_options = _To("_search", SearchService.search_options)
+    search = _To("_search", SearchService.search)
+    replay = _To("_search", SearchService.replay)
+    get_trace = _To("_search", SearchService.get_trace)
+    list_traces = _To("_search", SearchService.list_traces)
 
-        Raises:
-            InvalidInputError: ``k`` above ``limits.search_max_k``, or an override out of range
-                (``field`` names it).
+    # ------------------------------------------------------------------ history (as-of)
+    state_as_of = _To("_history", HistoryService.state_as_of)
+    memory_as_of = _To("_history", HistoryService.memory_as_of)
+    search_as_of = _To("_history", HistoryService.search_as_of)
+    compare_trace = _To("_history", HistoryService.compare_trace)
+
+    # ------------------------------------------------------------------ reads
+    get = _To("_reads", ReadService.get)
+    list = _To("_reads", ReadService.list)
+    facet_counts = _To("_reads", ReadService.facet_counts)
+    history = _To("_reads", ReadService.history)
+    events = _To("_reads", ReadService.events)
+    stats = _To("_reads", ReadService.stats)
+    tenant_counts = _To("_reads", ReadService.tenant_counts)
+    export = _To("_reads", ReadService.export)
+
+    # ------------------------------------------------------------------ edits and review
+    preview_update = _To("_edits", EditService.preview_update)
+    update = _To("_edits", EditService.update)
+    archive = _To("_edits", EditService.archive)
+    restore = _To("_edits", EditService.restore)
+    delete = _To("_edits", EditService.delete)
+    purge = _To("_edits", EditService.purge)
+    list_conflicts = _To("_conflicts", ConflictReview.list_conflicts)
+    review_conflict = _To("_conflicts", ConflictReview.review_conflict)
+
+    # ------------------------------------------------------------------ lifecycle
+    retention_params = _To("_lifecycle", LifecycleService.retention_params)
+    maintenance_policy = _To("_lifecycle", LifecycleService.maintenance_policy)
+    retention = _To("_lifecycle", LifecycleService.retention)
+    iter_memories = _To("_lifecycle", LifecycleService.iter_memories)
+    plan_maintenance = _To("_lifecycle", LifecycleService.plan_maintenance)
+    maintain = _To("_lifecycle", LifecycleService.maintain)
+    maintain_all = _To("_lifecycle", LifecycleService.maintain_all)
+    purge_verified = _To("_lifecycle", LifecycleService.purge_verified)
+    forget_user = _To("_lifecycle", LifecycleService.forget_user)
+    flush_accesses = _To("_access", AccessBookkeeper.flush)
+
+    # ------------------------------------------------------------------ context
+    clear_user_sessions = _To("_context", ContextService.clear_user_sessions)
+    add_turn = _To("_context", ContextService.add_turn)
+    context = _To("_context", ContextService.context)
+    observe = _To("_context", ContextService.observe)
+
+    # ------------------------------------------------------------------ closing
+    def close(self) -> None:
+        """Close everything this engine opened, in this order; safe to call twice:
+
+        1. stop the background write worker (after its current write);
+        2. finish the queued search bookkeeping (access counts, restores) and stop its worker;
+        3. close the working-memory backend;
+        4. close the write journal;
+        5. close the store's connections (last: every step before may still write to it).
+
+        Parts never opened are left alone; injected parts are closed too.
         """
-        s = self.settings
-        given = {name: value for name, value in overrides.items() if value is not None}
-        k = given.get("k", s.retrieval.k)
-        if k > s.limits.search_max_k:
-            raise InvalidInputError(f"k must be <= {s.limits.search_max_k}", k=k)
-        try:
-            return SearchOptions.model_validate({**s.retrieval.model_dump(), **given})
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            field = ".".join(str(p) for p in first.get("loc", ()))
-            raise InvalidInputError(f"invalid {field}: {first.get('msg')}", field=field) from exc
+        self._writes.stop_write_worker()
+        self._access.close()
+        self._deps.close_working_memory()
+        self._deps.close_journal()
+        self._deps.close_store()
 
-    def search(
-        self,
-        scope: Scope,
-        query: str,
-        *,
-        k: int | None = None,
-        legs: Sequence[str] | None = None,
-        min_score: float | None = None,
-        min_cosine: float | None = None,
-        token_budget: int | None = None,
-        candidates_per_leg: int | None = None,
-        task_type: str | None = None,
-        recent_turns: Sequence[str] | None = None,
-        options: SearchOptions | None = None,
-        save_trace: bool = True,
-        as_of: datetime | None = None,
-        weight_fn: WeightFn | None = None,
-    ) -> SearchResult:
-        """Hybrid search: dense + keyword legs, RRF, threshold, top-k, token budget, block.
+    def __enter__(self) -> Self:
+        return self
 
-        ``task_type`` (general, consultation, knowledge_qa, workflow) weights memory types;
-        ``recent_turns`` (oldest first) build the composite query; ``weight_fn`` is the
-        retention/recency hook (memory -> weight >= 0); without one, ``options.retention_weight``
-        (``MEMORY_RETENTION_SEARCH_WEIGHT``, default 0 = off) blends in the retention score
-        of ``scoring.py`` under the configured preset.
-
-        Returns:
-            SearchResult whose ``trace`` holds every candidate of every leg with named scores
-            (``retrieval.scores.SCORE_KINDS``; all higher is better), ranks per stage, drop
-            reasons, leg health and per-stage timings (ms). The trace is stored, accesses
-            counted and strong matches restored unless ``save_trace=False`` (a what-if:
-            comparisons, golden-set runs, benchmarks). With ``as_of`` (UTC), searches the store as it was then
-            (``search_as_of``: rebuilt from events, facts valid at that time; no trace stored,
-            no access counted).
-
-        Raises:
-            EmptyContentError, InvalidInputError, EmbeddingMismatchError, StoreError.
-        """
-        scope = check_scope(scope)
-        query = clean_text(
-            query, max_chars=MAX_QUERY_CHARS, field="query", limit_name="maximum query length"
-        )
-        opts = options or self.search_options(
-            k=k,
-            legs=tuple(legs) if legs is not None else None,
-            min_score=min_score,
-            min_cosine=min_cosine,
-            token_budget=token_budget,
-            candidates_per_leg=candidates_per_leg,
-            task_type=task_type,
-            recent_turns=tuple(recent_turns) if recent_turns else None,
-        )
-        if not opts.legs:
-            raise InvalidInputError("at least one retrieval leg is needed")
-        if as_of is not None:
-            return self.search_as_of(scope, query, as_of=as_of, options=opts)
-        embedder = self.embedder if "dense" in opts.legs else None
-        if weight_fn is None and opts.retention_weight > 0:
-            weight_fn = retention_weight_fn(
-                opts.retention_weight, self.retention_params(), datetime.now(UTC)
-            )
-        result = guarded_search(  # run_search + the cross-tenant alarm (security.tenant_guard)
-            query,
-            scope=scope,
-            options=opts,
-            store=self.store,
-            embedder=embedder,
-            weight_fn=weight_fn,
-        )
-        if save_trace:
-            self.store.save_trace(result.trace, scope=scope)
-            self._after_search(scope, query, result)  # access counts, restore on match
-        if self.settings.gc_freeze:
-            freeze_once()  # once per process: no more 70-160 ms full collections mid-search
-        return result
-
-    def replay(self, scope: Scope, trace_id: uuid.UUID) -> SearchResult:
-        """Re-run a stored trace's query with its stored configuration (a new trace)."""
-        trace = self.get_trace(scope, trace_id)
-        return self.search(scope, trace.query, options=SearchOptions(**trace.config))
-
-    def get_trace(self, scope: Scope, trace_id: uuid.UUID) -> Trace:
-        """One stored trace. Raises MemoryNotFoundError."""
-        return self.store.get_trace(trace_id, scope=check_scope(scope))
-
-    def list_traces(self, scope: Scope, *, limit: int = 50, cursor: str | None = None) -> Page:
-        """Stored traces newest first (dicts ``{id, query, created_at, returned}``)."""
-        return self.store.list_traces(
-            scope=check_scope(scope), limit=self._limit(limit), cursor=cursor
-        )
+    def __exit__(self, *exc: object) -> None:
+        self.close()

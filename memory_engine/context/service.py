@@ -1,4 +1,4 @@
-"""Context side of ``MemoryEngine``: working memory, prompt assembly with budgets, observe.
+"""``ContextService``, the context side of ``MemoryEngine``: working memory, prompt assembly with budgets, observe.
 
 ``context()`` returns the messages for the model in this order::
 
@@ -23,15 +23,15 @@ import re
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from memory_engine.context.working import WorkingMemory, WorkingView, message_tokens
-from memory_engine.context.working_store import Role, build_working_store
-from memory_engine.deps import EngineBase, check_scope
+from memory_engine.context.working_store import Role
+from memory_engine.deps import EngineDeps, check_scope
 from memory_engine.errors import ContentTooLargeError, InvalidInputError
-from memory_engine.models import Candidate, MemorySource, MemoryType, Scope
+from memory_engine.models import Candidate, MemorySource, MemoryType, Scope, SearchResult
 from memory_engine.retrieval.block import render_block
 from memory_engine.write.guard import clean_text
 from memory_engine.write.raw import WriteResult
@@ -156,25 +156,48 @@ def _why(c: Candidate) -> str:
     return " · ".join(parts)
 
 
-class ContextMixin(EngineBase):
-    """Working memory (``add_turn``), prompt assembly (``context``) and ``observe``."""
+class SearchFn(Protocol):
+    """The recall a context needs (``SearchService.search``)."""
 
-    _working: WorkingMemory | None = None
+    def __call__(self, scope: Scope, query: str, *, k: int | None = None) -> SearchResult: ...
+
+
+class WriteFn(Protocol):
+    """The write path ``observe`` goes through (``WriteService.write``)."""
+
+    def __call__(
+        self,
+        scope: Scope,
+        text: str,
+        *,
+        source: MemorySource = ...,
+        observed_at: Any = ...,
+        memory_type: MemoryType = ...,
+        importance: float = ...,
+        metadata: dict[str, Any] | None = ...,
+        actor: str = ...,
+        reason: str | None = ...,
+    ) -> WriteResult: ...
+
+
+class ContextService:
+    """Working memory (``add_turn``), prompt assembly (``context``) and ``observe``.
+
+    Args:
+        deps: the bundle (settings, working memory).
+        search: recalls the memories of a context (``SearchService.search``).
+        write: stores what ``observe`` is given (``WriteService.write``).
+    """
+
+    def __init__(self, deps: EngineDeps, *, search: SearchFn, write: WriteFn) -> None:
+        self._deps = deps
+        self._search = search
+        self._write = write
 
     @property
     def working_memory(self) -> WorkingMemory:
         """The session buffers (Redis when ``MEMORY_REDIS_URL`` is set, else in-process)."""
-        if self._working is None:
-            with self._lock:
-                if self._working is None:
-                    self._working = WorkingMemory(build_working_store(self.settings), self.settings)
-        return self._working
-
-    def close(self) -> None:
-        """Close the working-memory backend, then the store. Safe to call twice."""
-        if self._working is not None:
-            self._working.store.close()
-        super().close()
+        return self._deps.working_memory
 
     def clear_user_sessions(self, scope: Scope) -> int:
         """Forget every working-memory session of ``scope``'s user (any agent, any session id)
@@ -188,7 +211,7 @@ class ContextMixin(EngineBase):
         if scope.user_id is None:
             raise InvalidInputError("clear_user_sessions needs a scope with user_id")
         match = user_session_match(scope.user_id)
-        return self.working_memory.store.clear_matching(scope.tenant_id, match)
+        return self._deps.working_memory.store.clear_matching(scope.tenant_id, match)
 
     def add_turn(self, scope: Scope, session_id: str, role: Role, content: str) -> None:
         """Append one message (``user`` or ``assistant``) to the session's working memory.
@@ -197,7 +220,9 @@ class ContextMixin(EngineBase):
             InvalidInputError, EmptyContentError, ContentTooLargeError.
         """
         scope = check_scope(scope)
-        self.working_memory.add(scope.tenant_id, working_session(scope, session_id), role, content)
+        self._deps.working_memory.add(
+            scope.tenant_id, working_session(scope, session_id), role, content
+        )
 
     def context(
         self,
@@ -229,7 +254,7 @@ class ContextMixin(EngineBase):
             ContextBudgetError, InvalidInputError, EmptyContentError, StoreError.
         """
         scope = check_scope(scope)
-        s = self.settings
+        s = self._deps.settings
         if task_type is not None and task_type not in TASK_TYPE_PREFERENCES:
             raise InvalidInputError(
                 f"task_type must be one of {sorted(TASK_TYPE_PREFERENCES)}", task_type=task_type
@@ -250,10 +275,12 @@ class ContextMixin(EngineBase):
                 tokens=fixed,
                 budget=budget,
             )
-        wm = view or self.working_memory.view(scope.tenant_id, working_session(scope, session_id))
+        wm = view or self._deps.working_memory.view(
+            scope.tenant_id, working_session(scope, session_id)
+        )
         # The search keeps its own block budget (MEMORY_TOKEN_BUDGET); what the context budget
         # removes afterwards is trimmed here, so it is reported in ``trimmed``.
-        result = self.search(scope, query, k=k)  # type: ignore[attr-defined]
+        result = self._search(scope, query, k=k)
         recalled: list[Candidate] = list(result.memories)
         if task_type:
             prefs = TASK_TYPE_PREFERENCES[task_type]
@@ -388,7 +415,7 @@ class ContextMixin(EngineBase):
         if not isinstance(content, str):
             raise InvalidInputError("content must be a string", field="content")
         refuse_memory_tool_call(content, tool_name=tool_name)
-        limit = self.settings.observe_max_chars
+        limit = self._deps.settings.observe_max_chars
         if len(content) > limit:
             raise ContentTooLargeError(
                 f"{kind} has {len(content):,} characters; the limit is {limit:,} "
@@ -404,7 +431,7 @@ class ContextMixin(EngineBase):
                 session_id=session_id,
             )
         meta = {"observed": kind, **({"tool": tool_name} if tool_name else {}), **(metadata or {})}
-        return self.write(  # type: ignore[attr-defined]
+        return self._write(
             scope,
             content,
             source=MemorySource.TOOL_OUTPUT if kind == "tool_result" else MemorySource.CONVERSATION,

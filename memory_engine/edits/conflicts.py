@@ -1,4 +1,4 @@
-"""Conflict review of ``MemoryEngine``: the supersessions and supplements the write judge
+"""``ConflictReview`` of ``MemoryEngine``: the supersessions and supplements the write judge
 decided, with accept / reject, each decision recorded as a memory event and in the journal.
 
 Every judgement goes to the queue (the judges give no calibrated confidence yet); a reviewed
@@ -11,17 +11,23 @@ from __future__ import annotations
 import uuid
 from typing import Any, Literal
 
-from memory_engine.deps import as_uuid, check_scope
+from memory_engine.deps import EngineDeps, as_uuid, check_scope
 from memory_engine.errors import InvalidInputError, MemoryEngineError
 from memory_engine.models import MemoryStatus, Scope, utcnow
-from memory_engine.write.service import PipelineMixin
 
 #: Journal rows scanned per ``list_conflicts`` call, per conflict asked for.
 SCAN_FACTOR = 4
 
 
-class ConflictsMixin(PipelineMixin):
-    """Review queue of write-judge decisions."""
+class ConflictReview:
+    """Review queue of write-judge decisions (read from the write journal).
+
+    Args:
+        deps: the bundle (settings, store, journal).
+    """
+
+    def __init__(self, deps: EngineDeps) -> None:
+        self._deps = deps
 
     def list_conflicts(self, scope: Scope, *, limit: int = 50) -> dict[str, Any]:
         """Recent judge decisions (supersede, supplement) of the scope, newest first.
@@ -32,8 +38,8 @@ class ConflictsMixin(PipelineMixin):
             reviewed. Memories purged since are left out.
         """
         scope = check_scope(scope)
-        limit = self._limit(limit)
-        page = self.write_journal.list(scope, limit=limit * SCAN_FACTOR, status="done")
+        limit = self._deps.page_limit(limit)
+        page = self._deps.journal.list(scope, limit=limit * SCAN_FACTOR, status="done")
         items: list[dict[str, Any]] = []
         for row in page.items:
             result = row.get("result") or {}
@@ -42,8 +48,8 @@ class ConflictsMixin(PipelineMixin):
                 if a.get("action") not in ("supersede", "supplement") or not a.get("target_id"):
                     continue
                 try:
-                    new = self.store.get(uuid.UUID(a["memory_id"]), scope=scope)
-                    old = self.store.get(uuid.UUID(a["target_id"]), scope=scope)
+                    new = self._deps.store.get(uuid.UUID(a["memory_id"]), scope=scope)
+                    old = self._deps.store.get(uuid.UUID(a["target_id"]), scope=scope)
                 except MemoryEngineError:
                     continue
                 items.append(
@@ -83,15 +89,15 @@ class ConflictsMixin(PipelineMixin):
             raise InvalidInputError("decision must be accept or reject", decision=decision)
         if not reason or not reason.strip():
             raise InvalidInputError("a reason is required for every review")
-        row = self.write_status(scope, write_id)
+        row = self._deps.journal.get(write_id, scope)
         old_uuid = as_uuid(old_id)
         actions = (row.get("result") or {}).get("actions") or []
         if not any(a.get("target_id") == str(old_uuid) for a in actions):
             raise InvalidInputError(f"write {write_id} made no decision about {old_uuid}")
-        old = self.store.get(old_uuid, scope=scope)
+        old = self._deps.store.get(old_uuid, scope=scope)
         note = f"conflict review ({decision}): {reason.strip()}"[:500]
         if decision == "reject" and old.status == MemoryStatus.SUPERSEDED:
-            self.store.update(
+            self._deps.store.update(
                 old.id,
                 scope=scope,
                 expected_version=old.version,
@@ -103,7 +109,7 @@ class ConflictsMixin(PipelineMixin):
             )
         else:
             meta = {**old.metadata, "review": decision}
-            self.store.update(
+            self._deps.store.update(
                 old.id,
                 scope=scope,
                 expected_version=old.version,
@@ -118,8 +124,8 @@ class ConflictsMixin(PipelineMixin):
             "actor": actor,
             "at": utcnow().isoformat(),
         }
-        self.write_journal.add_review(write_id, str(old_uuid), review)
+        self._deps.journal.add_review(write_id, str(old_uuid), review)
         return review
 
 
-__all__ = ["ConflictsMixin"]
+__all__ = ["ConflictReview"]

@@ -1,4 +1,4 @@
-"""Edit side of ``MemoryEngine``: preview, update, archive, restore, delete, purge.
+"""``EditService``, the edit side of ``MemoryEngine``: preview, update, archive, restore, delete, purge.
 
 Every change is one store call that writes the row and its audit event together, with an
 optimistic version check (VersionConflictError on a stale ``expected_version``).
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memory_engine import text as textmod
-from memory_engine.deps import EngineBase, as_uuid, check_scope
+from memory_engine.deps import EngineDeps, as_uuid, check_scope
 from memory_engine.errors import InvalidInputError
 from memory_engine.models import (
     EventAction,
@@ -36,8 +36,15 @@ _STATUS_ACTIONS = {
 }
 
 
-class EditsMixin(EngineBase):
-    """Edits; each records who (``actor``) and why (``reason``) in the audit trail."""
+class EditService:
+    """Edits; each records who (``actor``) and why (``reason``) in the audit trail.
+
+    Args:
+        deps: the bundle (settings, store, embedder).
+    """
+
+    def __init__(self, deps: EngineDeps) -> None:
+        self._deps = deps
 
     def preview_update(
         self, scope: Scope, memory_id: uuid.UUID | str, **changes: Any
@@ -47,7 +54,7 @@ class EditsMixin(EngineBase):
         Unchanged fields are omitted; ``content_diff`` is a unified diff (may be empty).
         """
         scope = check_scope(scope)
-        mem = self.store.get(as_uuid(memory_id), scope=scope)
+        mem = self._deps.store.get(as_uuid(memory_id), scope=scope)
         normalised, _ = self._screened_changes(scope, changes)
         diff: dict[str, Any] = {}
         for key, value in normalised.items():
@@ -80,7 +87,7 @@ class EditsMixin(EngineBase):
             out["content"],
             source=MemorySource.MANUAL,
             tenant_id=scope.tenant_id,
-            settings=self.settings,
+            settings=self._deps.settings,
         )
         out["content"] = screened.text
         return out, screened.metadata()
@@ -98,7 +105,7 @@ class EditsMixin(EngineBase):
 
     def _normalise_value(self, key: str, value: Any) -> Any:
         if key == "content":
-            return clean_text(value, max_chars=self.settings.max_input_chars, field="content")
+            return clean_text(value, max_chars=self._deps.settings.max_input_chars, field="content")
         if key in ("importance", "confidence"):
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise InvalidInputError(f"{key} must be a number in [0, 1]", field=key)
@@ -163,13 +170,13 @@ class EditsMixin(EngineBase):
             raise InvalidInputError("nothing to change")
         embedding = terms = None
         if screen:  # what the screen found joins the memory's metadata (earlier findings kept)
-            current = self.store.get(as_uuid(memory_id), scope=scope)
+            current = self._deps.store.get(as_uuid(memory_id), scope=scope)
             changes["metadata"] = {**current.metadata, **screen}
         if "content" in changes:
             changes["content_hash"] = textmod.content_hash(changes["content"])
-            embedding = self.embedder.embed([changes["content"]])[0]
+            embedding = self._deps.embedder.embed([changes["content"]])[0]
             terms = textmod.tokenize(changes["content"])
-        return self.store.update(
+        return self._deps.store.update(
             as_uuid(memory_id),
             scope=scope,
             expected_version=expected_version,
@@ -190,7 +197,7 @@ class EditsMixin(EngineBase):
         actor: str,
     ) -> Memory:
         """Change the status with its event action (archive, restore or delete)."""
-        return self.store.update(
+        return self._deps.store.update(
             as_uuid(memory_id),
             scope=check_scope(scope),
             expected_version=expected_version,
@@ -253,7 +260,9 @@ class EditsMixin(EngineBase):
         """Hard delete (erasure): row, vector and keyword terms removed, the content redacted
         from every audit snapshot and stored trace; a ``purge`` event remains.
 
-        ``purge_verified`` (engine_lifecycle) does the same and then proves it with a
+        ``purge_verified`` (``lifecycle.service``) does the same and then proves it with a
         ``purge_proof`` event.
         """
-        self.store.purge(as_uuid(memory_id), scope=check_scope(scope), actor=actor, reason=reason)
+        self._deps.store.purge(
+            as_uuid(memory_id), scope=check_scope(scope), actor=actor, reason=reason
+        )

@@ -1,4 +1,4 @@
-"""As-of side of ``MemoryEngine``: the store as it was at a past time, searched with the same
+"""``HistoryService``: the store as it was at a past time, searched with the same
 pipeline, and a stored trace re-run "as of then" versus "now".
 
 The normal search path is untouched: ``search(..., as_of=None)`` never comes here. An as-of
@@ -16,7 +16,6 @@ per distinct content not embedded before by this engine object.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -24,12 +23,13 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from memory_engine import text as textmod
-from memory_engine.deps import EngineBase, as_uuid, check_scope
+from memory_engine.deps import EngineDeps, as_uuid, check_scope
 from memory_engine.errors import InvalidInputError
 from memory_engine.history.asof import SnapshotStore, in_scope, is_redacted, replay_events, valid_at
 from memory_engine.models import Event, Memory, MemoryStatus, Scope, SearchResult, ensure_utc
 from memory_engine.retrieval.guarded import guarded_search
 from memory_engine.retrieval.pipeline import SearchOptions, run_search
+from memory_engine.retrieval.service import clean_query, search_options
 from memory_engine.stores.redaction import REDACTED
 
 #: Most events an as-of reconstruction reads (InvalidInputError above).
@@ -74,18 +74,27 @@ class TraceComparison(BaseModel):
     unchanged: list[RankChange] = Field(default_factory=list)
 
 
-class AsOfMixin(EngineBase):
-    """Time travel over the audit events (recorded time) and validity (world time)."""
+class HistoryService:
+    """Time travel over the audit events (recorded time) and validity (world time).
 
-    search_options: Callable[..., SearchOptions]  # MemoryEngine.search_options
+    Args:
+        deps: the bundle (settings, store, embedder).
+
+    The embeddings of past contents are cached per service object (at most ``_CACHE_MAX``;
+    the cache is emptied when it would grow past that).
+    """
+
+    def __init__(self, deps: EngineDeps) -> None:
+        self._deps = deps
+        self._vector_cache: dict[str, np.ndarray] = {}
 
     def _tenant_events(self, scope: Scope) -> list[Event]:
         tenant = Scope.of(scope.tenant_id)
         events: list[Event] = []
         cursor: str | None = None
         while True:
-            page = self.store.events(
-                scope=tenant, limit=self.settings.list_max_limit, cursor=cursor
+            page = self._deps.store.events(
+                scope=tenant, limit=self._deps.settings.list_max_limit, cursor=cursor
             )
             events.extend(page.items)
             if len(events) > MAX_ASOF_EVENTS:
@@ -133,14 +142,14 @@ class AsOfMixin(EngineBase):
         Raises:
             MemoryNotFoundError: the id never existed in the scope.
         """
-        history = self.store.history(as_uuid(memory_id), scope=check_scope(scope))
+        history = self._deps.store.history(as_uuid(memory_id), scope=check_scope(scope))
         return replay_events(history.items, as_of).get(as_uuid(memory_id))
 
     def _vectors(self, memories: list[Memory]) -> dict[uuid.UUID, np.ndarray]:
-        cache: dict[str, np.ndarray] = self.__dict__.setdefault("_asof_vectors", {})
+        cache = self._vector_cache
         todo = sorted({m.content for m in memories if m.content not in cache})
         if todo:
-            vecs = self.embedder.embed(todo)
+            vecs = self._deps.embedder.embed(todo)
             if len(cache) + len(todo) > _CACHE_MAX:
                 cache.clear()
             for text, v in zip(todo, vecs, strict=True):
@@ -169,8 +178,8 @@ class AsOfMixin(EngineBase):
             SearchResult whose trace ``config`` also names ``as_of`` and ``valid_at``.
         """
         scope = check_scope(scope)
-        query = _clean_query(query)
-        opts = options or self.search_options(**overrides)
+        query = clean_query(query)
+        opts = options or search_options(self._deps.settings, **overrides)
         when = ensure_utc(valid_at_time or as_of)
         assert when is not None
         memories = [
@@ -187,7 +196,7 @@ class AsOfMixin(EngineBase):
             scope=scope,
             options=opts,
             store=snap,
-            embedder=self.embedder if dense else None,
+            embedder=self._deps.embedder if dense else None,
         )
         config = {
             **result.trace.config,
@@ -201,12 +210,12 @@ class AsOfMixin(EngineBase):
         """Re-run a stored trace's query and options as of the trace's time and now (neither
         run is stored nor counted as an access); list entered, left, moved, unchanged."""
         scope = check_scope(scope)
-        trace = self.store.get_trace(as_uuid(trace_id), scope=scope)
+        trace = self._deps.store.get_trace(as_uuid(trace_id), scope=scope)
         opts = SearchOptions(**trace.config)
         then = self.search_as_of(trace.scope, trace.query, as_of=trace.created_at, options=opts)
-        embedder = self.embedder if "dense" in opts.legs else None
+        embedder = self._deps.embedder if "dense" in opts.legs else None
         now = guarded_search(
-            trace.query, scope=trace.scope, options=opts, store=self.store, embedder=embedder
+            trace.query, scope=trace.scope, options=opts, store=self._deps.store, embedder=embedder
         )
         erased = {c.memory_id for c in trace.candidates if c.content == REDACTED}
         stored = [c.memory_id for c in trace.candidates if c.dropped is None]
@@ -249,13 +258,3 @@ class AsOfMixin(EngineBase):
             erased=sorted(erased, key=str),
             **groups,
         )
-
-
-def _clean_query(query: str) -> str:
-    """The query checked like ``MemoryEngine.search`` checks it."""
-    from memory_engine.engine import MAX_QUERY_CHARS
-    from memory_engine.write.guard import clean_text
-
-    return clean_text(
-        query, max_chars=MAX_QUERY_CHARS, field="query", limit_name="maximum query length"
-    )

@@ -1,5 +1,5 @@
-"""Lifecycle side of ``MemoryEngine``: retention, maintenance (expire, archive, purge),
-restore on a strong match, access counting, verified purge and "forget a user".
+"""``LifecycleService``: retention, maintenance (expire, archive, purge), verified purge and
+"forget a user".
 
 Concurrency: maintenance plans from a snapshot, then applies each change with the version it
 planned against (``expected_version``); a memory edited, restored or written meanwhile makes the
@@ -7,12 +7,8 @@ store raise VersionConflictError and the change is skipped and reported, never a
 newer state. An access does not bump the version, so each archive/purge is re-checked against a
 fresh read right before it is applied (an access since planning cancels it).
 
-Access counting (after each search, ``Settings.record_access``): one batched store write per
-search for the returned memories, without an audit event (an access is not a change of the
-memory; which searches returned it is in the stored traces), made by one background worker per
-engine after the response (``flush_accesses`` waits for it; ``close`` flushes). Failures are
-logged, never raised: the search result is already returned. Counts still queued when a
-process is killed are lost (they are advisory).
+After a search, access counting and restore on a strong match run in
+:mod:`memory_engine.lifecycle.access`.
 """
 
 from __future__ import annotations
@@ -21,17 +17,16 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from memory_engine import text as textmod
-from memory_engine.deps import EngineBase, as_uuid, check_scope
+from memory_engine.config import Settings
+from memory_engine.deps import EngineDeps, as_uuid, check_scope
 from memory_engine.errors import (
     InvalidInputError,
-    MemoryEngineError,
     MemoryNotFoundError,
     VersionConflictError,
 )
@@ -51,12 +46,9 @@ from memory_engine.models import (
     MemoryFilter,
     MemoryStatus,
     Scope,
-    SearchResult,
     ensure_utc,
-    utcnow,
 )
 from memory_engine.scoring import PRESET_ARCHIVE_FLOOR, RetentionParams, retention
-from memory_engine.stores.guard import GuardedStore, report_alarms
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +97,7 @@ class PurgeProof(BaseModel):
 
 
 class ForgetReport(BaseModel):
-    """Result of :meth:`LifecycleMixin.forget_user`."""
+    """Result of :meth:`LifecycleService.forget_user`."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -119,29 +111,45 @@ class ForgetReport(BaseModel):
     working_sessions_cleared: int = 0
 
 
-class LifecycleMixin(EngineBase):
-    """Retention, maintenance, verified purge and forget-user."""
+def retention_params(settings: Settings, **overrides: Any) -> RetentionParams:
+    """Retention parameters from ``settings`` (preset, half-life, access weight), with
+    non-None ``overrides`` (what-if sliders; ``preset`` picks another preset)."""
+    values: dict[str, Any] = {
+        "half_life_days": settings.retention_half_life_days,
+        "access_weight": settings.retention_access_weight,
+    }
+    values.update({k: v for k, v in overrides.items() if v is not None and k != "preset"})
+    return RetentionParams.for_preset(
+        overrides.get("preset") or settings.retention_preset, **values
+    )
 
-    clear_user_sessions: Callable[[Scope], int]  # engine_context.ContextMixin
+
+class LifecycleService:
+    """Retention, maintenance, verified purge and forget-user over ``deps.store``.
+
+    Args:
+        deps: the bundle (settings, store, embedder, clock).
+        clear_user_sessions: forgets every working-memory session of a scope's user and
+            returns how many (``ContextService.clear_user_sessions``); ``forget_user`` calls it
+            first.
+    """
+
+    def __init__(self, deps: EngineDeps, *, clear_user_sessions: Callable[[Scope], int]) -> None:
+        self._deps = deps
+        self._clear_user_sessions = clear_user_sessions
 
     # ------------------------------------------------------------------ retention
     def retention_params(self, **overrides: Any) -> RetentionParams:
         """Retention parameters from settings (preset, half-life, access weight), with
         non-None ``overrides`` (what-if sliders)."""
-        s = self.settings
-        values: dict[str, Any] = {
-            "half_life_days": s.retention_half_life_days,
-            "access_weight": s.retention_access_weight,
-        }
-        values.update({k: v for k, v in overrides.items() if v is not None and k != "preset"})
-        return RetentionParams.for_preset(overrides.get("preset") or s.retention_preset, **values)
+        return retention_params(self._deps.settings, **overrides)
 
     def maintenance_policy(
         self, params: RetentionParams | None = None, **overrides: Any
     ) -> MaintenancePolicy:
         """Thresholds from settings (floor defaults to the preset's), with ``overrides``."""
         p = params or self.retention_params()
-        s = self.settings
+        s = self._deps.settings
         floor = s.retention_archive_floor
         values: dict[str, Any] = {
             "params": p,
@@ -162,8 +170,8 @@ class LifecycleMixin(EngineBase):
         params: RetentionParams | None = None,
     ) -> float:
         """Retention of one memory at ``now`` (default: the current time, UTC)."""
-        memory = self.store.get(as_uuid(memory_id), scope=check_scope(scope))
-        return retention(memory, now or utcnow(), params or self.retention_params())
+        memory = self._deps.store.get(as_uuid(memory_id), scope=check_scope(scope))
+        return retention(memory, now or self._deps.clock(), params or self.retention_params())
 
     def iter_memories(
         self, scope: Scope, statuses: tuple[MemoryStatus, ...] = ()
@@ -173,8 +181,11 @@ class LifecycleMixin(EngineBase):
         cursor: str | None = None
         filters = MemoryFilter(statuses=statuses)
         while True:
-            page = self.store.list(
-                scope=scope, filters=filters, limit=self.settings.list_max_limit, cursor=cursor
+            page = self._deps.store.list(
+                scope=scope,
+                filters=filters,
+                limit=self._deps.settings.list_max_limit,
+                cursor=cursor,
             )
             yield from page.items
             cursor = page.next_cursor
@@ -195,7 +206,7 @@ class LifecycleMixin(EngineBase):
             scope.tenant_id,
             self.iter_memories(scope, (MemoryStatus.ACTIVE,)),
             self.iter_memories(scope, (MemoryStatus.ARCHIVED,)),
-            now=ensure_utc(now) or utcnow(),
+            now=ensure_utc(now) or self._deps.clock(),
             policy=policy or self.maintenance_policy(),
         )
 
@@ -256,7 +267,7 @@ class LifecycleMixin(EngineBase):
     ) -> str | None:
         """Apply one planned change; returns None when applied, else why it was skipped."""
         try:
-            fresh = self.store.get(change.memory_id, scope=scope)
+            fresh = self._deps.store.get(change.memory_id, scope=scope)
         except MemoryNotFoundError:
             return "changed"
         if fresh.version != change.version:
@@ -278,7 +289,7 @@ class LifecycleMixin(EngineBase):
                     expected_version=change.version,
                 )
             else:
-                self.store.update(
+                self._deps.store.update(
                     change.memory_id,
                     scope=scope,
                     expected_version=change.version,
@@ -297,104 +308,10 @@ class LifecycleMixin(EngineBase):
         self, *, now: datetime | None = None, dry_run: bool = False, actor: str = MAINTENANCE_ACTOR
     ) -> list[MaintenanceReport]:
         """:meth:`maintain` for every tenant (tenant list through the audited admin path)."""
-        tenants = self.store.admin_tenant_counts(actor=actor, reason="maintenance: all tenants")
-        return [self.maintain(Scope.of(t), now=now, dry_run=dry_run, actor=actor) for t in tenants]
-
-    # ------------------------------------------------------------------ after a search
-    def _after_search(self, scope: Scope, query: str, result: SearchResult) -> None:
-        """Queue the bookkeeping of a search (access counts, restore on a strong match) on
-        this engine's one background worker, off the response path (DESIGN.md section 6).
-
-        Never raises. :meth:`flush_accesses` waits for it; ``close()`` flushes too.
-        """
-        s = self.settings
-        ids = [c.memory.id for c in result.memories] if s.record_access else []
-        restore = s.retention_restore_min_cosine is not None
-        if not ids and not restore:
-            return
-        at = utcnow()
-        with self._lock:
-            executor = self.__dict__.get("_bookkeeper")
-            if executor is None:
-                executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-access")
-                self.__dict__["_bookkeeper"] = executor
-            self.__dict__["_bookkeeping_last"] = executor.submit(
-                self._bookkeeping, scope, query, result, ids, at, restore
-            )
-
-    def _bookkeeping(
-        self,
-        scope: Scope,
-        query: str,
-        result: SearchResult,
-        ids: list[uuid.UUID],
-        at: datetime,
-        restore: bool,
-    ) -> None:
-        try:
-            if ids:
-                self.store.record_access(ids, scope=scope, at=at)
-            if restore:
-                self._restore_on_match(scope, query, result)
-        except MemoryEngineError as exc:
-            log.warning("after-search bookkeeping failed: %s", exc.message)
-        except Exception:  # noqa: BLE001 - a worker must not die silently
-            log.exception("after-search bookkeeping failed")
-
-    def flush_accesses(self, timeout: float = 30.0) -> None:
-        """Wait until the bookkeeping of every search made so far is written (tests, close)."""
-        future: Future[None] | None = self.__dict__.get("_bookkeeping_last")
-        if future is not None:
-            future.result(timeout=timeout)  # one worker: the last task finishes last
-
-    def close(self) -> None:
-        """Flush the search bookkeeping, stop its worker, then close the store."""
-        executor: ThreadPoolExecutor | None = self.__dict__.pop("_bookkeeper", None)
-        if executor is not None:
-            executor.shutdown(wait=True)
-        super().close()
-
-    def _restore_on_match(self, scope: Scope, query: str, result: SearchResult) -> list[Memory]:
-        """Restore archived memories whose cosine to ``query`` >= the setting (not expired,
-        never quarantined: prompt injection from an untrusted source waits for a reviewer);
-        each restore is a ``restore`` event naming the trace and the cosine. The search runs
-        behind the cross-tenant guard (stage ``restore:dense``): a foreign row is dropped,
-        logged and audited, never restored."""
-        threshold = self.settings.retention_restore_min_cosine
-        if threshold is None:
-            return []
-        vector = self.embedder.embed([query])[0]
-        guard = GuardedStore(self.store, scope, stage_prefix="restore:")
-        hits = guard.dense_search(vector, scope=scope, k=5, statuses=(MemoryStatus.ARCHIVED,))
-        report_alarms(
-            guard,
-            reason="cross-tenant rows dropped from the restore-on-match search",
-            trace_id=str(result.trace.id),
+        tenants = self._deps.store.admin_tenant_counts(
+            actor=actor, reason="maintenance: all tenants"
         )
-        now = utcnow()
-        restored: list[Memory] = []
-        for c in hits:
-            cosine = c.scores.get("cosine", -1.0)
-            if cosine < threshold or is_expired(c.memory, now):
-                continue
-            if c.memory.metadata.get("quarantined"):  # only a reviewer releases it
-                continue
-            try:
-                restored.append(
-                    self.store.update(
-                        c.memory.id,
-                        scope=Scope.of(scope.tenant_id),
-                        expected_version=c.memory.version,
-                        changes={"status": MemoryStatus.ACTIVE},
-                        actor="lifecycle",
-                        reason=f"restore: search {result.trace.id} matched with cosine "
-                        f"{cosine:.3f} >= {threshold:g}",
-                        action=EventAction.RESTORE.value,
-                    )
-                )
-            except (VersionConflictError, MemoryNotFoundError, InvalidInputError) as exc:
-                log.info("restore on match skipped for %s: %s", c.memory.id, exc)
-        return restored
+        return [self.maintain(Scope.of(t), now=now, dry_run=dry_run, actor=actor) for t in tenants]
 
     # ------------------------------------------------------------------ verified deletion
     def purge_verified(
@@ -419,33 +336,35 @@ class LifecycleMixin(EngineBase):
         """
         scope = check_scope(scope)
         mid = as_uuid(memory_id)
-        memory = self.store.get(mid, scope=scope)
+        memory = self._deps.store.get(mid, scope=scope)
         tenant = Scope.of(scope.tenant_id)
-        vector = self.embedder.embed([memory.content])[0]
+        vector = self._deps.embedder.embed([memory.content])[0]
         terms = list(dict.fromkeys(textmod.tokenize(memory.content)))
-        self.store.purge(
+        self._deps.store.purge(
             mid, scope=scope, actor=actor, reason=reason, expected_version=expected_version
         )
-        checked = self.store.index_presence(mid, scope=tenant)
+        checked = self._deps.store.index_presence(mid, scope=tenant)
         redacted: dict[str, int] = {}
         if checked["events_with_content"] or checked["traces_with_content"]:
-            redacted = self.store.redact_history(mid, scope=tenant)
-            checked = self.store.index_presence(mid, scope=tenant)
+            redacted = self._deps.store.redact_history(mid, scope=tenant)
+            checked = self._deps.store.index_presence(mid, scope=tenant)
         try:
-            self.store.get(mid, scope=tenant)
+            self._deps.store.get(mid, scope=tenant)
             row_found = True
         except MemoryNotFoundError:
             row_found = False
-        dense = self.store.dense_search(vector, scope=tenant, k=50, statuses=_ALL)
+        dense = self._deps.store.dense_search(vector, scope=tenant, k=50, statuses=_ALL)
         keyword = (
-            self.store.keyword_search(terms, scope=tenant, k=50, statuses=_ALL) if terms else []
+            self._deps.store.keyword_search(terms, scope=tenant, k=50, statuses=_ALL)
+            if terms
+            else []
         )
         dense_hit = any(c.memory.id == mid for c in dense)
         keyword_hit = any(c.memory.id == mid for c in keyword)
         ok = not (row_found or dense_hit or keyword_hit or any(checked.values()))
         proof = PurgeProof(
             memory_id=mid,
-            at=utcnow(),
+            at=self._deps.clock(),
             checked=checked,
             dense_hit=dense_hit,
             keyword_hit=keyword_hit,
@@ -453,7 +372,7 @@ class LifecycleMixin(EngineBase):
             redacted=redacted,
             ok=ok,
         )
-        self.store.append_event(
+        self._deps.store.append_event(
             Event(
                 tenant_id=scope.tenant_id,
                 memory_id=mid,
@@ -492,7 +411,7 @@ class LifecycleMixin(EngineBase):
         if not reason or not reason.strip():
             raise InvalidInputError("a reason is required to forget a user")
         user_scope = Scope.of(scope.tenant_id, user_id=scope.user_id)
-        sessions = self.clear_user_sessions(user_scope)
+        sessions = self._clear_user_sessions(user_scope)
         ids = [m.id for m in self.iter_memories(user_scope)]
         purged = verified = 0
         failed: list[str] = []
@@ -507,7 +426,7 @@ class LifecycleMixin(EngineBase):
                 pass  # purged concurrently: nothing left to forget
             if progress is not None:
                 progress(i, len(ids))
-        traces = self.store.delete_traces(scope=user_scope)
+        traces = self._deps.store.delete_traces(scope=user_scope)
         return ForgetReport(
             tenant_id=scope.tenant_id,
             user_id=scope.user_id,

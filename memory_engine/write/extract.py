@@ -1,7 +1,7 @@
 """Extract-mode write pipeline (DESIGN.md section 5): guard -> evaluate+extract -> embed ->
 exact dedupe -> near-duplicate candidates -> judge -> commit, with a decision trail.
 
-One call of ``run_extract`` handles one ``WriteRequest``. Order of effects on a contradiction:
+One call of ``run_extract`` handles one ``AcceptedWrite`` (``write/records.py``). Order of effects on a contradiction:
 the new memory is inserted first, then the old one is marked ``superseded`` with
 ``superseded_by`` (version-checked), so a failure in between leaves both memories, never zero.
 The judge sees candidates by index only; ids are mapped back here, within the caller's scope.
@@ -13,7 +13,7 @@ import logging
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memory_engine import text as textmod
@@ -28,6 +28,7 @@ from memory_engine.stores.base import MemoryStore, NewMemory
 from memory_engine.stores.guard import GuardedStore, report_alarms
 from memory_engine.write.guard import guard_untrusted
 from memory_engine.write.raw import WriteRequest
+from memory_engine.write.records import AcceptedWrite, WriteAction
 
 log = logging.getLogger(__name__)
 
@@ -49,25 +50,31 @@ class PipelineParts:
     limit: threading.BoundedSemaphore = field(default_factory=lambda: threading.BoundedSemaphore(4))
 
 
-@dataclass
+@dataclass(frozen=True)
 class Outcome:
-    """Result of one extract-mode write: actions taken (or planned, in a dry run) and trail."""
+    """Result of one extract-mode write: actions taken (or planned, in a dry run) and the
+    decision trail (the JSON document the journal keeps)."""
 
     write_id: str
     remembered: bool
     reason: str
-    actions: list[dict[str, Any]]
+    actions: list[WriteAction]
     trail: dict[str, Any]
     warnings: list[str]
 
     @property
     def memory_ids(self) -> list[str]:
         """Ids of the memories this write created or reinforced."""
-        return [
-            a["memory_id"]
-            for a in self.actions
-            if a["action"] in ("create", "duplicate") and a.get("memory_id")
-        ]
+        return [a.memory_id for a in self.actions if a.action in ("create", "duplicate")]
+
+    @property
+    def rows(self) -> list[str]:
+        """Every memory id the actions name (sorted, no repeats)."""
+        return sorted({a.memory_id for a in self.actions})
+
+    def action_dicts(self) -> list[dict[str, Any]]:
+        """The actions in their JSON shape (``WriteResult.actions``, the journal)."""
+        return [a.as_dict() for a in self.actions]
 
 
 def _memory(scope: Scope, req: WriteRequest, fact: Fact, write_id: str, span: str) -> Memory:
@@ -124,9 +131,11 @@ def _candidates(
     return ranked[: s.judge_max_candidates], store.alarms
 
 
-def _reinforce(
+def reinforce(
     parts: PipelineParts, scope: Scope, old: Memory, write_id: str, actor: str
-) -> dict[str, Any]:
+) -> WriteAction:
+    """Raise the confidence of ``old`` (a duplicate of this write's input or fact) by 0.05,
+    version-checked; a concurrent change leaves it as it is (noted in the action)."""
     meta = dict(old.metadata)
     meta["reinforced"] = int(meta.get("reinforced", 0)) + 1
     try:
@@ -140,8 +149,8 @@ def _reinforce(
             request_id=write_id,
         )
     except VersionConflictError:
-        return {"action": "duplicate", "memory_id": str(old.id), "note": "changed concurrently"}
-    return {"action": "duplicate", "memory_id": str(old.id), "reason": "reinforced"}
+        return WriteAction("duplicate", str(old.id), note="changed concurrently")
+    return WriteAction("duplicate", str(old.id), reason="reinforced")
 
 
 def _extract_all(
@@ -172,16 +181,13 @@ def _extract_all(
 
 
 def run_extract(
-    req: WriteRequest,
+    accepted: AcceptedWrite,
     *,
-    scope: Scope,
     parts: PipelineParts,
-    actor: str,
     write_id: str,
-    text: str,
     dry_run: bool = False,
 ) -> Outcome:
-    """Run the pipeline on one guarded ``text`` (already cleaned by ``clean_text``).
+    """Run the pipeline on one accepted write (its ``text`` is already cleaned).
 
     Raises:
         ExtractionFailedError, LLMError: the LLM failed (the caller keeps the input to retry).
@@ -189,6 +195,7 @@ def run_extract(
             except memories already reported in a previous step (each insert is atomic).
     """
     s = parts.settings
+    req, scope, actor, text = accepted.request, accepted.scope, accepted.actor, accepted.text
     observed = ensure_utc(req.observed_at) or utcnow()
     warnings: list[str] = []
     trail: dict[str, Any] = {
@@ -244,7 +251,7 @@ def run_extract(
     with parts.limit:
         vectors = parts.embedder.embed([m.content for m in mems])
     mems = [m.model_copy(update={"embedding_model": parts.embedder.model_name}) for m in mems]
-    actions: list[dict[str, Any]] = []
+    actions: list[WriteAction] = []
     for fact, mem, vector in zip(facts, mems, vectors, strict=True):
         fact_trail: dict[str, Any] = {"fact": fact.model_dump(mode="json"), "candidates": []}
         trail["facts"].append(fact_trail)
@@ -264,9 +271,10 @@ def run_extract(
                 dry_run=dry_run,
             )
         )
-    trail["actions"] = actions
-    trail["rows"] = sorted({a["memory_id"] for a in actions if a.get("memory_id")})
-    return Outcome(write_id, True, extraction.reason, actions, trail, warnings)
+    outcome = Outcome(write_id, True, extraction.reason, actions, trail, warnings)
+    trail["actions"] = outcome.action_dicts()
+    trail["rows"] = outcome.rows
+    return outcome
 
 
 def _decide_and_apply(
@@ -283,7 +291,7 @@ def _decide_and_apply(
     actor: str,
     write_id: str,
     dry_run: bool,
-) -> list[dict[str, Any]]:
+) -> list[WriteAction]:
     """Dedupe, judge and commit one fact; returns its actions."""
     cands, alarms = _candidates(parts, scope, mem, vector, write_id=write_id)
     if alarms:
@@ -302,8 +310,8 @@ def _decide_and_apply(
     if exact is not None:  # exact hash first, before any judge call
         fact_trail["judge"] = "skipped: exact duplicate"
         if dry_run:
-            return [{"action": "duplicate", "memory_id": str(exact.memory.id), "planned": True}]
-        return [_reinforce(parts, scope, exact.memory, write_id, actor)]
+            return [WriteAction("duplicate", str(exact.memory.id), planned=True)]
+        return [reinforce(parts, scope, exact.memory, write_id, actor)]
     relations: dict[int, tuple[str, str]] = {}
     if cands:
         shown = [
@@ -337,16 +345,12 @@ def _decide_and_apply(
     dup = next((i for i, (rel, _) in relations.items() if rel == "duplicate"), None)
     if dup is not None:
         if dry_run:
-            return [
-                {"action": "duplicate", "memory_id": str(cands[dup].memory.id), "planned": True}
-            ]
-        return [_reinforce(parts, scope, cands[dup].memory, write_id, actor)]
-    actions: list[dict[str, Any]] = []
+            return [WriteAction("duplicate", str(cands[dup].memory.id), planned=True)]
+        return [reinforce(parts, scope, cands[dup].memory, write_id, actor)]
+    actions: list[WriteAction] = []
     new_id = str(mem.id)
     if dry_run:
-        actions.append(
-            {"action": "create", "memory_id": new_id, "content": mem.content, "planned": True}
-        )
+        actions.append(WriteAction("create", new_id, content=mem.content, planned=True))
     else:
         outcome = parts.store.insert(
             [
@@ -360,21 +364,14 @@ def _decide_and_apply(
             request_id=write_id,
         )[0]
         if outcome.status == "duplicate":
-            return [{"action": "duplicate", "memory_id": str(outcome.existing_id)}]
-        actions.append({"action": "create", "memory_id": new_id, "content": mem.content})
+            return [WriteAction("duplicate", str(outcome.existing_id))]
+        actions.append(WriteAction("create", new_id, content=mem.content))
     for i, (rel, why) in sorted(relations.items()):
         old = cands[i].memory
         if rel == "contradicts":
             actions.append(_supersede(parts, scope, old, mem, why, write_id, actor, dry_run))
         elif rel == "supplements":
-            actions.append(
-                {
-                    "action": "supplement",
-                    "memory_id": new_id,
-                    "target_id": str(old.id),
-                    "reason": why,
-                }
-            )
+            actions.append(WriteAction("supplement", new_id, target_id=str(old.id), reason=why))
     return actions
 
 
@@ -387,15 +384,10 @@ def _supersede(
     write_id: str,
     actor: str,
     dry_run: bool,
-) -> dict[str, Any]:
-    action = {
-        "action": "supersede",
-        "memory_id": str(new.id),
-        "target_id": str(old.id),
-        "reason": why,
-    }
+) -> WriteAction:
+    action = WriteAction("supersede", str(new.id), target_id=str(old.id), reason=why)
     if dry_run:
-        return {**action, "planned": True}
+        return replace(action, planned=True)
     try:
         parts.store.update(
             old.id,
@@ -412,7 +404,7 @@ def _supersede(
             request_id=write_id,
         )
     except VersionConflictError:
-        return {**action, "action": "supersede_skipped", "note": "changed concurrently"}
+        return replace(action, action="supersede_skipped", note="changed concurrently")
     return action
 
 

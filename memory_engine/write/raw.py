@@ -138,9 +138,10 @@ def check_metadata(metadata: dict[str, Any], *, max_bytes: int = 16_384) -> None
         )
 
 
-def screen_request(req: WriteRequest, scope: Scope, settings: Settings) -> WriteRequest:
+def screen_request(req: WriteRequest, scope: Scope, settings: Settings) -> tuple[WriteRequest, str]:
     """``req`` with its text through the tenant's PII policy (``security.policy``) and the
-    findings in its metadata; the same object when nothing was found.
+    findings in its metadata (the same object when nothing was found), and the returned
+    request's text cleaned (``clean_text``).
 
     Raises:
         SensitiveDataError: the tenant's PII policy is ``block`` and the text holds listed PII.
@@ -151,9 +152,10 @@ def screen_request(req: WriteRequest, scope: Scope, settings: Settings) -> Write
         cleaned, source=req.source, tenant_id=scope.tenant_id, settings=settings
     )
     if not screened.pii:
-        return req
+        return req, cleaned
     meta = {**req.metadata, "pii": screened.metadata()["pii"]}
-    return req.model_copy(update={"text": screened.text, "metadata": meta})
+    redacted = req.model_copy(update={"text": screened.text, "metadata": meta})
+    return redacted, clean_text(screened.text, max_chars=settings.max_input_chars)
 
 
 def check_raw_untrusted(req: WriteRequest, text: str, settings: Settings) -> None:

@@ -73,8 +73,9 @@ def screen_or_refuse(
     store: MemoryStore,
     mode: str,
     actor: str,
-) -> WriteRequest:
-    """``screen_request``, recording a refusal in the journal and the audit log first.
+) -> tuple[WriteRequest, str]:
+    """``screen_request`` (the screened request and its cleaned text), recording a refusal in
+    the journal and the audit log first.
 
     Raises:
         SensitiveDataError: the tenant's policy is ``block`` and listed PII was found (its

@@ -1,5 +1,7 @@
-"""Extract-mode writes, the durable write queue, write trails and rate limits of ``MemoryEngine``.
+"""``WriteService``: every write of ``MemoryEngine``, the durable queue, trails and rate limits.
 
+* ``write`` / ``write_many`` / ``ingest``: raw mode (``write/raw.py``: one memory per chunk)
+  or, with ``mode="extract"``, through ``write_extract``.
 * ``write_extract``: one input through guard -> evaluate+extract -> dedupe -> judge -> commit
   (``write/extract.py``), recorded in the write journal with its decision trail.
 * ``enqueue_write`` / ``process_pending_writes`` / a background worker: the durable queue
@@ -16,19 +18,16 @@ import logging
 import threading
 import uuid
 from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from memory_engine import text as textmod
-from memory_engine.deps import EngineBase, check_scope
-from memory_engine.errors import InvalidInputError, MemoryEngineError
-from memory_engine.llm import WriteLLM, build_llm
-from memory_engine.models import Page, Scope
+from memory_engine.deps import EngineDeps, check_scope
+from memory_engine.errors import InvalidInputError, MemoryEngineError, error_from_dict
+from memory_engine.models import MemorySource, MemoryType, Page, Scope
 from memory_engine.stores.base import InsertOutcome
 from memory_engine.write.consolidate import ConsolidationReport, consolidate
-from memory_engine.write.extract import Outcome, PipelineParts, run_extract
+from memory_engine.write.extract import Outcome, PipelineParts, reinforce, run_extract
 from memory_engine.write.guard import clean_text
-from memory_engine.write.journal import WriteJournal
+from memory_engine.write.ingest import Turn
 from memory_engine.write.limits import TokenBuckets
 from memory_engine.write.raw import (
     WriteRequest,
@@ -36,22 +35,21 @@ from memory_engine.write.raw import (
     check_metadata,
     write_batch,
 )
+from memory_engine.write.records import AcceptedWrite, WriteAction, WriteMode
 from memory_engine.write.refusals import screen_or_refuse
 
 log = logging.getLogger(__name__)
-
-JOURNAL_FILE = "write_journal.sqlite3"
 
 
 def _result(index: int, outcome: Outcome) -> WriteResult:
     outcomes = []
     for a in outcome.actions:
-        if a.get("planned"):
+        if a.planned:
             continue
-        mid = uuid.UUID(a["memory_id"])
-        if a["action"] == "create":
+        mid = uuid.UUID(a.memory_id)
+        if a.action == "create":
             outcomes.append(InsertOutcome(memory_id=mid, status="created"))
-        elif a["action"] == "duplicate":
+        elif a.action == "duplicate":
             outcomes.append(InsertOutcome(memory_id=mid, status="duplicate", existing_id=mid))
     return WriteResult(
         index=index,
@@ -59,99 +57,198 @@ def _result(index: int, outcome: Outcome) -> WriteResult:
         write_id=outcome.write_id,
         remembered=outcome.remembered,
         reason=outcome.reason,
-        actions=outcome.actions,
+        actions=outcome.action_dicts(),
         warnings=outcome.warnings,
     )
 
 
-class PipelineMixin(EngineBase):
-    """Extract-mode writes and the durable write queue (lazy: nothing opens until used)."""
+class WriteService:
+    """Raw and extract-mode writes, the durable write queue and its worker, write trails, rate
+    limits and consolidation (lazy: nothing opens until used).
 
-    _llm_obj: WriteLLM | None = None
-    _journal_obj: WriteJournal | None = None
-    _buckets_obj: TokenBuckets | None = None
-    _call_limit: threading.BoundedSemaphore | None = None
-    _worker: threading.Thread | None = None
-    _worker_stop: threading.Event | None = None
+    Args:
+        deps: the bundle (settings, store, embedder, llm, journal, extractor, lock).
 
-    # ------------------------------------------------------------------ wiring
-    @property
-    def llm(self) -> WriteLLM:
-        """The write-decision LLM (``MEMORY_LLM_PROVIDER``; injectable via ``set_llm``)."""
-        if self._llm_obj is None:
-            with self._lock:
-                if self._llm_obj is None:
-                    self._llm_obj = build_llm(self.settings)
-        return self._llm_obj
+    State: the LLM call limit (``llm_max_concurrency`` concurrent calls, shared by every
+    write of this service), the per-session token buckets and the background worker thread.
+    """
 
-    def set_llm(self, llm: WriteLLM) -> None:
-        """Use ``llm`` for write decisions (dependency injection; tests, custom providers)."""
-        self._llm_obj = llm
-
-    @property
-    def write_journal(self) -> WriteJournal:
-        """The SQLite write journal (``MEMORY_WRITE_QUEUE_PATH`` or data_dir/JOURNAL_FILE)."""
-        if self._journal_obj is None:
-            with self._lock:
-                if self._journal_obj is None:
-                    path = self.settings.write_queue_path or Path(self.settings.data_dir) / (
-                        JOURNAL_FILE
-                    )
-                    self._journal_obj = WriteJournal(Path(path))
-        return self._journal_obj
-
-    def open_write_journal(self, path: Path) -> None:
-        """Use the journal at ``path`` from now on (instead of the configured one)."""
-        with self._lock:
-            if self._journal_obj is not None:
-                self._journal_obj.close()
-            self._journal_obj = WriteJournal(Path(path))
+    def __init__(self, deps: EngineDeps) -> None:
+        self._deps = deps
+        self._call_limit: threading.BoundedSemaphore | None = None
+        self._buckets: TokenBuckets | None = None
+        self._worker: threading.Thread | None = None
+        self._worker_stop: threading.Event | None = None
 
     def _parts(self) -> PipelineParts:
+        deps = self._deps
         if self._call_limit is None:
-            with self._lock:
+            with deps.lock:
                 if self._call_limit is None:
-                    self._call_limit = threading.BoundedSemaphore(self.settings.llm_max_concurrency)
+                    self._call_limit = threading.BoundedSemaphore(deps.settings.llm_max_concurrency)
         return PipelineParts(
-            settings=self.settings,
-            store=self.store,
-            embedder=self.embedder,
-            llm=self.llm,
+            settings=deps.settings,
+            store=deps.store,
+            embedder=deps.embedder,
+            llm=deps.llm,
             limit=self._call_limit,
         )
 
     def rate_limit(self, scope: Scope) -> float:
         """Take one write token of the scope's session (``MEMORY_WRITE_RATE_PER_SESSION``);
         sleeps while none is free; returns seconds waited. Raises RateLimitedError."""
-        if self._buckets_obj is None:
-            with self._lock:
-                if self._buckets_obj is None:
-                    self._buckets_obj = TokenBuckets(self.settings.write_rate_per_session)
+        if self._buckets is None:
+            with self._deps.lock:
+                if self._buckets is None:
+                    self._buckets = TokenBuckets(self._deps.settings.write_rate_per_session)
         key = f"{scope.tenant_id}/{scope.session_id or scope.user_id or '-'}"
-        return self._buckets_obj.acquire(key)
+        return self._buckets.acquire(key)
+
+    def write(
+        self,
+        scope: Scope,
+        text: str,
+        *,
+        source: MemorySource = MemorySource.MANUAL,
+        source_ref: str | None = None,
+        observed_at: Any = None,
+        memory_type: MemoryType = MemoryType.EPISODIC,
+        importance: float = 0.5,
+        tags: Sequence[str] = (),
+        metadata: dict[str, Any] | None = None,
+        actor: str = "api",
+        reason: str | None = None,
+        mode: Literal["raw", "extract"] | None = None,
+        wait: bool = True,
+    ) -> WriteResult:
+        """Remember ``text``. Raises the typed error of a bad input.
+
+        Args:
+            mode: ``raw`` (one memory per chunk) or ``extract`` (should-remember, facts,
+                duplicates and conflicts; see ``write_extract``); default
+                ``MEMORY_WRITE_MODE``.
+            wait: False = accept into the durable queue and return at once: the result has
+                only ``write_id`` (poll ``write_status``); the write survives a process kill.
+
+        Returns:
+            WriteResult with one outcome per stored memory: ``created`` or ``duplicate``
+            (extract mode adds ``remembered``, ``reason``, ``actions``, ``warnings``).
+
+        Raises:
+            EmptyContentError, ContentTooLargeError, InvalidInputError, EmbeddingMismatchError,
+            RateLimitedError (more than ``MEMORY_WRITE_RATE_PER_SESSION`` writes/s for 30 s).
+        """
+        clean_text(text, max_chars=self._deps.settings.max_input_chars)  # raises the typed error
+        mode = mode or self._deps.settings.write_mode
+        req = WriteRequest(
+            text=text,
+            source=source,
+            source_ref=source_ref,
+            observed_at=observed_at,
+            memory_type=memory_type,
+            importance=importance,
+            tags=tuple(tags),
+            metadata=metadata or {},
+        )
+        if mode == "extract" or not wait:
+            self.rate_limit(check_scope(scope))
+            if not wait:
+                return WriteResult(index=0, write_id=self.enqueue_write(scope, req, mode=mode))
+            result = self.write_extract(scope, req, actor=actor)
+            if result.error:
+                raise error_from_dict(result.error)
+            return result
+        result = self.write_many(scope, [req], actor=actor, reason=reason)[0]
+        if result.error:
+            raise error_from_dict(result.error)
+        return result
+
+    def write_many(
+        self,
+        scope: Scope,
+        requests: Sequence[WriteRequest],
+        *,
+        actor: str = "api",
+        reason: str | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[WriteResult]:
+        """Write a batch: each bad item gets its typed error, every good item is stored."""
+        scope = check_scope(scope)
+        return write_batch(
+            requests,
+            scope=scope,
+            settings=self._deps.settings,
+            store=self._deps.store,
+            embedder=self._deps.embedder,
+            extractor=self._deps.extractor,
+            actor=actor,
+            reason=reason,
+            progress=progress,
+        )
+
+    def ingest(
+        self,
+        scope: Scope,
+        conversation: Sequence[Turn],
+        *,
+        source: MemorySource = MemorySource.CONVERSATION,
+        actor: str = "ingest",
+        progress: Callable[[int], None] | None = None,
+        mode: Literal["raw", "extract"] = "raw",
+    ) -> list[WriteResult]:
+        """Store each turn as one episodic memory (speaker, time and turn id kept).
+
+        ``mode="extract"`` runs each turn through the extract pipeline instead (assistant and
+        system turns skipped), see ``ingest_extract``.
+        """
+        requests = [
+            WriteRequest(
+                text=turn.text if mode == "extract" else turn.content(),
+                source=source,
+                source_ref=turn.turn_id,
+                session_id=turn.session_id,
+                observed_at=turn.observed_at,
+                memory_type=MemoryType.EPISODIC,
+                metadata={"speaker": turn.speaker, **turn.metadata}
+                if turn.speaker
+                else dict(turn.metadata),
+            )
+            for turn in conversation
+        ]
+        if mode == "extract":
+            return self.ingest_extract(scope, requests, actor=actor, progress=progress)
+        return self.write_many(scope, requests, actor=actor, reason="ingest", progress=progress)
 
     # ------------------------------------------------------------------ writes
-    def _screen(self, request: WriteRequest, scope: Scope, mode: str, actor: str) -> WriteRequest:
-        """The PII policy and injection screen; a refusal is journalled and audited first."""
-        return screen_or_refuse(
+    def _accept(self, scope: Scope, request: WriteRequest, mode: str, actor: str) -> AcceptedWrite:
+        """The guard of a journalled write, run once: scope checked, the PII policy and
+        injection screen (a refusal is journalled and audited first: PII never reaches the
+        LLM nor the journal), text cleaned, metadata checked.
+
+        Raises:
+            EmptyContentError, ContentTooLargeError, InvalidInputError, SensitiveDataError.
+        """
+        scope = check_scope(scope)
+        screened, text = screen_or_refuse(
             request,
             scope,
-            settings=self.settings,
-            journal=self.write_journal,
-            store=self.store,
+            settings=self._deps.settings,
+            journal=self._deps.journal,
+            store=self._deps.store,
             mode=mode,
             actor=actor,
         )
+        check_metadata(screened.metadata)
+        return AcceptedWrite(scope, screened, text, "raw" if mode == "raw" else "extract", actor)
 
-    def _accept(self, scope: Scope, req: WriteRequest, mode: str, actor: str) -> str:
-        cleaned = clean_text(req.text, max_chars=self.settings.max_input_chars)
-        check_metadata(req.metadata)
-        return self.write_journal.accept(
-            scope,
-            mode,
-            req.model_dump(mode="json"),
-            actor,
-            textmod.content_hash(cleaned),
+    def _journal(self, accepted: AcceptedWrite) -> str:
+        """Record ``accepted`` in the journal (durable when this returns); its write id."""
+        return self._deps.journal.accept(
+            accepted.scope,
+            accepted.mode,
+            accepted.request.model_dump(mode="json"),
+            accepted.actor,
+            accepted.input_hash,
         )
 
     def write_extract(
@@ -177,32 +274,27 @@ class PipelineMixin(EngineBase):
         Raises:
             EmptyContentError, ContentTooLargeError, InvalidInputError: bad input (not queued).
         """
-        scope = check_scope(scope)
-        request = self._screen(request, scope, "extract", actor)  # PII never reaches the LLM
-        write_id = self._accept(scope, request, "extract", actor)
-        self.write_journal.mark_running(write_id)
-        return self._process(write_id, scope, request, "extract", actor, dry_run, index)
+        accepted = self._accept(scope, request, "extract", actor)
+        write_id = self._journal(accepted)
+        self._deps.journal.mark_running(write_id)
+        return self._process(write_id, accepted, dry_run, index)
 
     def _process(
-        self,
-        write_id: str,
-        scope: Scope,
-        req: WriteRequest,
-        mode: str,
-        actor: str,
-        dry_run: bool = False,
-        index: int = 0,
+        self, write_id: str, accepted: AcceptedWrite, dry_run: bool = False, index: int = 0
     ) -> WriteResult:
-        journal = self.write_journal
+        """Run one journalled write now (raw: ``write_batch``; extract: exact input hash, then
+        ``run_extract``) and record how it ended in the journal."""
+        journal = self._deps.journal
+        scope, actor = accepted.scope, accepted.actor
         try:
-            if mode == "raw":
+            if accepted.mode == "raw":
                 raw = write_batch(
-                    [req],
+                    [accepted.request],
                     scope=scope,
-                    settings=self.settings,
-                    store=self.store,
-                    embedder=self.embedder,
-                    extractor=self._extractor,
+                    settings=self._deps.settings,
+                    store=self._deps.store,
+                    embedder=self._deps.embedder,
+                    extractor=self._deps.extractor,
                     actor=actor,
                     reason="queued write",
                 )[0]
@@ -213,14 +305,13 @@ class PipelineMixin(EngineBase):
                     rows = [str(m) for m in result.memory_ids]
                     journal.finish(write_id, "done", result={"rows": rows, "reason": "raw"})
                 return result
-            text = clean_text(req.text, max_chars=self.settings.max_input_chars)
-            done = None if dry_run else journal.find_done(scope, textmod.content_hash(text))
+            done = None if dry_run else journal.find_done(scope, accepted.input_hash)
             if done is not None and self._still_active(scope, done):
                 outcome = Outcome(
                     write_id,
                     True,
                     "same input as an earlier write (exact hash, no LLM call)",
-                    [{"action": "duplicate", "memory_id": mid} for mid in done["result"]["rows"]],
+                    [WriteAction("duplicate", mid) for mid in done["result"]["rows"]],
                     {"write_id": write_id, "duplicate_of_write": done["id"]},
                     [],
                 )
@@ -228,44 +319,41 @@ class PipelineMixin(EngineBase):
                     self._reinforce_id(scope, mid, write_id, actor)
             else:
                 outcome = run_extract(
-                    req,
-                    scope=scope,
-                    parts=self._parts(),
-                    actor=actor,
-                    write_id=write_id,
-                    text=text,
-                    dry_run=dry_run,
+                    accepted, parts=self._parts(), write_id=write_id, dry_run=dry_run
                 )
         except MemoryEngineError as exc:
-            error = exc.to_dict()
-            error["details"]["write_id"] = write_id
-            journal.finish(write_id, "failed", error=error)
-            return WriteResult(index=index, error=error, write_id=write_id)
+            return self._fail(write_id, exc, index)
         result = _result(index, outcome)
         status = "done" if outcome.remembered and not dry_run else "skipped"
-        rows = sorted({a["memory_id"] for a in outcome.actions if a.get("memory_id")})
         journal.finish(
             write_id,
             status,
-            result={"reason": outcome.reason, "rows": rows, "actions": outcome.actions},
+            result={"reason": outcome.reason, "rows": outcome.rows, "actions": result.actions},
             trail={**outcome.trail, "warnings": outcome.warnings},
         )
         return result
+
+    def _fail(self, write_id: str, exc: MemoryEngineError, index: int = 0) -> WriteResult:
+        """Record ``exc`` as the end of write ``write_id`` (input kept for ``retry_write``)."""
+        error = exc.to_dict()
+        error["details"]["write_id"] = write_id
+        self._deps.journal.finish(write_id, "failed", error=error)
+        return WriteResult(index=index, error=error, write_id=write_id)
 
     def _still_active(self, scope: Scope, done: dict[str, Any]) -> bool:
         rows = (done.get("result") or {}).get("rows") or []
         if not rows:
             return False
         try:
-            return all(self.store.get(uuid.UUID(m), scope=scope).status == "active" for m in rows)
+            return all(
+                self._deps.store.get(uuid.UUID(m), scope=scope).status == "active" for m in rows
+            )
         except MemoryEngineError:
             return False
 
     def _reinforce_id(self, scope: Scope, memory_id: str, write_id: str, actor: str) -> None:
-        from memory_engine.write.extract import _reinforce
-
-        mem = self.store.get(uuid.UUID(memory_id), scope=scope)
-        _reinforce(self._parts(), scope, mem, write_id, actor)
+        mem = self._deps.store.get(uuid.UUID(memory_id), scope=scope)
+        reinforce(self._parts(), scope, mem, write_id, actor)
 
     def ingest_extract(
         self,
@@ -307,8 +395,7 @@ class PipelineMixin(EngineBase):
         if mode not in ("raw", "extract"):
             raise InvalidInputError(f"unknown write mode {mode!r}", mode=mode)
         scope = check_scope(scope)
-        request = self._screen(request, scope, mode, actor)  # the journal holds no PII
-        write_id = self._accept(scope, request, mode, actor)
+        write_id = self._journal(self._accept(scope, request, mode, actor))  # no PII in it
         self.start_write_worker()
         return write_id
 
@@ -316,7 +403,7 @@ class PipelineMixin(EngineBase):
         """Process queued writes in this thread, oldest first; returns how many were run."""
         n = 0
         while max_items is None or n < max_items:
-            row = self.write_journal.claim()
+            row = self._deps.journal.claim()
             if row is None:
                 break
             self._run_row(row)
@@ -328,15 +415,21 @@ class PipelineMixin(EngineBase):
             scope = Scope.model_validate(row["scope"])
             req = WriteRequest.model_validate(row["request"])
         except Exception as exc:  # corrupt row: fail it, keep it for inspection
-            self.write_journal.finish(
+            self._deps.journal.finish(
                 row["id"], "failed", error={"error": "invalid_row", "message": str(exc)}
             )
             return
-        self._process(row["id"], scope, req, row["mode"], row["actor"])
+        try:  # accepted when it was queued; cleaned again as it comes back from disk
+            text = clean_text(req.text, max_chars=self._deps.settings.max_input_chars)
+        except MemoryEngineError as exc:
+            self._fail(row["id"], exc)
+            return
+        mode: WriteMode = "raw" if row["mode"] == "raw" else "extract"
+        self._process(row["id"], AcceptedWrite(scope, req, text, mode, row["actor"]))
 
     def start_write_worker(self, *, poll_seconds: float = 0.2) -> None:
         """Start the background thread that drains the queue (idempotent)."""
-        with self._lock:
+        with self._deps.lock:
             if self._worker is not None and self._worker.is_alive():
                 return
             stop = threading.Event()
@@ -375,7 +468,7 @@ class PipelineMixin(EngineBase):
         deadline = time.monotonic() + timeout
         pause = sleep or time.sleep
         while True:
-            rows = [self.write_journal.get(w, scope) for w in write_ids]
+            rows = [self._deps.journal.get(w, scope) for w in write_ids]
             if all(r["status"] not in ("pending", "running") for r in rows):
                 return rows
             if time.monotonic() > deadline:
@@ -385,7 +478,7 @@ class PipelineMixin(EngineBase):
     # ------------------------------------------------------------------ reading the journal
     def write_status(self, scope: Scope, write_id: str) -> dict[str, Any]:
         """One write's journal row (status, result, error, trail). Raises MemoryNotFoundError."""
-        return self.write_journal.get(write_id, check_scope(scope))
+        return self._deps.journal.get(write_id, check_scope(scope))
 
     def write_trail(self, scope: Scope, write_id: str) -> dict[str, Any]:
         """The decision trail of one write: source span, guard, LLM calls (prompt, raw output,
@@ -402,13 +495,13 @@ class PipelineMixin(EngineBase):
         status: str | None = None,
     ) -> Page:
         """Writes of the scope newest first (no trails), keyset-paginated."""
-        return self.write_journal.list(
-            check_scope(scope), limit=self._limit(limit), cursor=cursor, status=status
+        return self._deps.journal.list(
+            check_scope(scope), limit=self._deps.page_limit(limit), cursor=cursor, status=status
         )
 
     def retry_write(self, scope: Scope, write_id: str) -> None:
         """Queue a failed write again (its raw input was kept)."""
-        self.write_journal.retry(write_id, check_scope(scope))
+        self._deps.journal.retry(write_id, check_scope(scope))
         self.start_write_worker()
 
     def consolidate(
@@ -441,15 +534,7 @@ class PipelineMixin(EngineBase):
             limit=parts.limit,
             similarity=similarity,
             max_memories=max_memories,
-            page_size=self.settings.list_max_limit,
+            page_size=self._deps.settings.list_max_limit,
             actor=actor,
             dry_run=dry_run,
         )
-
-    def close(self) -> None:
-        """Stop the worker, close the journal and the store. Safe to call twice."""
-        self.stop_write_worker()
-        if self._journal_obj is not None:
-            self._journal_obj.close()
-            self._journal_obj = None
-        super().close()

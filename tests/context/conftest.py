@@ -8,6 +8,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -88,10 +89,21 @@ def context_engine(pg_settings_factory: Any) -> Iterator[Any]:
 
 @pytest.fixture
 def engine_with_store(context_engine: Any, working_store: Any) -> Iterator[Any]:
-    """``context_engine`` whose working memory runs on ``working_store`` (both backends)."""
-    from memory_engine.context.working import WorkingMemory
+    """An engine on ``context_engine``'s settings, store and embedder whose working memory
+    runs on ``working_store`` (both backends), injected through the constructor."""
+    with engine_on(context_engine, working_store) as engine:
+        yield engine
 
-    previous = context_engine._working
-    context_engine._working = WorkingMemory(working_store, context_engine.settings)
-    yield context_engine
-    context_engine._working = previous
+
+@contextmanager
+def engine_on(base: Any, working_store: Any) -> Iterator[Any]:
+    """A ``MemoryEngine`` sharing ``base``'s settings, store and embedder, with
+    ``working_store`` injected; the shared parts are left open afterwards (``base`` and the
+    ``working_store`` fixture close them), its own search bookkeeping is flushed."""
+    from memory_engine import MemoryEngine
+
+    engine = MemoryEngine(
+        base.settings, store=base.store, embedder=base.embedder, working_store=working_store
+    )
+    yield engine
+    engine.flush_accesses()

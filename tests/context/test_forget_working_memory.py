@@ -17,6 +17,7 @@ from memory_engine.context.service import user_session_match, working_session
 from memory_engine.context.working_store import RedisWorkingStore
 from memory_engine.errors import InvalidInputError
 from tests.conftest import new_tenant_id
+from tests.context.conftest import engine_on
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -80,14 +81,11 @@ def test_cli_forget_user_reports_cleared_redis_sessions(
     context_engine: Any, redis_url: str, tmp_path: Path
 ) -> None:
     """The CLI runs in its own process: it reaches the sessions through the shared Redis."""
-    from memory_engine.context.working import WorkingMemory
-
     tenant = new_tenant_id("fwm-cli")
     store = RedisWorkingStore(redis_url, ttl_seconds=3600)
-    previous = context_engine._working
-    context_engine._working = WorkingMemory(store, context_engine.settings)
     try:
-        scopes = _seed(context_engine, tenant)
+        with engine_on(context_engine, store) as engine:  # working store injected
+            scopes = _seed(engine, tenant)
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")},
             "MEMORY_DATABASE_URL": context_engine.settings.database_url.get_secret_value(),
@@ -113,5 +111,4 @@ def test_cli_forget_user_reports_cleared_redis_sessions(
         sessions_left = {k.split("/")[2] for k in store._r.scan_iter(f"memwm/{tenant}/*/*")}
         assert sessions_left and not any(user_session_match("u1")(k) for k in sessions_left)
     finally:
-        context_engine._working = previous
         store.close()

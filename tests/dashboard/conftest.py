@@ -14,6 +14,7 @@ import os
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -124,3 +125,27 @@ def make_tenant(dash_engine: MemoryEngine) -> Callable[..., str]:
         return tenant
 
     return make
+
+
+@pytest.fixture
+def journal_engine(
+    dash_engine: MemoryEngine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[MemoryEngine]:
+    """The engine the pages get during this test: the app engine's settings, store and
+    embedder, with a write journal in this test's tmp folder injected through the constructor
+    (``stores.engine_for`` serves it in place of the app's engine)."""
+    from memory_engine.dashboard import stores
+    from memory_engine.write.journal import WriteJournal
+
+    journal = WriteJournal(tmp_path / "journal.sqlite3")
+    engine = MemoryEngine(
+        dash_engine.settings,
+        store=dash_engine.store,
+        embedder=dash_engine.embedder,
+        journal=journal,
+    )
+    monkeypatch.setattr(stores, "engine_for", lambda store: engine)
+    yield engine
+    engine.stop_write_worker()
+    engine.flush_accesses()
+    journal.close()

@@ -8,7 +8,6 @@ import csv
 import io
 import json
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
@@ -38,9 +37,9 @@ def exports(monkeypatch: pytest.MonkeyPatch) -> dict[str, bytes]:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_audit_csv_has_the_pii_column(
-    dash_engine: MemoryEngine, tmp_path: Path, exports: dict[str, bytes], lang: str
+    journal_engine: MemoryEngine, exports: dict[str, bytes], lang: str
 ) -> None:
-    dash_engine.open_write_journal(tmp_path / "journal.sqlite3")
+    dash_engine = journal_engine  # the pages' engine, its journal in this test's tmp folder
     tenant = new_tenant("pii-csv")
     scope = Scope.of(tenant)
     mid = dash_engine.write(scope, f"身份证 {CN_ID}").outcomes[0].memory_id

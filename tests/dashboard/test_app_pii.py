@@ -5,7 +5,6 @@ itself appears nowhere on either page."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,13 +19,6 @@ WRITE = "pages/write_inspector.py"
 AUDIT = "pages/audit.py"
 SECRET = "sk-proj-ZyXwVuTsRqPoNmLkJiHg9876"
 CN_ID = "11010519491231002X"
-
-
-@pytest.fixture
-def journal_engine(dash_engine: MemoryEngine, tmp_path: Path) -> MemoryEngine:
-    """The app's engine with its write journal in this test's tmp folder."""
-    dash_engine.open_write_journal(tmp_path / "journal.sqlite3")
-    return dash_engine
 
 
 @pytest.fixture

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
 from streamlit.testing.v1 import AppTest
 
 from memory_engine import MemoryEngine, Scope
@@ -13,13 +10,6 @@ from tests.dashboard.conftest import new_tenant
 from tests.dashboard.helpers import assert_clean, button, run_app
 
 PAGE = "pages/write_inspector.py"
-
-
-@pytest.fixture
-def journal_engine(dash_engine: MemoryEngine, tmp_path: Path) -> MemoryEngine:
-    """The app's engine with its write journal in this test's tmp folder."""
-    dash_engine.open_write_journal(tmp_path / "journal.sqlite3")
-    return dash_engine
 
 
 def run_pipeline(at: AppTest, text: str, *, dry: bool, lang: str = "en") -> AppTest:
