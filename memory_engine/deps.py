@@ -30,27 +30,48 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memory_engine.config import Settings
-from memory_engine.context.working import WorkingMemory
-from memory_engine.context.working_store import WorkingStore, build_working_store
 from memory_engine.embedding.base import Embedder
 from memory_engine.errors import InvalidInputError, MemoryNotFoundError
 from memory_engine.llm import WriteLLM, build_llm
 from memory_engine.models import Scope, utcnow
-from memory_engine.retrieval.rerank import Reranker
 from memory_engine.stores.base import MemoryStore
-from memory_engine.write.journal import WriteJournal
-from memory_engine.write.raw import Extractor, raw_extractor
+
+if TYPE_CHECKING:  # the feature types only: their builders come in through ``DefaultParts``
+    from memory_engine.context.working import WorkingMemory
+    from memory_engine.context.working_store import WorkingStore
+    from memory_engine.retrieval.rerank import Reranker
+    from memory_engine.write.journal import WriteJournal
+    from memory_engine.write.raw import Extractor
 
 #: File name of the default write journal inside ``MEMORY_DATA_DIR``.
 JOURNAL_FILE = "write_journal.sqlite3"
 
 #: A clock: returns the current time, timezone-aware UTC.
 Clock = Callable[[], datetime]
+
+
+@dataclass(frozen=True)
+class DefaultParts:
+    """Builders of the parts a feature package owns, used when that part is not injected.
+
+    The facade (``engine.py``) passes them, so this module imports no feature package: the
+    dependency bundle sits below the services that use it.
+
+    Attributes:
+        journal: path of the SQLite file -> the write journal (the file is created then).
+        working_memory: (backend or None for the configured one, settings) -> session buffers.
+        extractor: settings -> the raw-mode extractor (one memory per chunk).
+    """
+
+    journal: Callable[[Path], WriteJournal]
+    working_memory: Callable[[WorkingStore | None, Settings], WorkingMemory]
+    extractor: Callable[[Settings], Extractor]
 
 
 def check_scope(scope: Any) -> Scope:
@@ -75,6 +96,7 @@ class EngineDeps:
 
     Args:
         settings: engine settings (default: read from ``MEMORY_*`` env and ``.env``).
+        parts: builders of the feature-owned defaults (journal, working memory, extractor).
         store: a ``MemoryStore``; the others are described in the module docstring.
 
     Closing is the facade's job (``MemoryEngine.close``); ``close_working_memory``,
@@ -85,6 +107,7 @@ class EngineDeps:
         self,
         settings: Settings | None = None,
         *,
+        parts: DefaultParts,
         store: MemoryStore | None = None,
         embedder: Embedder | None = None,
         llm: WriteLLM | None = None,
@@ -97,7 +120,8 @@ class EngineDeps:
         self.settings = settings or Settings()
         self.reranker = reranker
         self.clock: Clock = clock or utcnow
-        self.extractor: Extractor = extractor or raw_extractor(self.settings)
+        self._parts = parts
+        self.extractor: Extractor = extractor or parts.extractor(self.settings)
         self.lock = threading.Lock()
         self._store = store
         self._embedder = embedder
@@ -154,7 +178,7 @@ class EngineDeps:
                     path = self.settings.write_queue_path or Path(self.settings.data_dir) / (
                         JOURNAL_FILE
                     )
-                    self._journal = WriteJournal(Path(path))
+                    self._journal = self._parts.journal(Path(path))
         return self._journal
 
     @property
@@ -163,8 +187,7 @@ class EngineDeps:
         if self._working is None:
             with self.lock:
                 if self._working is None:
-                    backend = self._working_store or build_working_store(self.settings)
-                    self._working = WorkingMemory(backend, self.settings)
+                    self._working = self._parts.working_memory(self._working_store, self.settings)
         return self._working
 
     def page_limit(self, limit: int) -> int:

@@ -29,8 +29,8 @@ from typing import Any, Concatenate, Generic, ParamSpec, Self, TypeVar, overload
 from memory_engine.config import Settings
 from memory_engine.context.service import ContextService
 from memory_engine.context.working import WorkingMemory
-from memory_engine.context.working_store import WorkingStore
-from memory_engine.deps import Clock, EngineDeps
+from memory_engine.context.working_store import WorkingStore, build_working_store
+from memory_engine.deps import Clock, DefaultParts, EngineDeps
 from memory_engine.edits.conflicts import ConflictReview
 from memory_engine.edits.service import EDITABLE_FIELDS, EditService
 from memory_engine.embedding.base import Embedder
@@ -44,10 +44,21 @@ from memory_engine.retrieval.rerank import Reranker
 from memory_engine.retrieval.service import MAX_QUERY_CHARS, SearchService
 from memory_engine.stores.base import MemoryStore
 from memory_engine.write.journal import WriteJournal
-from memory_engine.write.raw import Extractor
+from memory_engine.write.raw import Extractor, raw_extractor
 from memory_engine.write.service import WriteService
 
 __all__ = ["EDITABLE_FIELDS", "MAX_QUERY_CHARS", "MemoryEngine"]
+
+
+def _working_memory(backend: WorkingStore | None, settings: Settings) -> WorkingMemory:
+    """Session buffers over ``backend`` (default: Redis when ``MEMORY_REDIS_URL`` is set)."""
+    return WorkingMemory(backend or build_working_store(settings), settings)
+
+
+#: The defaults of the parts the feature packages own (``deps.DefaultParts``).
+FEATURE_DEFAULTS = DefaultParts(
+    journal=WriteJournal, working_memory=_working_memory, extractor=raw_extractor
+)
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -111,6 +122,7 @@ class MemoryEngine:
     ) -> None:
         deps = EngineDeps(
             settings,
+            parts=FEATURE_DEFAULTS,
             store=store,
             embedder=embedder,
             llm=llm,
