@@ -107,10 +107,7 @@ class QdrantReader:
             InvalidInputError: limit < 1 or a malformed cursor.
         """
         limit = check_limit(limit, self._settings.list_max_limit)
-        after = None
-        if cursor:
-            c_at, c_id = decode_cursor(cursor, "tu")
-            after = (to_us(c_at), str(c_id))
+        after = _time_cursor(cursor)
         if not self._conn.memories_exist():
             return Page(items=[], total=0)
         flt = memory_filter(scope, filters)
@@ -247,10 +244,7 @@ class QdrantReader:
         ``returned`` is the number of candidates not dropped.
         """
         limit = check_limit(limit, self._settings.list_max_limit)
-        after = None
-        if cursor:
-            c_at, c_id = decode_cursor(cursor, "tu")
-            after = (to_us(c_at), str(c_id))
+        after = _time_cursor(cursor)
         flt = scope_filter(scope)
         with self._conn.reading() as client:
             rows = newest_first(
@@ -438,6 +432,18 @@ class QdrantReader:
         with self._conn.reading() as client:
             points = client.query_points(**request).points
         return _candidates(points, "rrf", "fused")
+
+
+def _time_cursor(cursor: str | None) -> tuple[int, str] | None:
+    """The ``(created_us, id)`` keyset position of a ``(created_at, id)`` cursor, or None.
+
+    Raises:
+        InvalidInputError: a malformed cursor.
+    """
+    if not cursor:
+        return None
+    c_at, c_id = decode_cursor(cursor, "tu")
+    return (to_us(c_at), str(c_id))
 
 
 def _candidates(

@@ -20,15 +20,17 @@ from typing import Any
 from qdrant_client import QdrantClient, models
 
 from memory_engine.errors import InvalidInputError, TransferConflictError
-from memory_engine.models import MemoryStatus, Page, Scope
+from memory_engine.models import Memory, MemoryStatus, Page, Scope
 from memory_engine.stores.base import MemoryRecord
 from memory_engine.stores.common import (
     RECORDS_PURGED,
     RECORDS_STORED,
+    assemble_records,
     check_admin_read,
     check_limit,
     check_record_ids,
     check_records,
+    dedupe_key,
     embedded_with,
     events_in_time_order,
     parse_record_cursor,
@@ -39,15 +41,13 @@ from memory_engine.stores.common import (
 from memory_engine.stores.qdrant.codec import (
     COMMITTED,
     DENSE,
-    KEYWORD,
     PENDING,
-    bm25_doc_vector,
     event_from_payload,
     imported_event_payload,
     match,
     match_any,
     memory_from_payload,
-    memory_payload,
+    memory_point,
     scope_filter,
     us_range,
     utc_memory,
@@ -213,30 +213,9 @@ class QdrantRecords:
                 points = {uuid.UUID(str(r.id)): r for r in rows}
             ev_flt = scope_filter(tenant, match_any("memory_id", keys), match("state", COMMITTED))
             ev_rows = scroll_all(client, self._conn.events, ev_flt)
-        events: dict[str, list[Any]] = {}
-        for r in sorted(ev_rows, key=lambda r: int((r.payload or {})["seq"])):
-            p = r.payload or {}
-            events.setdefault(str(p["memory_id"]), []).append(event_from_payload(p))
-        out = []
-        for mid in ids:
-            point = points.get(mid)
-            mem = emb = terms = None
-            if point is not None:
-                mem = memory_from_payload(point.payload)
-                vec = (point.vector or {}).get(DENSE) if isinstance(point.vector, dict) else None
-                emb = tuple(float(x) for x in vec) if vec is not None else None
-                kept = (point.payload or {}).get("terms")
-                terms = tuple(str(t) for t in kept) if kept is not None else None
-            out.append(
-                MemoryRecord(
-                    memory_id=mid,
-                    memory=mem,
-                    embedding=emb,
-                    terms=terms,
-                    events=tuple(events.get(str(mid), ())),
-                )
-            )
-        return out
+        stored = {mid: _stored(point) for mid, point in points.items()}
+        ordered = sorted(ev_rows, key=lambda r: int((r.payload or {})["seq"]))
+        return assemble_records(ids, stored, (event_from_payload(r.payload) for r in ordered))
 
     def write_records(self, records: Sequence[MemoryRecord], *, scope: Scope) -> None:
         """Write records verbatim: pending events -> points -> committed (see module doc).
@@ -294,14 +273,7 @@ class QdrantRecords:
                 client.upsert(self._conn.events, events)  # (1)
             self._log.step_done("event")
             if prepared:
-                points = [
-                    models.PointStruct(
-                        id=str(mem.id),
-                        vector={DENSE: vec, KEYWORD: bm25_doc_vector(terms, avgdl)},
-                        payload=memory_payload(mem, len(terms), terms),
-                    )
-                    for mem, vec, terms in prepared
-                ]
+                points = [memory_point(mem, vec, terms, avgdl) for mem, vec, terms in prepared]
                 client.upsert(
                     self._conn.memories, points, update_mode=models.UpdateMode.INSERT_ONLY
                 )  # (2)
@@ -336,19 +308,28 @@ class QdrantRecords:
                 tenant_id=tenant,
                 memory_ids=",".join(sorted(taken)[:10]),
             )
-        active = [m for m in memories if m.status is MemoryStatus.ACTIVE and m.content_hash]
+        active = [(m.id, key) for m in memories if (key := dedupe_key(m)) is not None]
         if active and self._conn.memories_exist():
-            owners = self._writer.active_owners(
-                client, tenant, sorted({m.content_hash for m in active})
-            )
-            clash = [
-                m.id
-                for m in active
-                if owners.get((m.user_id or "", m.content_hash)) not in (None, m.id)
-            ]
+            hashes = sorted({content_hash for _, (_, content_hash) in active})
+            owners = self._writer.active_owners(client, tenant, hashes)
+            clash = [mid for mid, key in active if owners.get(key) not in (None, mid)]
             if clash:
                 raise TransferConflictError(
                     "an active memory with the same content already exists in the target",
                     tenant_id=tenant,
                     memory_ids=",".join(str(i) for i in clash[:10]),
                 )
+
+
+def _stored(
+    point: Any,
+) -> tuple[Memory, tuple[float, ...] | None, tuple[str, ...] | None]:
+    """(memory, ``dense`` vector, stored terms) of a memory point; terms are None for points
+    written before terms were kept."""
+    vec = (point.vector or {}).get(DENSE) if isinstance(point.vector, dict) else None
+    kept = (point.payload or {}).get("terms")
+    return (
+        memory_from_payload(point.payload),
+        tuple(float(x) for x in vec) if vec is not None else None,
+        tuple(str(t) for t in kept) if kept is not None else None,
+    )

@@ -23,6 +23,8 @@ from memory_engine.stores.common import (
     check_trace_scope,
     check_update,
     check_version,
+    dedupe_inserts,
+    dedupe_key,
     embedded_with,
     merged_memory,
     not_found,
@@ -39,6 +41,7 @@ from memory_engine.stores.qdrant.codec import (
     match_any,
     memory_from_payload,
     memory_payload,
+    memory_point,
     scope_filter,
     to_us,
     utc_memory,
@@ -143,27 +146,14 @@ class QdrantWriter:
         if len(set(ids)) != len(ids):
             raise InvalidInputError("the batch holds the same memory id twice")
 
-        outcomes: list[InsertOutcome] = []
-        new: list[tuple[Memory, list[float], list[str]]] = []
         with self._conn.writing() as client:
             taken = client.retrieve(self._conn.memories, ids, with_payload=False)
             if taken:  # ids are global (like PostgreSQL's primary key), checked by id only
                 raise InvalidInputError(f"memory id already exists: {taken[0].id}")
             hashes = sorted({m.content_hash for m, _, _ in prepared if m.content_hash})
             existing = self.active_owners(client, scope.tenant_id, hashes)
-            for mem, vec, terms in prepared:
-                key = (mem.user_id or "", mem.content_hash)
-                if mem.status is MemoryStatus.ACTIVE and mem.content_hash:
-                    if key in existing:
-                        outcomes.append(
-                            InsertOutcome(
-                                memory_id=mem.id, status="duplicate", existing_id=existing[key]
-                            )
-                        )
-                        continue
-                    existing[key] = mem.id
-                outcomes.append(InsertOutcome(memory_id=mem.id, status="created"))
-                new.append((mem, vec, terms))
+            outcomes, keep = dedupe_inserts([m for m, _, _ in prepared], existing)
+            new = [prepared[i] for i in keep]
             if new:
                 self._insert_new(client, new, scope.tenant_id, actor, reason, request_id)
         if new:
@@ -196,14 +186,7 @@ class QdrantWriter:
         ]
         client.upsert(self._conn.events, events)  # (1) pending events
         self._log.step_done("event")
-        points = [
-            models.PointStruct(
-                id=str(mem.id),
-                vector={DENSE: vec, KEYWORD: bm25_doc_vector(terms, avgdl)},
-                payload=memory_payload(mem, len(terms), terms),
-            )
-            for mem, vec, terms in new
-        ]
+        points = [memory_point(mem, vec, terms, avgdl) for mem, vec, terms in new]
         client.upsert(self._conn.memories, points, update_mode=models.UpdateMode.INSERT_ONLY)  # (2)
         self._log.step_done("point")
         self._log.commit(client, seqs)  # (3)
@@ -253,9 +236,10 @@ class QdrantWriter:
             after = utc_memory(merged).model_copy(
                 update={"version": before.version + 1, "updated_at": utcnow()}
             )
-            if after.status is MemoryStatus.ACTIVE and after.content_hash:
-                owners = self.active_owners(client, scope.tenant_id, [after.content_hash])
-                other = owners.get((after.user_id or "", after.content_hash))
+            key = dedupe_key(after)
+            if key is not None:
+                owners = self.active_owners(client, scope.tenant_id, [key[1]])
+                other = owners.get(key)
                 if other is not None and other != memory_id:
                     raise InvalidInputError(
                         "an active memory with the same content already exists",
