@@ -8,7 +8,8 @@
   of the reported search latency: the lead measures latency with bench/latency.py);
 * ``CachingStore`` / ``CachingEmbedder``: wrappers that memoise ``dense_search``,
   ``keyword_search`` and ``embed`` for identical inputs, so a grid pays for the legs once and
-  the rest is the in-process stages. Writes go straight through.
+  the rest is the in-process stages. ``CachingStore`` passes the few other store methods the
+  benchmarks use straight through (writes included) and nothing else.
 
 Measurement only: nothing here is used by the engine.
 """
@@ -17,13 +18,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from memory_engine.embedding.base import Embedder
-from memory_engine.models import Candidate, MemoryStatus, Scope
-from memory_engine.stores.base import MemoryStore
+from memory_engine.models import Candidate, Event, MemoryStatus, Scope
+from memory_engine.stores.base import BulkLoader, InsertOutcome, MemoryStore, NewMemory
 
 
 def add_common_args(ap: argparse.ArgumentParser) -> None:
@@ -97,14 +98,31 @@ class CachingEmbedder:
 
 
 class CachingStore:
-    """Delegates to a store; memoises the two search legs for identical arguments."""
+    """A ``SearchIndex`` that memoises the two search legs of a store for identical arguments,
+    plus the few store methods the benchmarks' engine calls, passed straight through.
+
+    The engine of bench/locomo.py and bench/madial.py calls, besides the legs: ``count`` and
+    ``insert`` (ingest and ``write_many``), ``bulk_insert`` when the store is a
+    ``BulkLoader`` (PostgreSQL; the attribute exists only then, so the raw write path takes the
+    same route as with the bare store), ``ensure_embedding`` (the embedder check),
+    ``append_event`` (a tenant alarm of the guarded search) and ``close``. Anything else is an
+    AttributeError: a wrapper that forwarded every name would hide what the bench uses.
+
+    Args:
+        inner: the store to wrap.
+    """
+
+    #: The inner store's ``bulk_insert``; set only when the inner store is a ``BulkLoader``.
+    bulk_insert: Callable[..., list[InsertOutcome]]
 
     def __init__(self, inner: MemoryStore) -> None:
         self._inner = inner
         self._cache: dict[tuple[Any, ...], list[Candidate]] = {}
+        self.concurrent_legs = inner.concurrent_legs
+        if isinstance(inner, BulkLoader):
+            self.bulk_insert = inner.bulk_insert
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
+    # ------------------------------------------------------------------ SearchIndex (cached)
 
     def dense_search(
         self,
@@ -114,6 +132,7 @@ class CachingStore:
         k: int,
         statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
     ) -> list[Candidate]:
+        """The inner ``dense_search``, computed once per (vector, scope, k, statuses)."""
         key = ("dense", tuple(vector), scope, k, tuple(statuses))
         if key not in self._cache:
             self._cache[key] = self._inner.dense_search(vector, scope=scope, k=k, statuses=statuses)
@@ -127,9 +146,43 @@ class CachingStore:
         k: int,
         statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
     ) -> list[Candidate]:
+        """The inner ``keyword_search``, computed once per (terms, scope, k, statuses)."""
         key = ("keyword", tuple(terms), scope, k, tuple(statuses))
         if key not in self._cache:
             self._cache[key] = self._inner.keyword_search(
                 terms, scope=scope, k=k, statuses=statuses
             )
         return self._cache[key]
+
+    # ------------------------------------------------------------------ passed through
+
+    def count(self, *, scope: Scope, statuses: Sequence[MemoryStatus] = ()) -> int:
+        """The inner ``count``."""
+        return self._inner.count(scope=scope, statuses=statuses)
+
+    def insert(
+        self,
+        items: Sequence[NewMemory],
+        *,
+        scope: Scope,
+        actor: str,
+        reason: str | None = None,
+        request_id: str | None = None,
+    ) -> list[InsertOutcome]:
+        """The inner ``insert`` (writes are not cached: the benchmarks write before they
+        search)."""
+        return self._inner.insert(
+            items, scope=scope, actor=actor, reason=reason, request_id=request_id
+        )
+
+    def ensure_embedding(self, model: str, dim: int) -> None:
+        """The inner ``ensure_embedding``."""
+        self._inner.ensure_embedding(model, dim)
+
+    def append_event(self, event: Event, *, scope: Scope) -> None:
+        """The inner ``append_event``."""
+        self._inner.append_event(event, scope=scope)
+
+    def close(self) -> None:
+        """Close the inner store."""
+        self._inner.close()

@@ -12,7 +12,7 @@ import json
 import math
 import uuid
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -27,7 +27,7 @@ from memory_engine.errors import (
     VersionConflictError,
 )
 from memory_engine.models import Event, Memory, MemoryStatus, Scope, Trace, ensure_utc
-from memory_engine.stores.base import MemoryRecord, NewMemory, StoreStats
+from memory_engine.stores.base import InsertOutcome, MemoryRecord, NewMemory, StoreStats
 
 #: Largest ``k`` a search accepts (pgvector's ef_search ceiling is 1000 as well).
 MAX_K = 1000
@@ -221,6 +221,40 @@ def embedded_with(memory: Memory, model: str) -> Memory:
             configured_model=memory.embedding_model,
         )
     return memory
+
+
+def dedupe_key(memory: Memory) -> tuple[str, str] | None:
+    """``(user_id or "", content_hash)`` of an ACTIVE memory with a hash: no two active
+    memories of a tenant share it. None when the memory is exempt from dedupe."""
+    if memory.status is not MemoryStatus.ACTIVE or not memory.content_hash:
+        return None
+    return (memory.user_id or "", memory.content_hash)
+
+
+def dedupe_inserts(
+    memories: Sequence[Memory], existing: Mapping[tuple[str, str], uuid.UUID]
+) -> tuple[list[InsertOutcome], list[int]]:
+    """The outcome of inserting each memory (in order) and the indexes of those to insert.
+
+    A memory whose :func:`dedupe_key` is in ``existing`` (key -> id of the active memory
+    holding it) or equals an earlier memory's key is a ``duplicate`` of that one (with its
+    ``existing_id``); every other memory is ``created``.
+    """
+    seen = dict(existing)
+    outcomes: list[InsertOutcome] = []
+    keep: list[int] = []
+    for i, memory in enumerate(memories):
+        key = dedupe_key(memory)
+        if key is not None:
+            if key in seen:
+                outcomes.append(
+                    InsertOutcome(memory_id=memory.id, status="duplicate", existing_id=seen[key])
+                )
+                continue
+            seen[key] = memory.id
+        outcomes.append(InsertOutcome(memory_id=memory.id, status="created"))
+        keep.append(i)
+    return outcomes, keep
 
 
 #: Largest vector dimension a store records.
@@ -484,6 +518,37 @@ def events_in_time_order(records: Sequence[MemoryRecord]) -> list[Event]:
         (ev.at, r, e, ev) for r, rec in enumerate(records) for e, ev in enumerate(rec.events)
     ]
     return [ev for *_, ev in sorted(indexed, key=lambda x: (x[0], x[1], x[2]))]
+
+
+def assemble_records(
+    memory_ids: Sequence[uuid.UUID],
+    stored: Mapping[uuid.UUID, tuple[Memory, tuple[float, ...] | None, tuple[str, ...] | None]],
+    events: Iterable[Event],
+) -> list[MemoryRecord]:
+    """One record per id, in order, for ``read_records``.
+
+    Args:
+        memory_ids: the ids asked for.
+        stored: id -> (memory, embedding, terms) of the ids still stored (a purged id has
+            none: its record holds its events only).
+        events: the committed events of the ids, oldest first.
+    """
+    by_memory: dict[uuid.UUID | None, list[Event]] = {}
+    for ev in events:
+        by_memory.setdefault(ev.memory_id, []).append(ev)
+    out = []
+    for mid in memory_ids:
+        mem, emb, terms = stored.get(mid, (None, None, None))
+        out.append(
+            MemoryRecord(
+                memory_id=mid,
+                memory=mem,
+                embedding=emb,
+                terms=terms,
+                events=tuple(by_memory.get(mid, ())),
+            )
+        )
+    return out
 
 
 def _event_key(event: Event) -> dict[str, Any]:

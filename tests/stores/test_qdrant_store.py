@@ -431,6 +431,33 @@ def test_keyword_idf_is_per_scope_not_per_collection() -> None:
 # ----------------------------------------------------------------------------- settings, errors
 
 
+#: The public names of QdrantStore (its MemoryStore methods plus hybrid_request/hybrid_search
+#: and reconcile); the composition into parts keeps them.
+_PUBLIC = [
+    "admin_tenant_counts", "admin_tenant_ids", "append_event", "close", "count",
+    "delete_traces", "dense_search", "embedding_info", "ensure_embedding", "events",
+    "facet_counts", "get", "get_trace", "history", "hybrid_request", "hybrid_search",
+    "index_presence", "insert", "keyword_search", "list", "list_traces", "name", "purge",
+    "read_records", "reconcile", "record_access", "record_ids", "redact_history",
+    "save_trace", "stats", "update", "write_records",
+]  # fmt: skip
+
+
+def test_store_is_composed_of_parts_with_an_unchanged_public_surface() -> None:
+    from memory_engine.stores.base import MemoryStore
+    from memory_engine.stores.qdrant.events import QdrantEventLog
+    from memory_engine.stores.qdrant.lifecycle import QdrantLifecycle
+    from memory_engine.stores.qdrant.reads import QdrantReader
+    from memory_engine.stores.qdrant.records import QdrantRecords
+    from memory_engine.stores.qdrant.writer import QdrantWriter
+
+    parts = (QdrantReader, QdrantEventLog, QdrantWriter, QdrantLifecycle, QdrantRecords)
+    assert all(cls.__bases__ == (object,) for cls in (*parts, QdrantStore))
+    assert [n for n in sorted(dir(QdrantStore)) if not n.startswith("_")] == _PUBLIC
+    with QdrantStore(_settings(":memory:")) as store:
+        assert isinstance(store, MemoryStore)
+
+
 def test_build_store_picks_qdrant() -> None:
     store = build_store(_settings(":memory:"))
     try:

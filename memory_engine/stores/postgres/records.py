@@ -20,6 +20,7 @@ from memory_engine.stores.base import MemoryRecord, NewMemory
 from memory_engine.stores.common import (
     RECORDS_PURGED,
     RECORDS_STORED,
+    assemble_records,
     check_limit,
     check_record_ids,
     check_records,
@@ -177,23 +178,7 @@ class PgRecords:
             )
             for r in rows
         }
-        events: dict[uuid.UUID, list[Any]] = {}
-        for r in ev_rows:
-            ev = event_from_row(r)
-            events.setdefault(ev.memory_id, []).append(ev)  # type: ignore[arg-type]
-        out = []
-        for mid in ids:
-            mem, emb, terms = stored.get(mid, (None, None, None))
-            out.append(
-                MemoryRecord(
-                    memory_id=mid,
-                    memory=mem,
-                    embedding=emb,
-                    terms=terms,
-                    events=tuple(events.get(mid, ())),
-                )
-            )
-        return out
+        return assemble_records(ids, stored, (event_from_row(r) for r in ev_rows))
 
     def write_records(self, records: Sequence[MemoryRecord], *, scope: Scope) -> None:
         """Write records verbatim in ONE transaction (see MemoryStore.write_records).

@@ -21,6 +21,7 @@ from memory_engine.stores.common import (
     check_trace_scope,
     check_update,
     check_version,
+    dedupe_inserts,
     merged_memory,
     not_found,
     vector_param,
@@ -38,7 +39,6 @@ from memory_engine.stores.postgres.sql import (
 from memory_engine.stores.postgres.writes import (
     copy_events,
     copy_memories,
-    dedupe,
     event_values,
     existing_active,
     insert_event,
@@ -92,7 +92,7 @@ class PgWriter:
             existing = existing_active(
                 cur, scope.tenant_id, (k for r in rows if (k := r.dedupe_key) is not None)
             )
-            outcomes, keep = dedupe(rows, existing)
+            outcomes, keep = dedupe_inserts([r.memory for r in rows], existing)
             if keep:
                 copy_memories(cur, (rows[i] for i in keep))
                 copy_events(
@@ -109,9 +109,7 @@ class PgWriter:
                         for i in keep
                     ),
                 )
-        for i in keep:
-            outcomes[i] = InsertOutcome(memory_id=rows[i].memory.id, status="created")
-        return [o for o in outcomes if o is not None]
+        return outcomes
 
     def _locked(self, cur: psycopg.Cursor[Any], memory_id: uuid.UUID, scope: Scope) -> Memory:
         memory = select_memory(cur, memory_id, scope, lock=True)

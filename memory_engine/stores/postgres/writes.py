@@ -21,12 +21,10 @@ from psycopg.adapt import PyFormat
 from psycopg.types.json import Jsonb
 
 from memory_engine.errors import InvalidInputError
-from memory_engine.models import Memory, MemoryStatus, Scope, ensure_utc
-from memory_engine.stores.base import InsertOutcome, NewMemory
-from memory_engine.stores.common import embedded_with, scoped_memory, vector_param
+from memory_engine.models import Memory, Scope, ensure_utc
+from memory_engine.stores.base import NewMemory
+from memory_engine.stores.common import dedupe_key, embedded_with, scoped_memory, vector_param
 from memory_engine.stores.postgres.sql import MEMORY_COLUMNS, columns, memory_params
-
-_ACTIVE = MemoryStatus.ACTIVE.value
 
 #: PostgreSQL types of :data:`MEMORY_COLUMNS` (binary COPY needs them).
 _MEMORY_TYPES: dict[str, str] = {
@@ -94,10 +92,7 @@ class PreparedRow:
     @property
     def dedupe_key(self) -> tuple[str, str] | None:
         """(owner, content_hash) for active rows with a hash; None when exempt from dedupe."""
-        m = self.memory
-        if m.status.value != _ACTIVE or not m.content_hash:
-            return None
-        return (m.user_id or "", m.content_hash)
+        return dedupe_key(self.memory)
 
 
 def prepare_row(item: NewMemory, scope: Scope, model: str, dim: int) -> PreparedRow:
@@ -143,29 +138,6 @@ def existing_active(
         if key in wanted:
             found[key] = mid
     return found
-
-
-def dedupe(
-    rows: Sequence[PreparedRow], existing: dict[tuple[str, str], uuid.UUID]
-) -> tuple[list[InsertOutcome | None], list[int]]:
-    """Outcomes of the duplicates (None for rows to insert) and the indexes of rows to insert.
-
-    A row whose key is in ``existing`` or equals an earlier row's key is a duplicate of it.
-    """
-    seen = dict(existing)
-    outcomes: list[InsertOutcome | None] = [None] * len(rows)
-    keep: list[int] = []
-    for i, row in enumerate(rows):
-        key = row.dedupe_key
-        if key is not None:
-            if key in seen:
-                outcomes[i] = InsertOutcome(
-                    memory_id=row.memory.id, status="duplicate", existing_id=seen[key]
-                )
-                continue
-            seen[key] = row.memory.id
-        keep.append(i)
-    return outcomes, keep
 
 
 def copy_rows(

@@ -144,6 +144,18 @@ def memory_payload(
     return data
 
 
+def memory_point(
+    memory: Memory, vector: list[float], terms: list[str], avgdl: float
+) -> models.PointStruct:
+    """The point of a memory: id = memory id, ``dense`` = ``vector``, ``keyword`` = the BM25
+    weights of ``terms`` at the tenant's average length ``avgdl``, payload with the terms."""
+    return models.PointStruct(
+        id=str(memory.id),
+        vector={DENSE: vector, KEYWORD: bm25_doc_vector(terms, avgdl)},
+        payload=memory_payload(memory, len(terms), terms),
+    )
+
+
 def memory_from_payload(payload: dict[str, Any] | None) -> Memory:
     """Rebuild a Memory (``embedding`` stays None) from a point payload."""
     data = payload or {}

@@ -1,5 +1,6 @@
-"""Lifecycle operations of the Qdrant store (base of QdrantStore): access counting, redaction
-of a purged memory's history, the index-presence probe and standalone events.
+"""Lifecycle operations of the Qdrant store (:class:`QdrantLifecycle`, a part of QdrantStore):
+access counting, redaction of a purged memory's history, the index-presence probe and trace
+deletion.
 
 Access counting: one filtered scroll of the hit ids plus one ``batch_update_points`` of
 ``SetPayload`` operations (only ``access_count`` and ``last_accessed_at``; the version is not
@@ -7,7 +8,8 @@ bumped), under the store's write lock. Across processes on a server two concurre
 lose an increment (read-modify-write); counts are advisory, versions are not involved.
 Redaction rewrites the ``before``/``after`` of the memory's event points and the ``trace``
 payload of trace points (:mod:`.redaction`); it is idempotent, so a crash half-way is repaired
-by calling it again (the engine's verified purge does, and checks the result).
+by calling it again (the engine's verified purge does, and checks the result); the purge itself
+runs it through :func:`redact_in`.
 """
 
 from __future__ import annotations
@@ -19,19 +21,16 @@ from typing import Any
 
 from qdrant_client import QdrantClient, models
 
-from memory_engine.models import Event, Scope, ensure_utc
+from memory_engine.models import Scope, ensure_utc
 from memory_engine.stores.qdrant.codec import (
-    COMMITTED,
     DENSE,
     KEYWORD,
-    event_point,
     match,
     scope_filter,
 )
+from memory_engine.stores.qdrant.connection import QdrantConnection
 from memory_engine.stores.qdrant.io import scroll_all
-from memory_engine.stores.qdrant.ops import QdrantOps
 from memory_engine.stores.redaction import (
-    check_event_scope,
     redact_snapshot,
     redact_trace,
     snapshot_has_content,
@@ -39,8 +38,54 @@ from memory_engine.stores.redaction import (
 )
 
 
-class QdrantLifecycle(QdrantOps):
-    """record_access, redact_history, index_presence and append_event for Qdrant."""
+def redact_in(
+    client: QdrantClient, conn: QdrantConnection, memory_id: uuid.UUID, tenant: str
+) -> dict[str, int]:
+    """Redact the memory's content from its event snapshots and the tenant's traces, on a
+    client the caller holds (under ``conn.writing()``). Idempotent.
+
+    Returns:
+        ``{"events": n, "traces": m}``: the points changed by this call.
+    """
+    tenant_scope = Scope.of(tenant)
+    events = scroll_all(
+        client,
+        conn.events,
+        scope_filter(tenant_scope, match("memory_id", str(memory_id))),
+        with_payload=["before", "after"],
+    )
+    n_events = 0
+    for e in events:
+        p = e.payload or {}
+        if snapshot_has_content(p.get("before")) or snapshot_has_content(p.get("after")):
+            client.set_payload(
+                conn.events,
+                {
+                    "before": redact_snapshot(p.get("before")),
+                    "after": redact_snapshot(p.get("after")),
+                },
+                points=[e.id],
+            )
+            n_events += 1
+    n_traces = 0
+    for t in scroll_all(client, conn.traces, scope_filter(tenant_scope), with_payload=["trace"]):
+        trace = (t.payload or {}).get("trace") or {}
+        new, changed = redact_trace(trace, memory_id)
+        if changed:
+            client.set_payload(conn.traces, {"trace": new}, points=[t.id])
+            n_traces += 1
+    return {"events": n_events, "traces": n_traces}
+
+
+class QdrantLifecycle:
+    """record_access, redact_history, index_presence and delete_traces for Qdrant.
+
+    Args:
+        conn: the store's connection.
+    """
+
+    def __init__(self, conn: QdrantConnection) -> None:
+        self._conn = conn
 
     def record_access(self, memory_ids: Sequence[uuid.UUID], *, scope: Scope, at: datetime) -> int:
         """Add 1 to ``access_count``, move ``last_accessed_at`` forward to ``at``.
@@ -48,14 +93,14 @@ class QdrantLifecycle(QdrantOps):
         No event, no version bump. Ids outside the scope are ignored. Returns points updated.
         """
         ids = sorted({str(i) for i in memory_ids})
-        if not ids or not self._memories_exist():
+        if not ids or not self._conn.memories_exist():
             return 0
         when = ensure_utc(at)
         assert when is not None
         flt = scope_filter(scope, models.HasIdCondition(has_id=list(ids)))
-        with self.conn.writing() as client:
+        with self._conn.writing() as client:
             rows = scroll_all(
-                client, self.conn.memories, flt, with_payload=["access_count", "last_accessed_at"]
+                client, self._conn.memories, flt, with_payload=["access_count", "last_accessed_at"]
             )
             ops: list[models.UpdateOperation] = []
             for r in rows:
@@ -78,62 +123,30 @@ class QdrantLifecycle(QdrantOps):
                     )
                 )
             if ops:
-                client.batch_update_points(self.conn.memories, update_operations=ops)
+                client.batch_update_points(self._conn.memories, update_operations=ops)
         return len(ops)
-
-    def _redact(self, client: QdrantClient, memory_id: uuid.UUID, tenant: str) -> dict[str, int]:
-        tenant_scope = Scope.of(tenant)
-        events = scroll_all(
-            client,
-            self.conn.events,
-            scope_filter(tenant_scope, match("memory_id", str(memory_id))),
-            with_payload=["before", "after"],
-        )
-        n_events = 0
-        for e in events:
-            p = e.payload or {}
-            if snapshot_has_content(p.get("before")) or snapshot_has_content(p.get("after")):
-                client.set_payload(
-                    self.conn.events,
-                    {
-                        "before": redact_snapshot(p.get("before")),
-                        "after": redact_snapshot(p.get("after")),
-                    },
-                    points=[e.id],
-                )
-                n_events += 1
-        n_traces = 0
-        for t in scroll_all(
-            client, self.conn.traces, scope_filter(tenant_scope), with_payload=["trace"]
-        ):
-            trace = (t.payload or {}).get("trace") or {}
-            new, changed = redact_trace(trace, memory_id)
-            if changed:
-                client.set_payload(self.conn.traces, {"trace": new}, points=[t.id])
-                n_traces += 1
-        return {"events": n_events, "traces": n_traces}
 
     def redact_history(self, memory_id: uuid.UUID, *, scope: Scope) -> dict[str, int]:
         """Redact the memory's content from its events' snapshots and stored traces
         (idempotent). Returns ``{"events": n, "traces": m}`` changed by this call."""
-        with self.conn.writing() as client:
-            return self._redact(client, memory_id, scope.tenant_id)
+        with self._conn.writing() as client:
+            return redact_in(client, self._conn, memory_id, scope.tenant_id)
 
     def index_presence(self, memory_id: uuid.UUID, *, scope: Scope) -> dict[str, int]:
         """Counts of the id as a point, its dense and keyword vectors, events with
         non-redacted snapshots and traces with non-redacted candidate entries."""
         tenant_scope = Scope.of(scope.tenant_id)
-        point = self._fetch(str(memory_id), tenant_scope, with_vectors=True)
+        point = self._conn.fetch(str(memory_id), tenant_scope, with_vectors=True)
         vectors: dict[str, Any] = dict(point.vector or {}) if point is not None else {}
-        with self.conn.reading() as client:
+        with self._conn.reading() as client:
             events = scroll_all(
                 client,
-                self.conn.events,
+                self._conn.events,
                 scope_filter(tenant_scope, match("memory_id", str(memory_id))),
                 with_payload=["before", "after"],
             )
             traces = scroll_all(
-                client, self.conn.traces, scope_filter(tenant_scope), with_payload=["trace"]
+                client, self._conn.traces, scope_filter(tenant_scope), with_payload=["trace"]
             )
         return {
             "row": int(point is not None),
@@ -155,28 +168,8 @@ class QdrantLifecycle(QdrantOps):
     def delete_traces(self, *, scope: Scope) -> int:
         """Delete the traces of searches made in ``scope`` (user/agent/session narrow)."""
         flt = scope_filter(scope)
-        with self.conn.writing() as client:
-            n = int(client.count(self.conn.traces, count_filter=flt, exact=True).count)
+        with self._conn.writing() as client:
+            n = int(client.count(self._conn.traces, count_filter=flt, exact=True).count)
             if n:
-                client.delete(self.conn.traces, points_selector=models.FilterSelector(filter=flt))
+                client.delete(self._conn.traces, points_selector=models.FilterSelector(filter=flt))
         return n
-
-    def append_event(self, event: Event, *, scope: Scope) -> None:
-        """Append a standalone, committed event (its ``at`` is now, UTC).
-
-        Raises:
-            TenantScopeError: the event belongs to another tenant than the scope.
-        """
-        check_event_scope(event, scope)
-        at = datetime.now(UTC)
-        with self.conn.writing() as client:
-            (seq,) = self._next_seqs(1)
-            owner = {
-                "user_id": scope.user_id,
-                "agent_id": scope.agent_id,
-                "session_id": scope.session_id,
-            }
-            payload = event_point(seq, event, owner, at=at, state=COMMITTED)
-            client.upsert(
-                self.conn.events, [models.PointStruct(id=seq, vector={}, payload=payload)]
-            )

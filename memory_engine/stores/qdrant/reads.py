@@ -1,5 +1,6 @@
-"""Read-only half of :class:`memory_engine.stores.qdrant.store.QdrantStore` (listings, counts,
-history, events, traces, the dense and keyword retrieval legs).
+"""The read-only part of :class:`memory_engine.stores.qdrant.store.QdrantStore`
+(:class:`QdrantReader`: listings, counts, history, events, traces, the dense and keyword
+retrieval legs and the server-side hybrid query).
 
 Every query carries the scope's tenant filter (``tenant_id`` has a keyword payload index with
 ``is_tenant=True``); reads by id are filtered scrolls (``HasIdCondition`` AND the scope), never
@@ -17,7 +18,6 @@ from typing import Any
 
 from qdrant_client import models
 
-from memory_engine.config import Settings
 from memory_engine.errors import MemoryNotFoundError
 from memory_engine.models import (
     Candidate,
@@ -65,46 +65,17 @@ logger = logging.getLogger("memory_engine.stores.qdrant.store")
 _FACETS = ("memory_type", "status", "source")
 
 
-def _id_filter(point_id: str, scope: Scope, *extra: models.Condition) -> models.Filter:
-    return scope_filter(scope, models.HasIdCondition(has_id=[point_id]), *extra)
-
-
 class QdrantReader:
-    """The read-only methods of the Qdrant store, over its ``conn``."""
+    """The read-only methods of the Qdrant store (listings, counts, history, events, traces and
+    the retrieval legs), over the store's connection.
 
-    settings: Settings
-    conn: QdrantConnection
+    Args:
+        conn: the store's connection.
+    """
 
-    # ------------------------------------------------------------------ plumbing
-
-    def _memories_exist(self) -> bool:
-        if not self.conn.memories_ready:
-            with self.conn.reading() as client:
-                self.conn.memories_ready = client.collection_exists(self.conn.memories)
-        return self.conn.memories_ready
-
-    def _count(self, collection: str, flt: models.Filter) -> int:
-        with self.conn.reading() as client:
-            return int(client.count(collection, count_filter=flt, exact=True).count)
-
-    def _facet(self, collection: str, key: str, flt: models.Filter, limit: int) -> dict[str, int]:
-        with self.conn.reading() as client:
-            hits = client.facet(collection, key, facet_filter=flt, limit=limit, exact=True).hits
-        return {str(h.value): int(h.count) for h in hits}
-
-    def _fetch(self, point_id: str, scope: Scope, *, with_vectors: bool = False) -> Any:
-        """The memory point ``point_id`` within ``scope`` (a filtered scroll), or None."""
-        if not self._memories_exist():
-            return None
-        with self.conn.reading() as client:
-            found, _ = client.scroll(
-                self.conn.memories,
-                scroll_filter=_id_filter(point_id, scope),
-                limit=1,
-                with_payload=True,
-                with_vectors=with_vectors,
-            )
-        return found[0] if found else None
+    def __init__(self, conn: QdrantConnection) -> None:
+        self._conn = conn
+        self._settings = conn.settings
 
     # ------------------------------------------------------------------ memories
 
@@ -114,7 +85,7 @@ class QdrantReader:
         Raises:
             MemoryNotFoundError: no such memory in the scope (also for another tenant's id).
         """
-        point = self._fetch(str(memory_id), scope)
+        point = self._conn.fetch(str(memory_id), scope)
         if point is None:
             raise not_found(memory_id, scope)
         return memory_from_payload(point.payload)
@@ -135,19 +106,16 @@ class QdrantReader:
         Raises:
             InvalidInputError: limit < 1 or a malformed cursor.
         """
-        limit = check_limit(limit, self.settings.list_max_limit)
-        after = None
-        if cursor:
-            c_at, c_id = decode_cursor(cursor, "tu")
-            after = (to_us(c_at), str(c_id))
-        if not self._memories_exist():
+        limit = check_limit(limit, self._settings.list_max_limit)
+        after = _time_cursor(cursor)
+        if not self._conn.memories_exist():
             return Page(items=[], total=0)
         flt = memory_filter(scope, filters)
-        total = self._count(self.conn.memories, flt)
-        with self.conn.reading() as client:
+        total = self._conn.count(self._conn.memories, flt)
+        with self._conn.reading() as client:
             rows = newest_first(
                 client,
-                self.conn.memories,
+                self._conn.memories,
                 flt,
                 key="created_us",
                 limit=limit + 1,
@@ -165,11 +133,11 @@ class QdrantReader:
         """Counts per ``memory_type``, ``status`` and ``source`` of the points under the filter
         (Qdrant facets, exact)."""
         out: dict[str, dict[str, int]] = {key: {} for key in _FACETS}
-        if not self._memories_exist():
+        if not self._conn.memories_exist():
             return out
         flt = memory_filter(scope, filters)
         for key in _FACETS:
-            out[key] = self._facet(self.conn.memories, key, flt, 100)
+            out[key] = self._conn.facet(self._conn.memories, key, flt, 100)
         return out
 
     def count(self, *, scope: Scope, statuses: Sequence[MemoryStatus] = ()) -> int:
@@ -179,9 +147,9 @@ class QdrantReader:
             InvalidInputError: an unknown status.
         """
         f = MemoryFilter(statuses=tuple(MemoryStatus(s) for s in status_values(statuses)))
-        if not self._memories_exist():
+        if not self._conn.memories_exist():
             return 0
-        return self._count(self.conn.memories, memory_filter(scope, f))
+        return self._conn.count(self._conn.memories, memory_filter(scope, f))
 
     def stats(self, *, scope: Scope, days: int = 90) -> StoreStats:
         """Counts of the scope (all statuses) and committed change events per UTC day.
@@ -202,7 +170,7 @@ class QdrantReader:
             match_any("action", list(WRITE_ACTIONS)),
             us_range("at_us", gte=start_us),
         )
-        per_day = self._facet(self.conn.events, "day", flt, days + 1)
+        per_day = self._conn.facet(self._conn.events, "day", flt, days + 1)
         return store_stats(facets, writes_series(start, days, per_day))
 
     # ------------------------------------------------------------------ events
@@ -213,11 +181,11 @@ class QdrantReader:
         Raises:
             MemoryNotFoundError: neither the memory nor any event of it is in the scope.
         """
-        limit = check_limit(limit, self.settings.list_max_limit)
+        limit = check_limit(limit, self._settings.list_max_limit)
         flt = scope_filter(scope, match("memory_id", str(memory_id)), match("state", COMMITTED))
-        with self.conn.reading() as client:
+        with self._conn.reading() as client:
             rows, _ = client.scroll(
-                self.conn.events,
+                self._conn.events,
                 scroll_filter=flt,
                 limit=limit + 1,
                 order_by=models.OrderBy(key="seq", direction=models.Direction.ASC),
@@ -225,20 +193,20 @@ class QdrantReader:
         if not rows:
             self.get(memory_id, scope=scope)  # raises MemoryNotFoundError when absent
         items = [event_from_payload(r.payload) for r in rows[:limit]]
-        total = self._count(self.conn.events, flt) if len(rows) > limit else len(items)
+        total = self._conn.count(self._conn.events, flt) if len(rows) > limit else len(items)
         return Page(items=items, total=total, truncated=len(rows) > limit)
 
     def events(self, *, scope: Scope, limit: int = 100, cursor: str | None = None) -> Page:
         """Committed events of the scope, newest first, keyset-paginated by event id."""
-        limit = check_limit(limit, self.settings.list_max_limit)
+        limit = check_limit(limit, self._settings.list_max_limit)
         flt = scope_filter(scope, match("state", COMMITTED))
         page_flt = flt
         if cursor:
             (c_id,) = decode_cursor(cursor, "i")
             page_flt = scope_filter(scope, match("state", COMMITTED), us_range("seq", lt=c_id))
-        with self.conn.reading() as client:
+        with self._conn.reading() as client:
             rows, _ = client.scroll(
-                self.conn.events,
+                self._conn.events,
                 scroll_filter=page_flt,
                 limit=limit + 1,
                 order_by=models.OrderBy(key="seq", direction=models.Direction.DESC),
@@ -247,7 +215,7 @@ class QdrantReader:
         more = len(rows) > limit
         return Page(
             items=items,
-            total=self._count(self.conn.events, flt),
+            total=self._conn.count(self._conn.events, flt),
             next_cursor=encode_cursor(items[-1].id) if more and items[-1].id else None,
             truncated=more,
         )
@@ -260,9 +228,9 @@ class QdrantReader:
         Raises:
             MemoryNotFoundError: no such trace in the scope.
         """
-        with self.conn.reading() as client:
+        with self._conn.reading() as client:
             found, _ = client.scroll(
-                self.conn.traces,
+                self._conn.traces,
                 scroll_filter=scope_filter(scope, match("trace_id", str(trace_id))),
                 limit=1,
             )
@@ -275,16 +243,13 @@ class QdrantReader:
 
         ``returned`` is the number of candidates not dropped.
         """
-        limit = check_limit(limit, self.settings.list_max_limit)
-        after = None
-        if cursor:
-            c_at, c_id = decode_cursor(cursor, "tu")
-            after = (to_us(c_at), str(c_id))
+        limit = check_limit(limit, self._settings.list_max_limit)
+        after = _time_cursor(cursor)
         flt = scope_filter(scope)
-        with self.conn.reading() as client:
+        with self._conn.reading() as client:
             rows = newest_first(
                 client,
-                self.conn.traces,
+                self._conn.traces,
                 flt,
                 key="created_us",
                 limit=limit + 1,
@@ -307,15 +272,12 @@ class QdrantReader:
         last = items[-1] if more else None
         return Page(
             items=items,
-            total=self._count(self.conn.traces, flt),
+            total=self._conn.count(self._conn.traces, flt),
             next_cursor=encode_cursor(last["created_at"], last["id"]) if last else None,
             truncated=more,
         )
 
     # ------------------------------------------------------------------ retrieval legs
-
-    def _dim(self) -> int | None:
-        raise NotImplementedError  # provided by QdrantStore
 
     def dense_search(
         self,
@@ -337,21 +299,23 @@ class QdrantReader:
         """
         check_k(k)
         flt = search_filter(scope, statuses)
-        if not self._memories_exist():
+        if not self._conn.memories_exist():
             return []
-        vec = vector_param(vector, self._dim(), "query vector").tolist()
-        with self.conn.reading() as client:
-            params = None if self.conn.local else models.SearchParams(exact=False)
+        vec = vector_param(vector, self._conn.dim(), "query vector").tolist()
+        with self._conn.reading() as client:
+            params = None if self._conn.local else models.SearchParams(exact=False)
             points = client.query_points(
-                self.conn.memories,
+                self._conn.memories,
                 query=vec,
                 using=DENSE,
                 query_filter=flt,
                 limit=k,
                 search_params=params,
             ).points
-            if not self.conn.local and len(points) < k:
-                matching = int(client.count(self.conn.memories, count_filter=flt, exact=True).count)
+            if not self._conn.local and len(points) < k:
+                matching = int(
+                    client.count(self._conn.memories, count_filter=flt, exact=True).count
+                )
                 if matching > len(points):
                     logger.warning(
                         "dense search: HNSW returned %d of %d points (tenant %s); re-running "
@@ -361,7 +325,7 @@ class QdrantReader:
                         scope.tenant_id,
                     )
                     points = client.query_points(
-                        self.conn.memories,
+                        self._conn.memories,
                         query=vec,
                         using=DENSE,
                         query_filter=flt,
@@ -391,11 +355,11 @@ class QdrantReader:
         check_k(k)
         flt = search_filter(scope, statuses)
         query = query_vector(terms)
-        if query is None or not self._memories_exist():
+        if query is None or not self._conn.memories_exist():
             return []
-        with self.conn.reading() as client:
+        with self._conn.reading() as client:
             points = client.query_points(
-                self.conn.memories,
+                self._conn.memories,
                 query=query,
                 using=KEYWORD,
                 query_filter=flt,
@@ -403,6 +367,83 @@ class QdrantReader:
                 search_params=models.SearchParams(idf=models.IdfCorpusParams(corpus=flt)),
             ).points
         return _candidates([p for p in points if p.score > 0], "bm25", "keyword")
+
+    # ------------------------------------------------------------------ hybrid (Qdrant only)
+
+    def hybrid_request(
+        self,
+        vector: Sequence[float],
+        terms: Sequence[str],
+        *,
+        scope: Scope,
+        k: int,
+        per_leg: int | None = None,
+        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
+    ) -> dict[str, Any]:
+        """Keyword arguments of ``query_points`` for a server-side RRF of both legs.
+
+        The scope + status filter is in every prefetch *and* at the root. RRF uses
+        ``Rrf(k=rrf_k + 1)`` because Qdrant ranks from 0: the score is then
+        ``sum 1/(rrf_k + rank)`` with 1-based ranks, the engine's ``rrf``.
+
+        Raises:
+            InvalidInputError: k outside 1..1000, a bad query vector or no status.
+        """
+        check_k(k)
+        flt = search_filter(scope, statuses)
+        leg = max(k, per_leg or self._settings.candidates_per_leg)
+        vec = vector_param(vector, self._conn.dim(), "query vector").tolist()
+        prefetch = [models.Prefetch(query=vec, using=DENSE, filter=flt, limit=leg)]
+        sparse = query_vector(terms)
+        if sparse is not None:
+            idf = models.SearchParams(idf=models.IdfCorpusParams(corpus=flt))
+            prefetch.append(
+                models.Prefetch(query=sparse, using=KEYWORD, filter=flt, limit=leg, params=idf)
+            )
+        return {
+            "collection_name": self._conn.memories,
+            "prefetch": prefetch,
+            "query": models.RrfQuery(rrf=models.Rrf(k=self._settings.rrf_k + 1)),
+            "query_filter": flt,
+            "limit": k,
+            "with_payload": True,
+        }
+
+    def hybrid_search(
+        self,
+        vector: Sequence[float],
+        terms: Sequence[str],
+        *,
+        scope: Scope,
+        k: int,
+        per_leg: int | None = None,
+        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
+    ) -> builtins.list[Candidate]:
+        """Dense + keyword fused by Qdrant (RRF) in one request; scores ``rrf``, ranks ``fused``.
+
+        Not part of the MemoryStore protocol (the engine fuses itself so its trace can show
+        every leg); useful for a quick server-side hybrid query.
+        """
+        request = self.hybrid_request(
+            vector, terms, scope=scope, k=k, per_leg=per_leg, statuses=statuses
+        )
+        if not self._conn.memories_exist():
+            return []
+        with self._conn.reading() as client:
+            points = client.query_points(**request).points
+        return _candidates(points, "rrf", "fused")
+
+
+def _time_cursor(cursor: str | None) -> tuple[int, str] | None:
+    """The ``(created_us, id)`` keyset position of a ``(created_at, id)`` cursor, or None.
+
+    Raises:
+        InvalidInputError: a malformed cursor.
+    """
+    if not cursor:
+        return None
+    c_at, c_id = decode_cursor(cursor, "tu")
+    return (to_us(c_at), str(c_id))
 
 
 def _candidates(

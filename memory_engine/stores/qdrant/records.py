@@ -1,6 +1,6 @@
-"""Copy support of the Qdrant store (:class:`QdrantRecords`, the base of QdrantStore):
+"""Copy support of the Qdrant store (:class:`QdrantRecords`, a part of QdrantStore):
 listing, reading and writing whole memory records (point, vector, terms, events) verbatim, and
-the audited list of tenants. Used by :mod:`memory_engine.stores.transfer`.
+the audited cross-tenant reads (tenant ids, tenant counts). Used by :mod:`memory_engine.stores.transfer`.
 
 ``write_records`` follows the store's write protocol: (1) every copied event is written
 ``pending`` with ``import_point`` (whether its record has a memory point), (2) the points are
@@ -20,15 +20,17 @@ from typing import Any
 from qdrant_client import QdrantClient, models
 
 from memory_engine.errors import InvalidInputError, TransferConflictError
-from memory_engine.models import MemoryStatus, Page, Scope
+from memory_engine.models import Memory, MemoryStatus, Page, Scope
 from memory_engine.stores.base import MemoryRecord
 from memory_engine.stores.common import (
     RECORDS_PURGED,
     RECORDS_STORED,
+    assemble_records,
     check_admin_read,
     check_limit,
     check_record_ids,
     check_records,
+    dedupe_key,
     embedded_with,
     events_in_time_order,
     parse_record_cursor,
@@ -39,44 +41,72 @@ from memory_engine.stores.common import (
 from memory_engine.stores.qdrant.codec import (
     COMMITTED,
     DENSE,
-    KEYWORD,
     PENDING,
-    bm25_doc_vector,
     event_from_payload,
     imported_event_payload,
     match,
     match_any,
     memory_from_payload,
-    memory_payload,
+    memory_point,
     scope_filter,
     us_range,
     utc_memory,
 )
+from memory_engine.stores.qdrant.connection import QdrantConnection
+from memory_engine.stores.qdrant.events import QdrantEventLog
 from memory_engine.stores.qdrant.io import scroll_all
-from memory_engine.stores.qdrant.ops import QdrantOps
+from memory_engine.stores.qdrant.writer import QdrantWriter
 
 
-class QdrantRecords(QdrantOps):
-    """Record listing/reading/writing of the Qdrant store (see MemoryStore)."""
+class QdrantRecords:
+    """Record listing/reading/writing and the audited cross-tenant reads of the Qdrant store
+    (see RecordTransfer and AdminOps).
 
-    _embedding: tuple[str, int] | None
+    Args:
+        conn: the store's connection.
+        log: the store's event log (event ids, commit marks, admin audit).
+        writer: the store's writer (keyword statistics, content-hash owners).
+    """
 
-    def embedding_info(self) -> tuple[str, int] | None:
-        raise NotImplementedError  # pragma: no cover - provided by QdrantStore
+    def __init__(self, conn: QdrantConnection, log: QdrantEventLog, writer: QdrantWriter) -> None:
+        self._conn = conn
+        self._log = log
+        self._writer = writer
+        self._settings = conn.settings
 
-    def ensure_embedding(self, model: str, dim: int) -> None:
-        raise NotImplementedError  # pragma: no cover - provided by QdrantStore
+    def admin_tenant_counts(self, *, actor: str, reason: str) -> dict[str, int]:
+        """Active + archived memories per tenant, across tenants; audited.
 
-    def _tenant_stats(self, client: QdrantClient, tenant: str) -> tuple[int, int]:
-        raise NotImplementedError  # pragma: no cover - provided by QdrantStore
+        The one read that spans tenants (an exact facet over ``tenant_id``); it writes an
+        ``admin_read`` event (actor, time, reason, number of tenants) that no tenant sees.
 
-    def _add_tenant_stats(self, client: QdrantClient, tenant: str, docs: int, terms: int) -> None:
-        raise NotImplementedError  # pragma: no cover - provided by QdrantStore
-
-    def _active_owners(
-        self, client: QdrantClient, tenant: str, hashes: list[str]
-    ) -> dict[tuple[str, str], uuid.UUID]:
-        raise NotImplementedError  # pragma: no cover - provided by QdrantStore
+        Raises:
+            InvalidInputError: empty actor or reason.
+        """
+        check_admin_read(actor, reason)
+        counts: dict[str, int] = {}
+        with self._conn.writing() as client:
+            if self._conn.memories_exist():
+                hits = client.facet(
+                    self._conn.memories,
+                    "tenant_id",
+                    facet_filter=models.Filter(
+                        must=[
+                            match_any(
+                                "status", [MemoryStatus.ACTIVE.value, MemoryStatus.ARCHIVED.value]
+                            )
+                        ]
+                    ),
+                    limit=1_000_000,
+                    exact=True,
+                ).hits
+                counts = {
+                    str(h.value): int(h.count) for h in sorted(hits, key=lambda h: str(h.value))
+                }
+            self._log.admin_audit(
+                client, actor, reason, {"what": "tenant_counts", "tenants": len(counts)}
+            )
+        return counts
 
     def admin_tenant_ids(self, *, actor: str, reason: str) -> builtins.list[str]:
         """Every tenant with a memory (any status) or an event, sorted (exact facets over
@@ -87,13 +117,13 @@ class QdrantRecords(QdrantOps):
         """
         check_admin_read(actor, reason)
         tenants: set[str] = set()
-        with self.conn.writing() as client:
-            for collection in (self.conn.memories, self.conn.events):
-                if collection == self.conn.memories and not self._memories_exist():
+        with self._conn.writing() as client:
+            for collection in (self._conn.memories, self._conn.events):
+                if collection == self._conn.memories and not self._conn.memories_exist():
                     continue
                 hits = client.facet(collection, "tenant_id", limit=1_000_000, exact=True).hits
                 tenants.update(str(h.value) for h in hits if h.value)
-            self._admin_audit(
+            self._log.admin_audit(
                 client, actor, reason, {"what": "tenant_ids", "tenants": len(tenants)}
             )
         return sorted(tenants)
@@ -110,21 +140,21 @@ class QdrantRecords(QdrantOps):
         Raises:
             InvalidInputError: limit < 1 or a malformed cursor.
         """
-        limit = check_limit(limit, self.settings.list_max_limit)
+        limit = check_limit(limit, self._settings.list_max_limit)
         phase, key = parse_record_cursor(cursor)
         tenant = scope_filter(Scope.of(scope.tenant_id))
-        has_mem = self._memories_exist()
-        total = self._count(self.conn.events, self._purge_filter(scope))
+        has_mem = self._conn.memories_exist()
+        total = self._conn.count(self._conn.events, self._purge_filter(scope))
         if has_mem:
-            total += self._count(self.conn.memories, tenant)
+            total += self._conn.count(self._conn.memories, tenant)
         items: list[uuid.UUID] = []
         next_cursor = None
         if phase == RECORDS_STORED:
             offset: Any = str(key) if key is not None else None
             if has_mem:
-                with self.conn.reading() as client:
+                with self._conn.reading() as client:
                     rows, offset = client.scroll(
-                        self.conn.memories,
+                        self._conn.memories,
                         scroll_filter=tenant,
                         limit=limit,
                         offset=offset,
@@ -140,9 +170,9 @@ class QdrantRecords(QdrantOps):
                 next_cursor = record_cursor(RECORDS_PURGED, 0)
         if phase == RECORDS_PURGED and len(items) < limit:
             room = limit - len(items)
-            with self.conn.reading() as client:
+            with self._conn.reading() as client:
                 rows, _ = client.scroll(
-                    self.conn.events,
+                    self._conn.events,
                     scroll_filter=self._purge_filter(scope, us_range("seq", gt=int(key or 0))),
                     limit=room + 1,
                     order_by=models.OrderBy(key="seq", direction=models.Direction.ASC),
@@ -164,17 +194,17 @@ class QdrantRecords(QdrantOps):
         Raises:
             InvalidInputError: more than ``list_max_limit`` ids, or a repeated id.
         """
-        ids = check_record_ids(memory_ids, self.settings.list_max_limit)
+        ids = check_record_ids(memory_ids, self._settings.list_max_limit)
         if not ids:
             return []
         tenant = Scope.of(scope.tenant_id)
         keys = [str(i) for i in ids]
         points: dict[uuid.UUID, Any] = {}
-        with self.conn.reading() as client:
-            if self._memories_exist():
+        with self._conn.reading() as client:
+            if self._conn.memories_exist():
                 flt = scope_filter(tenant, models.HasIdCondition(has_id=list(keys)))
                 rows, _ = client.scroll(
-                    self.conn.memories,
+                    self._conn.memories,
                     scroll_filter=flt,
                     limit=len(keys),
                     with_payload=True,
@@ -182,31 +212,10 @@ class QdrantRecords(QdrantOps):
                 )
                 points = {uuid.UUID(str(r.id)): r for r in rows}
             ev_flt = scope_filter(tenant, match_any("memory_id", keys), match("state", COMMITTED))
-            ev_rows = scroll_all(client, self.conn.events, ev_flt)
-        events: dict[str, list[Any]] = {}
-        for r in sorted(ev_rows, key=lambda r: int((r.payload or {})["seq"])):
-            p = r.payload or {}
-            events.setdefault(str(p["memory_id"]), []).append(event_from_payload(p))
-        out = []
-        for mid in ids:
-            point = points.get(mid)
-            mem = emb = terms = None
-            if point is not None:
-                mem = memory_from_payload(point.payload)
-                vec = (point.vector or {}).get(DENSE) if isinstance(point.vector, dict) else None
-                emb = tuple(float(x) for x in vec) if vec is not None else None
-                kept = (point.payload or {}).get("terms")
-                terms = tuple(str(t) for t in kept) if kept is not None else None
-            out.append(
-                MemoryRecord(
-                    memory_id=mid,
-                    memory=mem,
-                    embedding=emb,
-                    terms=terms,
-                    events=tuple(events.get(str(mid), ())),
-                )
-            )
-        return out
+            ev_rows = scroll_all(client, self._conn.events, ev_flt)
+        stored = {mid: _stored(point) for mid, point in points.items()}
+        ordered = sorted(ev_rows, key=lambda r: int((r.payload or {})["seq"]))
+        return assemble_records(ids, stored, (event_from_payload(r.payload) for r in ordered))
 
     def write_records(self, records: Sequence[MemoryRecord], *, scope: Scope) -> None:
         """Write records verbatim: pending events -> points -> committed (see module doc).
@@ -222,15 +231,15 @@ class QdrantRecords(QdrantOps):
             return
         tenant = scope.tenant_id
         stored = [r for r in records if r.memory is not None]
-        recorded = self._embedding or self.embedding_info()
+        recorded = self._conn.recorded_embedding()
         if recorded is None and stored:
             first = stored[0]
             assert first.memory is not None and first.embedding is not None
             model = first.memory.embedding_model
             if not model:
                 raise InvalidInputError("no embedding model recorded or named by the record")
-            self.ensure_embedding(model, len(first.embedding))
-            recorded = self._embedding
+            self._conn.ensure_embedding(model, len(first.embedding))
+            recorded = self._conn.recorded_embedding()
         prepared = []
         for rec in stored:
             assert recorded is not None and rec.memory is not None
@@ -238,15 +247,15 @@ class QdrantRecords(QdrantOps):
             vec = vector_param(rec.embedding or (), recorded[1], "embedding").tolist()
             prepared.append((mem, vec, [str(t) for t in rec.terms or ()]))
         keys = [str(r.memory_id) for r in records]
-        with self.conn.writing() as client:
+        with self._conn.writing() as client:
             self._check_free(client, tenant, keys, [m for m, _, _ in prepared])
-            docs, total_terms = self._tenant_stats(client, tenant)
+            docs, total_terms = self._writer.tenant_stats(client, tenant)
             added = sum(len(t) for _, _, t in prepared)
             avgdl = (total_terms + added) / max(docs + len(prepared), 1)
             owners = {r.memory_id: record_owner(r) for r in records}
             has_point = {r.memory_id: r.memory is not None for r in records}
             ordered = events_in_time_order(records)
-            seqs = self._next_seqs(len(ordered)) if ordered else []
+            seqs = self._log.next_seqs(len(ordered)) if ordered else []
             events = [
                 models.PointStruct(
                     id=seq,
@@ -261,27 +270,20 @@ class QdrantRecords(QdrantOps):
                 for seq, ev in zip(seqs, ordered, strict=True)
             ]
             if events:
-                client.upsert(self.conn.events, events)  # (1)
-            self._step_done("event")
+                client.upsert(self._conn.events, events)  # (1)
+            self._log.step_done("event")
             if prepared:
-                points = [
-                    models.PointStruct(
-                        id=str(mem.id),
-                        vector={DENSE: vec, KEYWORD: bm25_doc_vector(terms, avgdl)},
-                        payload=memory_payload(mem, len(terms), terms),
-                    )
-                    for mem, vec, terms in prepared
-                ]
+                points = [memory_point(mem, vec, terms, avgdl) for mem, vec, terms in prepared]
                 client.upsert(
-                    self.conn.memories, points, update_mode=models.UpdateMode.INSERT_ONLY
+                    self._conn.memories, points, update_mode=models.UpdateMode.INSERT_ONLY
                 )  # (2)
-            self._step_done("point")
+            self._log.step_done("point")
             if seqs:
-                self._commit(client, seqs)  # (3)
+                self._log.commit(client, seqs)  # (3)
             if prepared:
-                self._add_tenant_stats(client, tenant, len(prepared), added)
-        self._check_size(self.conn.memories)
-        self._check_size(self.conn.events)
+                self._writer.add_tenant_stats(client, tenant, len(prepared), added)
+        self._conn.check_size(self._conn.memories)
+        self._conn.check_size(self._conn.events)
 
     def _check_free(
         self, client: QdrantClient, tenant: str, keys: list[str], memories: list[Any]
@@ -289,16 +291,16 @@ class QdrantRecords(QdrantOps):
         """Raise TransferConflictError unless the ids are unused (points of any tenant, live
         events of the tenant) and no other active memory holds one of the active hashes."""
         taken: set[str] = set()
-        if self._memories_exist():
+        if self._conn.memories_exist():
             taken.update(
-                str(r.id) for r in client.retrieve(self.conn.memories, keys, with_payload=False)
+                str(r.id) for r in client.retrieve(self._conn.memories, keys, with_payload=False)
             )
         live = scope_filter(
             Scope.of(tenant), match_any("memory_id", keys), match_any("state", [PENDING, COMMITTED])
         )
         taken.update(
             str((r.payload or {})["memory_id"])
-            for r in scroll_all(client, self.conn.events, live, with_payload=["memory_id"])
+            for r in scroll_all(client, self._conn.events, live, with_payload=["memory_id"])
         )
         if taken:
             raise TransferConflictError(
@@ -306,17 +308,28 @@ class QdrantRecords(QdrantOps):
                 tenant_id=tenant,
                 memory_ids=",".join(sorted(taken)[:10]),
             )
-        active = [m for m in memories if m.status is MemoryStatus.ACTIVE and m.content_hash]
-        if active and self._memories_exist():
-            owners = self._active_owners(client, tenant, sorted({m.content_hash for m in active}))
-            clash = [
-                m.id
-                for m in active
-                if owners.get((m.user_id or "", m.content_hash)) not in (None, m.id)
-            ]
+        active = [(m.id, key) for m in memories if (key := dedupe_key(m)) is not None]
+        if active and self._conn.memories_exist():
+            hashes = sorted({content_hash for _, (_, content_hash) in active})
+            owners = self._writer.active_owners(client, tenant, hashes)
+            clash = [mid for mid, key in active if owners.get(key) not in (None, mid)]
             if clash:
                 raise TransferConflictError(
                     "an active memory with the same content already exists in the target",
                     tenant_id=tenant,
                     memory_ids=",".join(str(i) for i in clash[:10]),
                 )
+
+
+def _stored(
+    point: Any,
+) -> tuple[Memory, tuple[float, ...] | None, tuple[str, ...] | None]:
+    """(memory, ``dense`` vector, stored terms) of a memory point; terms are None for points
+    written before terms were kept."""
+    vec = (point.vector or {}).get(DENSE) if isinstance(point.vector, dict) else None
+    kept = (point.payload or {}).get("terms")
+    return (
+        memory_from_payload(point.payload),
+        tuple(float(x) for x in vec) if vec is not None else None,
+        tuple(str(t) for t in kept) if kept is not None else None,
+    )

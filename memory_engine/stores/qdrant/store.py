@@ -1,5 +1,13 @@
 """Qdrant implementation of :class:`memory_engine.stores.base.MemoryStore`.
 
+The store is composed around one :class:`~.connection.QdrantConnection` (settings, client,
+collection names, write lock, recorded embedding) that every part shares:
+:class:`~.reads.QdrantReader` (reads, the retrieval legs, the server-side hybrid query),
+:class:`~.events.QdrantEventLog` (event ids, commit marks, recovery, standalone events),
+:class:`~.writer.QdrantWriter` (insert, update, purge, traces), :class:`~.lifecycle.QdrantLifecycle`
+(accesses, erasure, trace deletion) and :class:`~.records.QdrantRecords` (copy between stores,
+audited cross-tenant reads).
+
 Backends: a Qdrant server or cluster (``qdrant_url``, ``qdrant_api_key``) or qdrant-client's
 local mode (``qdrant_path``; ``":memory:"`` = in memory). Local
 mode is exact, pure Python and single-process (a second process on the same folder gets
@@ -10,7 +18,7 @@ Collections (``<prefix>`` = ``qdrant_collection_prefix``):
 
 * ``<prefix>_memories``: one point per memory (point id = memory id), payload = the memory's
   fields, named vectors ``dense`` (cosine, dimension fixed when the embedding is first
-  recorded) and ``keyword`` (sparse, ``Modifier.IDF``, see :mod:`.qdrant_codec`).
+  recorded) and ``keyword`` (sparse, ``Modifier.IDF``, see :mod:`.codec`).
 * ``<prefix>_events``: audit events (point id = event id ``seq``), with a ``state``.
 * ``<prefix>_traces``: search traces, at most ``trace_retention`` per tenant.
 * ``<prefix>_meta``: the embedding model + dimension and per-tenant keyword statistics.
@@ -35,65 +43,40 @@ detection by ``content_hash`` is exact within one process and best-effort across
 
 from __future__ import annotations
 
-import logging
-import secrets
+import builtins
 import uuid
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
-from qdrant_client import QdrantClient, models
+from qdrant_client import QdrantClient
 
 from memory_engine.config import Settings
-from memory_engine.errors import (
-    InvalidInputError,
-    VersionConflictError,
+from memory_engine.models import (
+    Candidate,
+    Event,
+    Memory,
+    MemoryFilter,
+    MemoryStatus,
+    Page,
+    Scope,
+    Trace,
 )
-from memory_engine.models import Memory, MemoryStatus, Scope, utcnow
-from memory_engine.stores.base import InsertOutcome, NewMemory
-from memory_engine.stores.common import (
-    check_embedding_spec,
-    check_same_embedding,
-    check_update,
-    check_version,
-    embedded_with,
-    first_embedding,
-    merged_memory,
-    not_found,
-    scoped_memory,
-    vector_param,
-)
-from memory_engine.stores.qdrant.codec import (
-    DENSE,
-    KEYWORD,
-    ROLLED_BACK,
-    bm25_doc_vector,
-    derived_id,
-    event_payload,
-    match,
-    match_any,
-    memory_from_payload,
-    memory_payload,
-    scope_filter,
-    utc_memory,
-)
+from memory_engine.stores.base import InsertOutcome, MemoryRecord, NewMemory, StoreStats
 from memory_engine.stores.qdrant.connection import QdrantConnection
-from memory_engine.stores.qdrant.io import (
-    create_memories_collection,
-    ensure_base_collections,
-    scroll_all,
-)
+from memory_engine.stores.qdrant.events import QdrantEventLog
+from memory_engine.stores.qdrant.io import create_memories_collection, ensure_base_collections
 from memory_engine.stores.qdrant.lifecycle import QdrantLifecycle
-from memory_engine.stores.qdrant.ops import NODE_BITS
+from memory_engine.stores.qdrant.reads import QdrantReader
 from memory_engine.stores.qdrant.records import QdrantRecords
-
-logger = logging.getLogger("memory_engine.stores.qdrant.store")
-
-_ACTIVE = MemoryStatus.ACTIVE.value
-_EMBEDDING_ID = derived_id("embedding")
+from memory_engine.stores.qdrant.writer import QdrantWriter
 
 
-class QdrantStore(QdrantLifecycle, QdrantRecords):
+class QdrantStore:
     """Memories, events and traces in Qdrant, isolated by a tenant filter in every query.
+
+    A ``MemoryStore``. Each method below is the part's of the same name (its docstring states
+    the contract).
 
     Args:
         settings: engine settings (qdrant_url/qdrant_api_key or qdrant_path,
@@ -114,16 +97,19 @@ class QdrantStore(QdrantLifecycle, QdrantRecords):
         self.settings = settings
         self.conn = QdrantConnection(settings, client)
         self.location = self.conn.location
-        self._embedding: tuple[str, int] | None = None
-        self._warned: set[str] = set()
         # Local mode is one embedded storage object; only a server takes concurrent legs.
         self.concurrent_legs = not self.conn.local
-        self._node = 0 if self.conn.local else secrets.randbits(NODE_BITS)
+        # The step hook looks ``_step_done`` up at each call, so a test may patch the class.
+        self._log = QdrantEventLog(self.conn, lambda step: self._step_done(step))
+        self._reader = QdrantReader(self.conn)
+        self._writer = QdrantWriter(self.conn, self._log)
+        self._lifecycle = QdrantLifecycle(self.conn)
+        self._records = QdrantRecords(self.conn, self._log, self._writer)
         try:
             ensure_base_collections(
                 self.conn.client, self.conn.prefix, self.conn.local, self.conn.layout
             )
-            recorded = self.embedding_info()
+            recorded = self.conn.embedding_info()
             if recorded is not None:  # a crash may have left the meta point without collection
                 create_memories_collection(
                     self.conn.client,
@@ -132,10 +118,10 @@ class QdrantStore(QdrantLifecycle, QdrantRecords):
                     self.conn.local,
                     self.conn.layout,
                 )
-            self._last_seq = self._max_seq()
-            self.reconcile()
+            self._log.resume()
+            self._log.reconcile()
             for collection in (self.conn.memories, self.conn.events, self.conn.traces):
-                self._check_size(collection)
+                self.conn.check_size(collection)
         except BaseException:
             self.close()
             raise
@@ -151,91 +137,36 @@ class QdrantStore(QdrantLifecycle, QdrantRecords):
         call twice."""
         self.conn.close()
 
-    def _tenant_stats(self, client: QdrantClient, tenant: str) -> tuple[int, int]:
-        """(memories, total keyword terms) of the tenant, for the BM25 average length."""
-        pid = derived_id("stats", tenant)
-        flt = models.Filter(must=[models.HasIdCondition(has_id=[pid]), match("tenant_id", tenant)])
-        rows, _ = client.scroll(self.conn.meta, scroll_filter=flt, limit=1)
-        p = (rows[0].payload or {}) if rows else {}
-        return int(p.get("docs", 0)), int(p.get("terms", 0))
+    def _step_done(self, step: str) -> None:
+        """Test seam, called after write step ``"event"`` (1) and ``"point"`` (2). No-op."""
 
-    def _add_tenant_stats(self, client: QdrantClient, tenant: str, docs: int, terms: int) -> None:
-        have_docs, have_terms = self._tenant_stats(client, tenant)
-        payload = {
-            "kind": "tenant_stats",
-            "tenant_id": tenant,
-            "docs": max(0, have_docs + docs),
-            "terms": max(0, have_terms + terms),
-        }
-        client.upsert(
-            self.conn.meta,
-            [models.PointStruct(id=derived_id("stats", tenant), vector={}, payload=payload)],
-        )
-
-    # ------------------------------------------------------------------ embedding config
+    # ------------------------------------------------------------------ AdminOps
 
     def embedding_info(self) -> tuple[str, int] | None:
-        """The recorded (model, dim), or None when no embedding was recorded yet."""
-        with self.conn.reading() as client:
-            rows = client.retrieve(self.conn.meta, [_EMBEDDING_ID])
-        p = (rows[0].payload or {}) if rows else {}
-        self._embedding = (str(p["model"]), int(p["dim"])) if p else None
-        return self._embedding
+        """See :meth:`QdrantConnection.embedding_info`."""
+        return self.conn.embedding_info()
 
     def ensure_embedding(self, model: str, dim: int) -> None:
-        """Record (first call) or check the embedding model name and dimension.
+        """See :meth:`QdrantConnection.ensure_embedding`."""
+        self.conn.ensure_embedding(model, dim)
 
-        The first call records (model, dim) and creates the memories collection with a
-        ``dense`` vector of ``dim`` dimensions (cosine); nothing is ever dropped or converted.
+    def stats(self, *, scope: Scope, days: int = 90) -> StoreStats:
+        """See :meth:`QdrantReader.stats`."""
+        return self._reader.stats(scope=scope, days=days)
 
-        Raises:
-            InvalidInputError: empty model or dimension out of 1..16000.
-            EmbeddingMismatchError: the store holds vectors of another model or dimension.
-        """
-        check_embedding_spec(model, dim)
-        recorded = self._embedding or self.embedding_info()
-        if recorded is None:
-            with self.conn.writing() as client:
-                point = models.PointStruct(
-                    id=_EMBEDDING_ID,
-                    vector={},
-                    payload={"kind": "embedding", "model": model, "dim": dim},
-                )
-                client.upsert(self.conn.meta, [point], update_mode=models.UpdateMode.INSERT_ONLY)
-                recorded = self.embedding_info()  # another process may have won the race
-                assert recorded is not None
-                create_memories_collection(
-                    client, self.conn.memories, recorded[1], self.conn.local, self.conn.layout
-                )
-                self.conn.memories_ready = True
-        check_same_embedding(recorded, model, dim)
+    def admin_tenant_ids(self, *, actor: str, reason: str) -> builtins.list[str]:
+        """See :meth:`QdrantRecords.admin_tenant_ids`."""
+        return self._records.admin_tenant_ids(actor=actor, reason=reason)
 
-    def _dim(self) -> int | None:
-        recorded = self._embedding or self.embedding_info()
-        return recorded[1] if recorded else None
+    def admin_tenant_counts(self, *, actor: str, reason: str) -> dict[str, int]:
+        """See :meth:`QdrantRecords.admin_tenant_counts`."""
+        return self._records.admin_tenant_counts(actor=actor, reason=reason)
 
-    # ------------------------------------------------------------------ writes
+    def reconcile(self) -> dict[str, int]:
+        """See :meth:`QdrantEventLog.reconcile`."""
+        return self._log.reconcile()
 
-    def _active_owners(
-        self, client: QdrantClient, tenant: str, hashes: list[str]
-    ) -> dict[tuple[str, str], uuid.UUID]:
-        """(user_id or "", content_hash) -> id of the ACTIVE memories holding those hashes."""
-        if not hashes:
-            return {}
-        flt = models.Filter(
-            must=[
-                match("tenant_id", tenant),
-                match("status", _ACTIVE),
-                match_any("content_hash", hashes),
-            ]
-        )
-        rows = scroll_all(client, self.conn.memories, flt, with_payload=["user_id", "content_hash"])
-        return {
-            ((r.payload or {}).get("user_id") or "", str((r.payload or {})["content_hash"])): (
-                uuid.UUID(str(r.id))
-            )
-            for r in rows
-        }
+    # ------------------------------------------------------------------ MemoryRepository
 
     def insert(
         self,
@@ -245,101 +176,36 @@ class QdrantStore(QdrantLifecycle, QdrantRecords):
         actor: str,
         reason: str | None = None,
         request_id: str | None = None,
-    ) -> list[InsertOutcome]:
-        """Insert memories with one ``create`` event each (atomic per memory, see module doc).
+    ) -> builtins.list[InsertOutcome]:
+        """See :meth:`QdrantWriter.insert`."""
+        return self._writer.insert(
+            items, scope=scope, actor=actor, reason=reason, request_id=request_id
+        )
 
-        An ACTIVE item whose non-empty ``content_hash`` equals an ACTIVE memory of the same
-        tenant and user (or an earlier item of the batch) is not inserted: its outcome is
-        ``duplicate`` with ``existing_id`` and no event is written. When no embedding model is
-        recorded yet, the first item's ``embedding_model`` and vector length are recorded.
+    def get(self, memory_id: uuid.UUID, *, scope: Scope) -> Memory:
+        """See :meth:`QdrantReader.get`."""
+        return self._reader.get(memory_id, scope=scope)
 
-        Raises:
-            TenantScopeError: an item's tenant/user/agent/session contradicts the scope.
-            InvalidInputError: bad vector, id already used, or no embedding model known.
-            EmbeddingMismatchError: an item names another embedding model.
-        """
-        if not items:
-            return []
-        recorded = self._embedding or self.embedding_info()
-        if recorded is None:
-            self.ensure_embedding(*first_embedding(items[0]))
-            recorded = self._embedding
-        assert recorded is not None
-        model, dim = recorded
-        prepared: list[tuple[Memory, list[float], list[str]]] = []
-        for item in items:
-            mem = embedded_with(utc_memory(scoped_memory(item.memory, scope)), model)
-            vec = vector_param(item.embedding, dim, "embedding").tolist()
-            prepared.append((mem, vec, [str(t) for t in item.terms if t]))
-        ids = [str(m.id) for m, _, _ in prepared]
-        if len(set(ids)) != len(ids):
-            raise InvalidInputError("the batch holds the same memory id twice")
-
-        outcomes: list[InsertOutcome] = []
-        new: list[tuple[Memory, list[float], list[str]]] = []
-        with self.conn.writing() as client:
-            taken = client.retrieve(self.conn.memories, ids, with_payload=False)
-            if taken:  # ids are global (like PostgreSQL's primary key), checked by id only
-                raise InvalidInputError(f"memory id already exists: {taken[0].id}")
-            hashes = sorted({m.content_hash for m, _, _ in prepared if m.content_hash})
-            existing = self._active_owners(client, scope.tenant_id, hashes)
-            for mem, vec, terms in prepared:
-                key = (mem.user_id or "", mem.content_hash)
-                if mem.status is MemoryStatus.ACTIVE and mem.content_hash:
-                    if key in existing:
-                        outcomes.append(
-                            InsertOutcome(
-                                memory_id=mem.id, status="duplicate", existing_id=existing[key]
-                            )
-                        )
-                        continue
-                    existing[key] = mem.id
-                outcomes.append(InsertOutcome(memory_id=mem.id, status="created"))
-                new.append((mem, vec, terms))
-            if new:
-                self._insert_new(client, new, scope.tenant_id, actor, reason, request_id)
-        if new:
-            self._check_size(self.conn.memories)
-            self._check_size(self.conn.events)
-        return outcomes
-
-    def _insert_new(
+    def list(
         self,
-        client: QdrantClient,
-        new: list[tuple[Memory, list[float], list[str]]],
-        tenant: str,
-        actor: str,
-        reason: str | None,
-        request_id: str | None,
-    ) -> None:
-        docs, total_terms = self._tenant_stats(client, tenant)
-        added_terms = sum(len(t) for _, _, t in new)
-        avgdl = (total_terms + added_terms) / (docs + len(new))
-        seqs = self._next_seqs(len(new))
-        events = [
-            models.PointStruct(
-                id=seq,
-                vector={},
-                payload=event_payload(
-                    seq, mem, "create", actor, after=mem, reason=reason, request_id=request_id
-                ),
-            )
-            for seq, (mem, _, _) in zip(seqs, new, strict=True)
-        ]
-        client.upsert(self.conn.events, events)  # (1) pending events
-        self._step_done("event")
-        points = [
-            models.PointStruct(
-                id=str(mem.id),
-                vector={DENSE: vec, KEYWORD: bm25_doc_vector(terms, avgdl)},
-                payload=memory_payload(mem, len(terms), terms),
-            )
-            for mem, vec, terms in new
-        ]
-        client.upsert(self.conn.memories, points, update_mode=models.UpdateMode.INSERT_ONLY)  # (2)
-        self._step_done("point")
-        self._commit(client, seqs)  # (3)
-        self._add_tenant_stats(client, tenant, len(new), added_terms)
+        *,
+        scope: Scope,
+        filters: MemoryFilter | None = None,
+        limit: int = 50,
+        cursor: str | None = None,
+    ) -> Page:
+        """See :meth:`QdrantReader.list`."""
+        return self._reader.list(scope=scope, filters=filters, limit=limit, cursor=cursor)
+
+    def facet_counts(
+        self, *, scope: Scope, filters: MemoryFilter | None = None
+    ) -> dict[str, dict[str, int]]:
+        """See :meth:`QdrantReader.facet_counts`."""
+        return self._reader.facet_counts(scope=scope, filters=filters)
+
+    def count(self, *, scope: Scope, statuses: Sequence[MemoryStatus] = ()) -> int:
+        """See :meth:`QdrantReader.count`."""
+        return self._reader.count(scope=scope, statuses=statuses)
 
     def update(
         self,
@@ -355,113 +221,18 @@ class QdrantStore(QdrantLifecycle, QdrantRecords):
         action: str = "update",
         request_id: str | None = None,
     ) -> Memory:
-        """Apply ``changes``, bump ``version``, write the ``action`` event (pending -> point ->
-        committed).
-
-        Args:
-            changes: subset of content, content_hash, importance, memory_type, tags, entities,
-                status, superseded_by, valid_from, valid_until, metadata, confidence.
-            embedding: new vector (replaces the stored one) or None.
-            terms: new keyword terms (replace the stored ones) or None.
-            action: update, archive, restore, supersede, delete or merge.
-
-        Raises:
-            InvalidInputError: unknown change key or action, invalid value, or the change would
-                make two active memories with the same content.
-            MemoryNotFoundError: no such memory in the scope.
-            VersionConflictError: ``expected_version`` is not the current version.
-        """
-        check_update(memory_id, changes, action)
-        vec = None
-        if embedding is not None:
-            vec = vector_param(embedding, self._dim(), "embedding").tolist()
-        with self.conn.writing() as client:
-            point = self._fetch(str(memory_id), scope, with_vectors=True)
-            if point is None:
-                raise not_found(memory_id, scope)
-            before = memory_from_payload(point.payload)
-            check_version(before, expected_version)
-            merged = merged_memory(before, changes)
-            after = utc_memory(merged).model_copy(
-                update={"version": before.version + 1, "updated_at": utcnow()}
-            )
-            if after.status is MemoryStatus.ACTIVE and after.content_hash:
-                owners = self._active_owners(client, scope.tenant_id, [after.content_hash])
-                other = owners.get((after.user_id or "", after.content_hash))
-                if other is not None and other != memory_id:
-                    raise InvalidInputError(
-                        "an active memory with the same content already exists",
-                        memory_id=memory_id,
-                    )
-            old_len = int((point.payload or {}).get("doc_len", 0))
-            vectors: dict[str, Any] = dict(point.vector or {})
-            if vec is not None:
-                vectors[DENSE] = vec
-            new_terms = [str(t) for t in terms if t] if terms is not None else None
-            if new_terms is not None:
-                docs, total = self._tenant_stats(client, scope.tenant_id)
-                avgdl = (total - old_len + len(new_terms)) / max(docs, 1)
-                vectors[KEYWORD] = bm25_doc_vector(new_terms, avgdl)
-            doc_len = len(new_terms) if new_terms is not None else old_len
-            kept = (point.payload or {}).get("terms")
-            payload_terms = new_terms if new_terms is not None else kept
-            (seq,) = self._next_seqs(1)
-            event = event_payload(
-                seq,
-                after,
-                action,
-                actor,
-                before=before,
-                after=after,
-                reason=reason,
-                request_id=request_id,
-            )
-            client.upsert(self.conn.events, [models.PointStruct(id=seq, vector={}, payload=event)])
-            self._step_done("event")
-            client.upsert(
-                self.conn.memories,
-                [
-                    models.PointStruct(
-                        id=str(memory_id),
-                        vector=vectors,
-                        payload=memory_payload(after, doc_len, payload_terms),
-                    )
-                ],
-                update_filter=scope_filter(scope, match("version", expected_version)),
-                update_mode=models.UpdateMode.UPDATE_ONLY,
-            )
-            self._step_done("point")
-            self._verify(client, seq, memory_id, scope, expect_version=after.version)
-            self._commit(client, [seq])
-            if new_terms is not None:
-                self._add_tenant_stats(client, scope.tenant_id, 0, len(new_terms) - old_len)
-        self._check_size(self.conn.events)
-        return after
-
-    def _verify(
-        self,
-        client: QdrantClient,
-        seq: int,
-        memory_id: uuid.UUID,
-        scope: Scope,
-        *,
-        expect_version: int | None,
-    ) -> None:
-        """Server mode: check that the conditional write took effect (another process may have
-        changed the point first); if not, roll the event back and raise VersionConflictError.
-        ``expect_version=None`` means the point must be gone."""
-        if self.conn.local:  # the lock makes the read-check-write sequence atomic
-            return
-        point = self._fetch(str(memory_id), scope)
-        actual = int((point.payload or {})["version"]) if point is not None else None
-        if actual == expect_version:
-            return
-        self._commit(client, [seq], ROLLED_BACK)
-        raise VersionConflictError(
-            f"memory {memory_id} changed concurrently",
-            memory_id=memory_id,
-            expected=expect_version,
-            actual=actual,
+        """See :meth:`QdrantWriter.update`."""
+        return self._writer.update(
+            memory_id,
+            scope=scope,
+            expected_version=expected_version,
+            changes=changes,
+            embedding=embedding,
+            terms=terms,
+            actor=actor,
+            reason=reason,
+            action=action,
+            request_id=request_id,
         )
 
     def purge(
@@ -473,38 +244,123 @@ class QdrantStore(QdrantLifecycle, QdrantRecords):
         reason: str | None = None,
         expected_version: int | None = None,
     ) -> None:
-        """Erase a memory: delete the point (payload, dense and keyword vectors), write a
-        ``purge`` event (pending -> delete -> committed), then redact the content from every
-        event snapshot of the memory and from stored traces (idempotent, see
-        :mod:`.qdrant_lifecycle`).
+        """See :meth:`QdrantWriter.purge`."""
+        self._writer.purge(
+            memory_id, scope=scope, actor=actor, reason=reason, expected_version=expected_version
+        )
 
-        Raises:
-            MemoryNotFoundError: no such memory in the scope.
-            VersionConflictError: ``expected_version`` is stale, or (server mode) the memory
-                changed while it was being purged.
-        """
-        with self.conn.writing() as client:
-            point = self._fetch(str(memory_id), scope)
-            if point is None:
-                raise not_found(memory_id, scope)
-            before = memory_from_payload(point.payload)
-            if expected_version is not None:
-                check_version(before, expected_version)
-            (seq,) = self._next_seqs(1)
-            event = event_payload(seq, before, "purge", actor, before=before, reason=reason)
-            client.upsert(self.conn.events, [models.PointStruct(id=seq, vector={}, payload=event)])
-            self._step_done("event")
-            selector = scope_filter(
-                scope,
-                models.HasIdCondition(has_id=[str(memory_id)]),
-                match("version", before.version),
-            )
-            client.delete(
-                self.conn.memories, points_selector=models.FilterSelector(filter=selector)
-            )
-            self._step_done("point")
-            self._verify(client, seq, memory_id, scope, expect_version=None)
-            self._commit(client, [seq])
-            doc_len = int((point.payload or {}).get("doc_len", 0))
-            self._add_tenant_stats(client, scope.tenant_id, -1, -doc_len)
-            self._redact(client, memory_id, scope.tenant_id)
+    def record_access(self, memory_ids: Sequence[uuid.UUID], *, scope: Scope, at: datetime) -> int:
+        """See :meth:`QdrantLifecycle.record_access`."""
+        return self._lifecycle.record_access(memory_ids, scope=scope, at=at)
+
+    def redact_history(self, memory_id: uuid.UUID, *, scope: Scope) -> dict[str, int]:
+        """See :meth:`QdrantLifecycle.redact_history`."""
+        return self._lifecycle.redact_history(memory_id, scope=scope)
+
+    def index_presence(self, memory_id: uuid.UUID, *, scope: Scope) -> dict[str, int]:
+        """See :meth:`QdrantLifecycle.index_presence`."""
+        return self._lifecycle.index_presence(memory_id, scope=scope)
+
+    # ------------------------------------------------------------------ AuditLog
+
+    def append_event(self, event: Event, *, scope: Scope) -> None:
+        """See :meth:`QdrantEventLog.append_event`."""
+        self._log.append_event(event, scope=scope)
+
+    def history(self, memory_id: uuid.UUID, *, scope: Scope, limit: int = 200) -> Page:
+        """See :meth:`QdrantReader.history`."""
+        return self._reader.history(memory_id, scope=scope, limit=limit)
+
+    def events(self, *, scope: Scope, limit: int = 100, cursor: str | None = None) -> Page:
+        """See :meth:`QdrantReader.events`."""
+        return self._reader.events(scope=scope, limit=limit, cursor=cursor)
+
+    # ------------------------------------------------------------------ TraceStore
+
+    def save_trace(self, trace: Trace, *, scope: Scope) -> None:
+        """See :meth:`QdrantWriter.save_trace`."""
+        self._writer.save_trace(trace, scope=scope)
+
+    def get_trace(self, trace_id: uuid.UUID, *, scope: Scope) -> Trace:
+        """See :meth:`QdrantReader.get_trace`."""
+        return self._reader.get_trace(trace_id, scope=scope)
+
+    def list_traces(self, *, scope: Scope, limit: int = 50, cursor: str | None = None) -> Page:
+        """See :meth:`QdrantReader.list_traces`."""
+        return self._reader.list_traces(scope=scope, limit=limit, cursor=cursor)
+
+    def delete_traces(self, *, scope: Scope) -> int:
+        """See :meth:`QdrantLifecycle.delete_traces`."""
+        return self._lifecycle.delete_traces(scope=scope)
+
+    # ------------------------------------------------------------------ RecordTransfer
+
+    def record_ids(self, *, scope: Scope, limit: int = 500, cursor: str | None = None) -> Page:
+        """See :meth:`QdrantRecords.record_ids`."""
+        return self._records.record_ids(scope=scope, limit=limit, cursor=cursor)
+
+    def read_records(
+        self, memory_ids: Sequence[uuid.UUID], *, scope: Scope
+    ) -> builtins.list[MemoryRecord]:
+        """See :meth:`QdrantRecords.read_records`."""
+        return self._records.read_records(memory_ids, scope=scope)
+
+    def write_records(self, records: Sequence[MemoryRecord], *, scope: Scope) -> None:
+        """See :meth:`QdrantRecords.write_records`."""
+        self._records.write_records(records, scope=scope)
+
+    # ------------------------------------------------------------------ SearchIndex
+
+    def dense_search(
+        self,
+        vector: Sequence[float],
+        *,
+        scope: Scope,
+        k: int,
+        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
+    ) -> builtins.list[Candidate]:
+        """See :meth:`QdrantReader.dense_search`."""
+        return self._reader.dense_search(vector, scope=scope, k=k, statuses=statuses)
+
+    def keyword_search(
+        self,
+        terms: Sequence[str],
+        *,
+        scope: Scope,
+        k: int,
+        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
+    ) -> builtins.list[Candidate]:
+        """See :meth:`QdrantReader.keyword_search`."""
+        return self._reader.keyword_search(terms, scope=scope, k=k, statuses=statuses)
+
+    # ------------------------------------------------------------------ hybrid (Qdrant only)
+
+    def hybrid_request(
+        self,
+        vector: Sequence[float],
+        terms: Sequence[str],
+        *,
+        scope: Scope,
+        k: int,
+        per_leg: int | None = None,
+        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
+    ) -> dict[str, Any]:
+        """See :meth:`QdrantReader.hybrid_request`."""
+        return self._reader.hybrid_request(
+            vector, terms, scope=scope, k=k, per_leg=per_leg, statuses=statuses
+        )
+
+    def hybrid_search(
+        self,
+        vector: Sequence[float],
+        terms: Sequence[str],
+        *,
+        scope: Scope,
+        k: int,
+        per_leg: int | None = None,
+        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
+    ) -> builtins.list[Candidate]:
+        """See :meth:`QdrantReader.hybrid_search`."""
+        return self._reader.hybrid_search(
+            vector, terms, scope=scope, k=k, per_leg=per_leg, statuses=statuses
+        )
