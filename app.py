@@ -105,7 +105,9 @@ def sidebar(lang: str, tenant: str | None, account: Account) -> None:
         try:
             st.sidebar.caption(t("sidebar.store", lang, name=engine.store.name))
         except Exception:  # noqa: BLE001 - the pages show the store error in full
-            st.sidebar.caption(t("sidebar.store_unreachable", lang, name=engine.settings.store))
+            st.sidebar.caption(
+                t("sidebar.store_unreachable", lang, name=engine.settings.storage.backend)
+            )
     stores.selector(lang)
     st.sidebar.caption(t("sidebar.times_utc", lang))
 

@@ -230,7 +230,7 @@ def run_soak(
         t.join()
     total_s = time.perf_counter() - started
     report = {
-        "store": engine.settings.store,
+        "store": engine.settings.storage.backend,
         "writers": writers,
         "writes_per_writer": writes,
         "editors": editors,

@@ -175,9 +175,9 @@ class EngineDeps:
         if self._journal is None:
             with self.lock:
                 if self._journal is None:
-                    path = self.settings.write_queue_path or Path(self.settings.data_dir) / (
-                        JOURNAL_FILE
-                    )
+                    path = self.settings.write.queue_path or Path(
+                        self.settings.storage.data_dir
+                    ) / (JOURNAL_FILE)
                     self._journal = self._parts.journal(Path(path))
         return self._journal
 
@@ -194,7 +194,7 @@ class EngineDeps:
         """``limit`` capped at ``list_max_limit``. Raises InvalidInputError below 1."""
         if limit < 1:
             raise InvalidInputError("limit must be >= 1", limit=limit)
-        return min(limit, self.settings.list_max_limit)
+        return min(limit, self.settings.limits.list_max_limit)
 
     # ------------------------------------------------------------------ closing
     def close_working_memory(self) -> None:

@@ -51,12 +51,12 @@ with st.form("mi_context"):
     budget = c[1].number_input(
         t("ctx.budget", lang),
         16,
-        value=settings.context_window - settings.context_reserve_tokens,
+        value=settings.context.window - settings.context.reserve_tokens,
         step=100,
         key="mi_c_budget",
     )
     system_prompt = st.text_area(
-        t("ctx.system_prompt", lang), value=settings.context_system_prompt, key="mi_c_system"
+        t("ctx.system_prompt", lang), value=settings.context.system_prompt, key="mi_c_system"
     )
     submitted = st.form_submit_button(t("ctx.run", lang), type="primary")
 

@@ -51,7 +51,12 @@ with st.form("mi_search"):
     query = st.text_input(t("replay.query", lang), key="mi_q_query")
     c = st.columns(4)
     k = c[0].number_input(
-        t("replay.k", lang), 1, engine.settings.search_max_k, value=defaults.k, step=1, key="mi_q_k"
+        t("replay.k", lang),
+        1,
+        engine.settings.limits.search_max_k,
+        value=defaults.k,
+        step=1,
+        key="mi_q_k",
     )
     min_score = c[1].number_input(
         t("replay.min_score", lang),

@@ -46,30 +46,30 @@ class StoreKind(StrEnum):
 
 def describe(settings: Settings) -> str:
     """Where a store lives, without secrets (URL credentials are never shown)."""
-    if settings.store == "postgres":
-        if settings.database_url is None:
-            return f"postgres embedded in {settings.data_dir}"
+    if settings.storage.backend == "postgres":
+        if settings.storage.database_url is None:
+            return f"postgres embedded in {settings.storage.data_dir}"
         from psycopg.conninfo import conninfo_to_dict
 
-        info = conninfo_to_dict(settings.database_url.get_secret_value())
+        info = conninfo_to_dict(settings.storage.database_url.get_secret_value())
         return f"postgres {info.get('host', '')}:{info.get('port', '')}/{info.get('dbname', '')}"
-    where = settings.qdrant_url or settings.qdrant_path
-    return f"qdrant {where} (collections {settings.qdrant_collection_prefix}_*)"
+    where = settings.storage.qdrant_url or settings.storage.qdrant_path
+    return f"qdrant {where} (collections {settings.storage.qdrant_collection_prefix}_*)"
 
 
 def _same_storage(a: Settings, b: Settings) -> bool:
-    if a.store != b.store:
+    if a.storage.backend != b.storage.backend:
         return False
-    if a.store == "postgres":
-        url_a = a.database_url.get_secret_value() if a.database_url else None
-        url_b = b.database_url.get_secret_value() if b.database_url else None
+    if a.storage.backend == "postgres":
+        url_a = a.storage.database_url.get_secret_value() if a.storage.database_url else None
+        url_b = b.storage.database_url.get_secret_value() if b.storage.database_url else None
         return url_a == url_b and (
-            url_a is not None or a.data_dir.resolve() == b.data_dir.resolve()
+            url_a is not None or a.storage.data_dir.resolve() == b.storage.data_dir.resolve()
         )
-    return (a.qdrant_url, a.qdrant_path, a.qdrant_collection_prefix) == (
-        b.qdrant_url,
-        b.qdrant_path,
-        b.qdrant_collection_prefix,
+    return (a.storage.qdrant_url, a.storage.qdrant_path, a.storage.qdrant_collection_prefix) == (
+        b.storage.qdrant_url,
+        b.storage.qdrant_path,
+        b.storage.qdrant_collection_prefix,
     )
 
 

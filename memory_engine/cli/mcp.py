@@ -61,8 +61,8 @@ def mcp_command(
         else:
             run_http(
                 settings,
-                host=host or settings.mcp_host,
-                port=settings.mcp_port if port is None else port,
+                host=host or settings.mcp.host,
+                port=settings.mcp.port if port is None else port,
             )
     except MemoryEngineError as exc:
         print(json.dumps(exc.to_dict(), ensure_ascii=False), file=sys.stderr)

@@ -208,14 +208,3 @@ class Settings(BaseSettings):
         """
         domain, field = PLACES[name]
         return getattr(self if domain is None else getattr(self, domain), field)
-
-    # ---- BEGIN TEMPORARY FLAT READ ACCESS ------------------------------------------------
-    # ``settings.search_k`` still reads ``settings.retrieval.k`` while the callers move to the
-    # nested names; /work/tools/settings_codemod.py rewrites every caller and deletes this block.
-    def __getattr__(self, name: str) -> Any:
-        place = PLACES.get(name)
-        if place is not None and place[0] is not None:
-            return getattr(getattr(self, place[0]), place[1])
-        return getattr(super(), "__getattr__")(name)  # noqa: B009  (mypy: no BaseModel.__getattr__)
-
-    # ---- END TEMPORARY FLAT READ ACCESS --------------------------------------------------

@@ -260,14 +260,14 @@ class ContextService:
                 f"task_type must be one of {sorted(TASK_TYPE_PREFERENCES)}", task_type=task_type
             )
         budget = (
-            s.context_window - s.context_reserve_tokens if budget_tokens is None else budget_tokens
+            s.context.window - s.context.reserve_tokens if budget_tokens is None else budget_tokens
         )
         system = clean_text(
-            system_prompt if system_prompt is not None else s.context_system_prompt,
-            max_chars=s.max_input_chars,
+            system_prompt if system_prompt is not None else s.context.system_prompt,
+            max_chars=s.write.max_input_chars,
             field="system_prompt",
         )
-        query = clean_text(query, max_chars=s.max_input_chars, field="query")
+        query = clean_text(query, max_chars=s.write.max_input_chars, field="query")
         fixed = message_tokens(system) + message_tokens(query)
         if fixed > budget:
             raise ContextBudgetError(
@@ -415,7 +415,7 @@ class ContextService:
         if not isinstance(content, str):
             raise InvalidInputError("content must be a string", field="content")
         refuse_memory_tool_call(content, tool_name=tool_name)
-        limit = self._deps.settings.observe_max_chars
+        limit = self._deps.settings.context.observe_max_chars
         if len(content) > limit:
             raise ContentTooLargeError(
                 f"{kind} has {len(content):,} characters; the limit is {limit:,} "

@@ -219,7 +219,7 @@ class WorkingMemory:
     def threshold_tokens(self) -> int:
         """History size (tokens) above which older rounds are summarised."""
         s = self.settings
-        return int(s.context_window * s.context_summarize_ratio)
+        return int(s.context.window * s.context.summarize_ratio)
 
     def add(self, tenant_id: str, session_id: str, role: Role, content: str) -> Message:
         """Append one message (cleaned by the write guard), then compact when needed.
@@ -239,7 +239,9 @@ class WorkingMemory:
         for role, content in turns:
             if role not in ("user", "assistant"):
                 raise InvalidInputError("role must be 'user' or 'assistant'", role=role)
-            text = clean_text(content, max_chars=self.settings.max_input_chars, field="content")
+            text = clean_text(
+                content, max_chars=self.settings.write.max_input_chars, field="content"
+            )
             msgs.append(Message(role=role, content=text))
         if msgs:
             self.store.append(tenant_id, session_id, msgs)
@@ -251,7 +253,7 @@ class WorkingMemory:
         history = state.summarized_tokens + sum(message_tokens(m.content) for m in state.messages)
         if state.summarized_rounds == 0 and history <= self.threshold_tokens:
             return "everything", [], rounds
-        keep = self.settings.context_recent_rounds
+        keep = self.settings.context.recent_rounds
         return "summarise", rounds[:-keep] if len(rounds) > keep else [], rounds[-keep:]
 
     def compact(self, tenant_id: str, session_id: str) -> SessionState:
@@ -265,7 +267,7 @@ class WorkingMemory:
                 state.summary,
                 old,
                 first_round=state.summarized_rounds + 1,
-                max_tokens=self.settings.context_summary_max_tokens,
+                max_tokens=self.settings.context.summary_max_tokens,
             )
             folded = [m for rnd in old for m in rnd]
             if self.store.compact(
@@ -292,7 +294,7 @@ class WorkingMemory:
                 summary,
                 old,
                 first_round=summarized + 1,
-                max_tokens=self.settings.context_summary_max_tokens,
+                max_tokens=self.settings.context.summary_max_tokens,
             )
             summarized += len(old)
         return WorkingView(

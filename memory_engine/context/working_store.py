@@ -344,9 +344,10 @@ class RedisWorkingStore:
 
 def build_working_store(settings: Settings) -> WorkingStore:
     """Redis when ``MEMORY_REDIS_URL`` is set, else in-process."""
-    if settings.redis_url is not None:
+    if settings.context.redis_url is not None:
         return RedisWorkingStore(
-            settings.redis_url.get_secret_value(), ttl_seconds=settings.working_memory_ttl_seconds
+            settings.context.redis_url.get_secret_value(),
+            ttl_seconds=settings.context.working_memory_ttl_seconds,
         )
     return InProcessWorkingStore()
 

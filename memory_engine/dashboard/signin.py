@@ -63,7 +63,7 @@ def auth_mode() -> AuthMode:
         try:
             from memory_engine.dashboard import state
 
-            raw = state.get_engine().settings.dashboard_auth
+            raw = state.get_engine().settings.dashboard.auth
         except Exception:  # noqa: BLE001 - bad settings are shown after sign-in
             raw = None
     raw = raw or _auth_config().get("mode") or "password"

@@ -31,12 +31,12 @@ STORE_ORDER: Final = ("postgres", "qdrant")
 
 
 def configured_stores(settings: Settings) -> list[str]:
-    """The stores the dashboard can open, in STORE_ORDER: ``settings.store`` always, the other
+    """The stores the dashboard can open, in STORE_ORDER: ``settings.storage.backend`` always, the other
     one when its location is configured (see the module docstring)."""
-    available = {settings.store}
-    if settings.qdrant_url or settings.qdrant_path:
+    available = {settings.storage.backend}
+    if settings.storage.qdrant_url or settings.storage.qdrant_path:
         available.add("qdrant")
-    if settings.database_url is not None:
+    if settings.storage.database_url is not None:
         available.add("postgres")
     return [s for s in STORE_ORDER if s in available]
 
@@ -67,7 +67,7 @@ def engine_for(store: str) -> MemoryEngine:
         ConfigError: ``store`` is not configured.
     """
     settings = server_settings(Settings())  # a long-running process of ours: gc.freeze on
-    if store == settings.store and len(configured_stores(settings)) == 1:
+    if store == settings.storage.backend and len(configured_stores(settings)) == 1:
         return MemoryEngine(settings)
     if store not in configured_stores(settings):
         from memory_engine.errors import ConfigError
@@ -88,7 +88,7 @@ def current_store() -> str:
     settings = Settings()
     choices = configured_stores(settings)
     raw = st.query_params.get(QP_STORE)
-    store = pick_store(raw, st.session_state.get(SS_STORE), choices, settings.store)
+    store = pick_store(raw, st.session_state.get(SS_STORE), choices, settings.storage.backend)
     st.session_state[SS_STORE] = store
     if len(choices) > 1:
         if raw != store:

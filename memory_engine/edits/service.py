@@ -105,7 +105,9 @@ class EditService:
 
     def _normalise_value(self, key: str, value: Any) -> Any:
         if key == "content":
-            return clean_text(value, max_chars=self._deps.settings.max_input_chars, field="content")
+            return clean_text(
+                value, max_chars=self._deps.settings.write.max_input_chars, field="content"
+            )
         if key in ("importance", "confidence"):
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise InvalidInputError(f"{key} must be a number in [0, 1]", field=key)

@@ -47,37 +47,39 @@ def build_embedder(settings: Settings) -> Embedder:
     Raises:
         ConfigError: the settings contradict the chosen embedder.
     """
-    if settings.embedder in _OFFLINE:
-        name, dim, aliases = _OFFLINE[settings.embedder]
-        if settings.embedding_model and settings.embedding_model not in aliases:
+    if settings.embedding.provider in _OFFLINE:
+        name, dim, aliases = _OFFLINE[settings.embedding.provider]
+        if settings.embedding.model and settings.embedding.model not in aliases:
             raise ConfigError(
-                f"embedder={settings.embedder} is {name}, but MEMORY_EMBEDDING_MODEL is "
-                f"{settings.embedding_model!r}; unset it or use embedder=openai_compat",
-                embedding_model=settings.embedding_model,
+                f"embedder={settings.embedding.provider} is {name}, but MEMORY_EMBEDDING_MODEL is "
+                f"{settings.embedding.model!r}; unset it or use embedder=openai_compat",
+                embedding_model=settings.embedding.model,
             )
-        if settings.embedding_dim is not None and settings.embedding_dim != dim:
+        if settings.embedding.dim is not None and settings.embedding.dim != dim:
             raise ConfigError(
-                f"embedder={settings.embedder} has {dim} dims, but MEMORY_EMBEDDING_DIM is "
-                f"{settings.embedding_dim}",
-                embedding_dim=settings.embedding_dim,
+                f"embedder={settings.embedding.provider} has {dim} dims, but MEMORY_EMBEDDING_DIM is "
+                f"{settings.embedding.dim}",
+                embedding_dim=settings.embedding.dim,
             )
-        if settings.embedder == "use_m3":
-            return UseM3Embedder(batch_size=settings.embedding_batch_size)
-        return MiniLMEmbedder(batch_size=settings.embedding_batch_size)
-    if settings.embedder == "openai_compat":
+        if settings.embedding.provider == "use_m3":
+            return UseM3Embedder(batch_size=settings.embedding.batch_size)
+        return MiniLMEmbedder(batch_size=settings.embedding.batch_size)
+    if settings.embedding.provider == "openai_compat":
         if not (
-            settings.embedding_base_url and settings.embedding_model and settings.embedding_dim
+            settings.embedding.base_url and settings.embedding.model and settings.embedding.dim
         ):
             raise ConfigError(  # Settings checks this too; kept for model_construct() callers
                 "embedder=openai_compat needs MEMORY_EMBEDDING_BASE_URL, "
                 "MEMORY_EMBEDDING_MODEL and MEMORY_EMBEDDING_DIM"
             )
-        key = settings.embedding_api_key.get_secret_value() if settings.embedding_api_key else None
+        key = settings.embedding.api_key.get_secret_value() if settings.embedding.api_key else None
         return OpenAICompatEmbedder(
-            base_url=settings.embedding_base_url,
-            model=settings.embedding_model,
-            dim=settings.embedding_dim,
+            base_url=settings.embedding.base_url,
+            model=settings.embedding.model,
+            dim=settings.embedding.dim,
             api_key=key,
-            batch_size=settings.embedding_batch_size,
+            batch_size=settings.embedding.batch_size,
         )
-    raise ConfigError(f"unknown embedder {settings.embedder!r}", embedder=settings.embedder)
+    raise ConfigError(
+        f"unknown embedder {settings.embedding.provider!r}", embedder=settings.embedding.provider
+    )

@@ -94,7 +94,7 @@ class HistoryService:
         cursor: str | None = None
         while True:
             page = self._deps.store.events(
-                scope=tenant, limit=self._deps.settings.list_max_limit, cursor=cursor
+                scope=tenant, limit=self._deps.settings.limits.list_max_limit, cursor=cursor
             )
             events.extend(page.items)
             if len(events) > MAX_ASOF_EVENTS:
@@ -211,7 +211,7 @@ class HistoryService:
         run is stored nor counted as an access); list entered, left, moved, unchanged."""
         scope = check_scope(scope)
         trace = self._deps.store.get_trace(as_uuid(trace_id), scope=scope)
-        opts = SearchOptions(**trace.config)
+        opts = SearchOptions.from_trace_config(trace.config)
         then = self.search_as_of(trace.scope, trace.query, as_of=trace.created_at, options=opts)
         embedder = self._deps.embedder if "dense" in opts.legs else None
         now = guarded_search(

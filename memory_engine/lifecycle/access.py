@@ -47,8 +47,8 @@ class AccessBookkeeper:
         """Queue the bookkeeping of a search (access counts, restore on a strong match) on
         the background worker (DESIGN.md section 6). Never raises."""
         s = self._deps.settings
-        ids = [c.memory.id for c in result.memories] if s.record_access else []
-        restore = s.retention_restore_min_cosine is not None
+        ids = [c.memory.id for c in result.memories] if s.lifecycle.record_access else []
+        restore = s.lifecycle.retention_restore_min_cosine is not None
         if not ids and not restore:
             return
         at = self._deps.clock()
@@ -98,7 +98,7 @@ class AccessBookkeeper:
         behind the cross-tenant guard (stage ``restore:dense``): a foreign row is dropped,
         logged and audited, never restored."""
         deps = self._deps
-        threshold = deps.settings.retention_restore_min_cosine
+        threshold = deps.settings.lifecycle.retention_restore_min_cosine
         if threshold is None:
             return []
         vector = deps.embedder.embed([query])[0]

@@ -115,12 +115,12 @@ def retention_params(settings: Settings, **overrides: Any) -> RetentionParams:
     """Retention parameters from ``settings`` (preset, half-life, access weight), with
     non-None ``overrides`` (what-if sliders; ``preset`` picks another preset)."""
     values: dict[str, Any] = {
-        "half_life_days": settings.retention_half_life_days,
-        "access_weight": settings.retention_access_weight,
+        "half_life_days": settings.lifecycle.retention_half_life_days,
+        "access_weight": settings.lifecycle.retention_access_weight,
     }
     values.update({k: v for k, v in overrides.items() if v is not None and k != "preset"})
     return RetentionParams.for_preset(
-        overrides.get("preset") or settings.retention_preset, **values
+        overrides.get("preset") or settings.lifecycle.retention_preset, **values
     )
 
 
@@ -150,13 +150,13 @@ class LifecycleService:
         """Thresholds from settings (floor defaults to the preset's), with ``overrides``."""
         p = params or self.retention_params()
         s = self._deps.settings
-        floor = s.retention_archive_floor
+        floor = s.lifecycle.retention_archive_floor
         values: dict[str, Any] = {
             "params": p,
             "floor": PRESET_ARCHIVE_FLOOR[p.preset] if floor is None else floor,
-            "bottom_fraction": s.retention_archive_bottom_fraction,
-            "purge_after_days": s.retention_purge_after_days,
-            "quarantine_purge_after_days": s.quarantine_purge_days,
+            "bottom_fraction": s.lifecycle.retention_archive_bottom_fraction,
+            "purge_after_days": s.lifecycle.retention_purge_after_days,
+            "quarantine_purge_after_days": s.lifecycle.quarantine_purge_days,
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return MaintenancePolicy.model_validate(values)
@@ -184,7 +184,7 @@ class LifecycleService:
             page = self._deps.store.list(
                 scope=scope,
                 filters=filters,
-                limit=self._deps.settings.list_max_limit,
+                limit=self._deps.settings.limits.list_max_limit,
                 cursor=cursor,
             )
             yield from page.items

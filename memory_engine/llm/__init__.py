@@ -21,17 +21,17 @@ __all__ = [
 
 def build_llm(settings: Settings) -> WriteLLM:
     """The provider named by ``MEMORY_LLM_PROVIDER`` (``rules`` needs nothing else)."""
-    if settings.llm_provider == "openai_compat":
+    if settings.llm.provider == "openai_compat":
         from memory_engine.llm.openai_compat import OpenAICompatLLM
 
-        key = settings.llm_api_key.get_secret_value() if settings.llm_api_key else None
+        key = settings.llm.api_key.get_secret_value() if settings.llm.api_key else None
         return OpenAICompatLLM(
-            base_url=str(settings.llm_base_url),
-            model=str(settings.llm_model),
+            base_url=str(settings.llm.base_url),
+            model=str(settings.llm.model),
             api_key=key,
-            timeout=settings.llm_timeout,
-            max_attempts=settings.llm_max_attempts,
-            response_format=settings.llm_response_format,
+            timeout=settings.llm.timeout,
+            max_attempts=settings.llm.max_attempts,
+            response_format=settings.llm.response_format,
         )
     from memory_engine.llm.rules import RulesLLM
 

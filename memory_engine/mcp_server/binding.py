@@ -136,15 +136,15 @@ class TokenMap:
     def from_settings(cls, settings: Settings) -> TokenMap | None:
         """The token map of ``MEMORY_MCP_TOKENS_FILE`` and/or ``MEMORY_MCP_TOKENS``, or None."""
         entries: dict[str, Binding] = {}
-        if settings.mcp_tokens_file is not None:
-            path = Path(settings.mcp_tokens_file)
+        if settings.mcp.tokens_file is not None:
+            path = Path(settings.mcp.tokens_file)
             try:
                 text = path.read_text(encoding="utf-8")
             except OSError as exc:
                 raise ConfigError(f"cannot read MEMORY_MCP_TOKENS_FILE {path}: {exc}") from exc
             entries.update(cls.parse(text, where=f"MEMORY_MCP_TOKENS_FILE {path}")._by_digest)
-        if settings.mcp_tokens is not None:
-            parsed = cls.parse(settings.mcp_tokens.get_secret_value(), where="MEMORY_MCP_TOKENS")
+        if settings.mcp.tokens is not None:
+            parsed = cls.parse(settings.mcp.tokens.get_secret_value(), where="MEMORY_MCP_TOKENS")
             entries.update(parsed._by_digest)
         if not entries:
             return None
@@ -159,13 +159,13 @@ def settings_binding(settings: Settings) -> Binding | None:
     Raises:
         ConfigError: an id does not match ``[A-Za-z0-9_.:-]{1,64}``.
     """
-    if not settings.mcp_tenant:
+    if not settings.mcp.tenant:
         return None
     return _binding_of(
         {
-            "tenant": settings.mcp_tenant,
-            "user_id": settings.mcp_user_id,
-            "agent_id": settings.mcp_agent_id,
+            "tenant": settings.mcp.tenant,
+            "user_id": settings.mcp.user_id,
+            "agent_id": settings.mcp.agent_id,
         },
         "MEMORY_MCP_TENANT",
     )

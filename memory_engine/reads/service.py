@@ -88,7 +88,10 @@ class ReadService:
         truncated = False
         while True:
             page = self.list(
-                scope, filters=filters, limit=self._deps.settings.list_max_limit, cursor=cursor
+                scope,
+                filters=filters,
+                limit=self._deps.settings.limits.list_max_limit,
+                cursor=cursor,
             )
             for m in page.items:
                 if len(rows) >= max_rows:

@@ -182,7 +182,9 @@ class SearchService:
     def replay(self, scope: Scope, trace_id: uuid.UUID) -> SearchResult:
         """Re-run a stored trace's query with its stored configuration (a new trace)."""
         trace = self.get_trace(scope, trace_id)
-        return self.search(scope, trace.query, options=SearchOptions(**trace.config))
+        return self.search(
+            scope, trace.query, options=SearchOptions.from_trace_config(trace.config)
+        )
 
     def get_trace(self, scope: Scope, trace_id: uuid.UUID) -> Trace:
         """One stored trace. Raises MemoryNotFoundError."""

@@ -56,13 +56,15 @@ class WriteScreen:
 
 
 def tenant_pii_policy(settings: Settings, tenant_id: str) -> PiiPolicy:
-    """The PII policy of ``tenant_id``: its override, else ``settings.pii_policy``."""
-    return PiiPolicy(settings.pii_tenant_policies.get(tenant_id, settings.pii_policy))
+    """The PII policy of ``tenant_id``: its override, else ``settings.security.pii_policy``."""
+    return PiiPolicy(
+        settings.security.pii_tenant_policies.get(tenant_id, settings.security.pii_policy)
+    )
 
 
 def listed_findings(text: str, settings: Settings) -> list[Finding]:
-    """The findings of ``text`` whose kind is listed in ``settings.pii_kinds``."""
-    kinds = set(settings.pii_kinds)
+    """The findings of ``text`` whose kind is listed in ``settings.security.pii_kinds``."""
+    kinds = set(settings.security.pii_kinds)
     return [f for f in detect(text) if f.kind.value in kinds]
 
 
@@ -100,5 +102,5 @@ def screen_write(
         )
     if findings and policy is PiiPolicy.REDACT:
         text, _ = redact(text, findings)
-    screening = screen(text, source) if settings.injection_screening else _ALLOW
+    screening = screen(text, source) if settings.security.injection_screening else _ALLOW
     return WriteScreen(text=text, policy=policy, pii=findings, screening=screening)

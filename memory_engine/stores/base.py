@@ -13,7 +13,7 @@ Rules every implementation keeps (checked by ``tests/conformance``):
   that is set).
 * Every change writes its audit ``Event`` atomically with the change.
 * Updates name the version they read; a stale version raises VersionConflictError.
-* Every listing is bounded (``limit`` <= settings.list_max_limit) and returns a ``Page`` with a
+* Every listing is bounded (``limit`` <= settings.limits.list_max_limit) and returns a ``Page`` with a
   keyset cursor; searches return ``min(k, matching rows)`` candidates.
 * Scores: ``cosine`` in [-1, 1] (higher is more similar), ``bm25`` >= 0 (higher is better).
 """

@@ -114,21 +114,21 @@ def _candidates(
     s = parts.settings
     store = GuardedStore(parts.store, scope, stage_prefix="write:")
     found: dict[uuid.UUID, Candidate] = {}
-    for c in store.dense_search(vector, scope=scope, k=s.judge_max_candidates):
-        if c.scores.get("cosine", 0.0) >= s.conflict_similarity or (
+    for c in store.dense_search(vector, scope=scope, k=s.write.judge_max_candidates):
+        if c.scores.get("cosine", 0.0) >= s.write.conflict_similarity or (
             c.memory.content_hash == mem.content_hash
         ):
             found[c.memory.id] = c
     terms = [t for e in mem.entities for t in textmod.tokenize(e)]
     if terms:
-        for c in store.keyword_search(terms, scope=scope, k=s.judge_max_candidates):
+        for c in store.keyword_search(terms, scope=scope, k=s.write.judge_max_candidates):
             if c.memory.id not in found and c.scores.get("bm25", 0.0) > 0:
                 found[c.memory.id] = c
     report_alarms(
         store, reason="cross-tenant rows dropped from a write's candidate search", write_id=write_id
     )
     ranked = sorted(found.values(), key=lambda c: -c.scores.get("cosine", 0.0))
-    return ranked[: s.judge_max_candidates], store.alarms
+    return ranked[: s.write.judge_max_candidates], store.alarms
 
 
 def reinforce(
@@ -216,7 +216,7 @@ def run_extract(
         text,
         source=req.source.value,
         metadata=req.metadata,
-        max_tool_chars=s.tool_output_max_chars,
+        max_tool_chars=s.write.tool_output_max_chars,
     )
     trail["guard"] = report.model_dump()
     if report.memory_tool_call or report.injection:
@@ -227,7 +227,7 @@ def run_extract(
     item = ExtractInput(
         text=guarded,
         observed_at=observed,
-        timezone=s.user_timezone,
+        timezone=s.write.user_timezone,
         source=req.source,
         speaker=str(req.metadata.get("speaker")) if req.metadata.get("speaker") else None,
     )

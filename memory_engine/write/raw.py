@@ -90,7 +90,7 @@ def raw_extractor(settings: Settings) -> Extractor:
 
     def extract(scope: Scope, request: WriteRequest, text: str) -> list[Memory]:
         chunks = textmod.chunk_text(
-            text, min_chars=settings.chunk_min_chars, max_chars=settings.chunk_max_chars
+            text, min_chars=settings.write.chunk_min_chars, max_chars=settings.write.chunk_max_chars
         )
         out = []
         for i, chunk in enumerate(chunks):
@@ -147,7 +147,7 @@ def screen_request(req: WriteRequest, scope: Scope, settings: Settings) -> tuple
         SensitiveDataError: the tenant's PII policy is ``block`` and the text holds listed PII.
         EmptyContentError, ContentTooLargeError, InvalidInputError: the text itself is bad.
     """
-    cleaned = clean_text(req.text, max_chars=settings.max_input_chars)
+    cleaned = clean_text(req.text, max_chars=settings.write.max_input_chars)
     screened = screen_write(
         cleaned, source=req.source, tenant_id=scope.tenant_id, settings=settings
     )
@@ -155,7 +155,7 @@ def screen_request(req: WriteRequest, scope: Scope, settings: Settings) -> tuple
         return req, cleaned
     meta = {**req.metadata, "pii": screened.metadata()["pii"]}
     redacted = req.model_copy(update={"text": screened.text, "metadata": meta})
-    return redacted, clean_text(screened.text, max_chars=settings.max_input_chars)
+    return redacted, clean_text(screened.text, max_chars=settings.write.max_input_chars)
 
 
 def check_raw_untrusted(req: WriteRequest, text: str, settings: Settings) -> None:
@@ -168,13 +168,13 @@ def check_raw_untrusted(req: WriteRequest, text: str, settings: Settings) -> Non
     """
     if is_memory_tool_call(text, req.metadata):
         raise InvalidInputError("calls of the memory tools are never stored as memories")
-    if req.source == MemorySource.TOOL_OUTPUT and len(text) > settings.tool_output_max_chars:
+    if req.source == MemorySource.TOOL_OUTPUT and len(text) > settings.write.tool_output_max_chars:
         raise ContentTooLargeError(
             f"tool output has {len(text):,} characters; raw mode stores at most "
-            f"{settings.tool_output_max_chars:,} (MEMORY_TOOL_OUTPUT_MAX_CHARS); "
+            f"{settings.write.tool_output_max_chars:,} (MEMORY_TOOL_OUTPUT_MAX_CHARS); "
             "use extract mode to keep its conclusions",
             length=len(text),
-            limit=settings.tool_output_max_chars,
+            limit=settings.write.tool_output_max_chars,
         )
 
 
@@ -243,7 +243,7 @@ def write_batch(
     """Write many requests. Bad items get their typed error; good items are all stored.
 
     Guard and extraction run per item first (so one bad item never aborts the others), then
-    memories are embedded in batches of ``settings.embedding_batch_size`` and committed one
+    memories are embedded in batches of ``settings.embedding.batch_size`` and committed one
     store transaction per embedding batch (each memory with its ``create`` event).
 
     Batches of at least ``BULK_MIN_MEMORIES`` memories go to the store's ``bulk_insert`` when
@@ -261,7 +261,7 @@ def write_batch(
         try:
             if not isinstance(req, WriteRequest):
                 raise InvalidInputError(f"item {i} is not a WriteRequest", index=i)
-            cleaned = clean_text(req.text, max_chars=settings.max_input_chars)
+            cleaned = clean_text(req.text, max_chars=settings.write.max_input_chars)
             check_metadata(req.metadata)
             check_raw_untrusted(req, cleaned, settings)
             screened = screen_write(
@@ -288,7 +288,7 @@ def write_batch(
     groups: list[list[tuple[int, Memory]]] = []
     current: list[tuple[int, Memory]] = []
     for idx, mem in pending:
-        if current and len(current) >= settings.embedding_batch_size and current[-1][0] != idx:
+        if current and len(current) >= settings.embedding.batch_size and current[-1][0] != idx:
             groups.append(current)
             current = []
         current.append((idx, mem))

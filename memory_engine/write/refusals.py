@@ -85,7 +85,7 @@ def screen_or_refuse(
     try:
         return screen_request(request, scope, settings)
     except SensitiveDataError as exc:
-        cleaned = clean_text(request.text, max_chars=settings.max_input_chars)
+        cleaned = clean_text(request.text, max_chars=settings.write.max_input_chars)
         safe = redacted_copy(cleaned, settings)
         meta = {**request.metadata, "pii": refusal_pii(exc)}
         safe_request = request.model_copy(update={"text": safe, "metadata": meta})

@@ -85,7 +85,7 @@ class WriteService:
         if self._call_limit is None:
             with deps.lock:
                 if self._call_limit is None:
-                    self._call_limit = threading.BoundedSemaphore(deps.settings.llm_max_concurrency)
+                    self._call_limit = threading.BoundedSemaphore(deps.settings.llm.max_concurrency)
         return PipelineParts(
             settings=deps.settings,
             store=deps.store,
@@ -100,7 +100,7 @@ class WriteService:
         if self._buckets is None:
             with self._deps.lock:
                 if self._buckets is None:
-                    self._buckets = TokenBuckets(self._deps.settings.write_rate_per_session)
+                    self._buckets = TokenBuckets(self._deps.settings.write.rate_per_session)
         key = f"{scope.tenant_id}/{scope.session_id or scope.user_id or '-'}"
         return self._buckets.acquire(key)
 
@@ -138,8 +138,10 @@ class WriteService:
             EmptyContentError, ContentTooLargeError, InvalidInputError, EmbeddingMismatchError,
             RateLimitedError (more than ``MEMORY_WRITE_RATE_PER_SESSION`` writes/s for 30 s).
         """
-        clean_text(text, max_chars=self._deps.settings.max_input_chars)  # raises the typed error
-        mode = mode or self._deps.settings.write_mode
+        clean_text(
+            text, max_chars=self._deps.settings.write.max_input_chars
+        )  # raises the typed error
+        mode = mode or self._deps.settings.write.mode
         req = WriteRequest(
             text=text,
             source=source,
@@ -420,7 +422,7 @@ class WriteService:
             )
             return
         try:  # accepted when it was queued; cleaned again as it comes back from disk
-            text = clean_text(req.text, max_chars=self._deps.settings.max_input_chars)
+            text = clean_text(req.text, max_chars=self._deps.settings.write.max_input_chars)
         except MemoryEngineError as exc:
             self._fail(row["id"], exc)
             return
@@ -534,7 +536,7 @@ class WriteService:
             limit=parts.limit,
             similarity=similarity,
             max_memories=max_memories,
-            page_size=self._deps.settings.list_max_limit,
+            page_size=self._deps.settings.limits.list_max_limit,
             actor=actor,
             dry_run=dry_run,
         )

@@ -36,7 +36,7 @@ def test_cli_maintain_purge_forget(
         )
     env = {
         **os.environ,
-        "MEMORY_DATABASE_URL": settings.database_url.get_secret_value(),
+        "MEMORY_DATABASE_URL": settings.storage.database_url.get_secret_value(),
         "PYTHONPATH": str(REPO),
     }
 

@@ -24,7 +24,7 @@ def test_ingest_with_skipped_turns_exits_1(
     settings = pg_settings_factory()
     env = {
         **os.environ,
-        "MEMORY_DATABASE_URL": settings.database_url.get_secret_value(),
+        "MEMORY_DATABASE_URL": settings.storage.database_url.get_secret_value(),
         "MEMORY_MAX_INPUT_CHARS": "400",
         "PYTHONPATH": str(REPO),
     }
@@ -53,7 +53,7 @@ def test_text_ingest_is_an_import_and_quarantines_injection(
     settings = pg_settings_factory()
     env = {
         **os.environ,
-        "MEMORY_DATABASE_URL": settings.database_url.get_secret_value(),
+        "MEMORY_DATABASE_URL": settings.storage.database_url.get_secret_value(),
         "PYTHONPATH": str(REPO),
     }
     doc = tmp_path / "doc.txt"

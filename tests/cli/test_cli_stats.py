@@ -20,7 +20,7 @@ from tests.conftest import new_tenant_id
 def cli_env(settings: Any) -> dict[str, str | None]:
     """Environment for CliRunner: the CLI opens the PostgreSQL database of ``settings``."""
     return {
-        "MEMORY_DATABASE_URL": settings.database_url.get_secret_value(),
+        "MEMORY_DATABASE_URL": settings.storage.database_url.get_secret_value(),
         "MEMORY_STORE": "postgres",
         "MEMORY_QDRANT_PATH": None,
         "MEMORY_QDRANT_URL": None,

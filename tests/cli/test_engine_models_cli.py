@@ -43,7 +43,9 @@ def test_dimension_and_model_drift_refused(
         for text in ("alpha one", "beta two", "gamma three"):
             eng.write(scope, text)
     # restart with a 12-dim model on the same database
-    s12 = _stub_settings(pg_settings_factory, openai_stub, "stub-12", 12, url=s8.database_url)
+    s12 = _stub_settings(
+        pg_settings_factory, openai_stub, "stub-12", 12, url=s8.storage.database_url
+    )
     with MemoryEngine(s12) as eng:
         with pytest.raises(EmbeddingMismatchError) as info:
             eng.write(scope, "delta four")
@@ -55,7 +57,9 @@ def test_dimension_and_model_drift_refused(
     openai_stub_dims = {"other-8": 8}
     stub2 = OpenAIStub(openai_stub_dims).start()
     try:
-        s_other = _stub_settings(pg_settings_factory, stub2, "other-8", 8, url=s8.database_url)
+        s_other = _stub_settings(
+            pg_settings_factory, stub2, "other-8", 8, url=s8.storage.database_url
+        )
         with MemoryEngine(s_other) as eng, pytest.raises(EmbeddingMismatchError):
             eng.search(scope, "alpha")
     finally:
@@ -68,7 +72,7 @@ def test_cli_ingest_and_search_json(
     settings = pg_settings_factory()
     env = {
         **os.environ,
-        "MEMORY_DATABASE_URL": settings.database_url.get_secret_value(),
+        "MEMORY_DATABASE_URL": settings.storage.database_url.get_secret_value(),
         "PYTHONPATH": str(REPO),
     }
     chat = tmp_path / "chat.json"

@@ -88,7 +88,7 @@ def test_cli_forget_user_reports_cleared_redis_sessions(
             scopes = _seed(engine, tenant)
         env = {
             **{k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")},
-            "MEMORY_DATABASE_URL": context_engine.settings.database_url.get_secret_value(),
+            "MEMORY_DATABASE_URL": context_engine.settings.storage.database_url.get_secret_value(),
             "MEMORY_REDIS_URL": redis_url,
             "PYTHONPATH": str(REPO),
         }

@@ -101,8 +101,11 @@ def test_cluster_profile_three_nodes_sharded_and_replicated(compose: dict[str, A
         qdrant_shard_number=int(env["MEMORY_QDRANT_SHARD_NUMBER"]),
         qdrant_replication_factor=int(env["MEMORY_QDRANT_REPLICATION_FACTOR"]),
     )
-    assert settings.qdrant_replication_factor == 2 <= len(nodes)
-    assert settings.qdrant_shard_number is not None and settings.qdrant_shard_number >= len(nodes)
+    assert settings.storage.qdrant_replication_factor == 2 <= len(nodes)
+    assert (
+        settings.storage.qdrant_shard_number is not None
+        and settings.storage.qdrant_shard_number >= len(nodes)
+    )
     # services without a profile never depend on profile-only services
     for name, service in services.items():
         if not service.get("profiles"):

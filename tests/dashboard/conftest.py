@@ -75,8 +75,11 @@ def dashboard_env(dashboard_database_url: str) -> Iterator[dict[str, str]]:
 def dash_engine(dashboard_env: dict[str, str]) -> MemoryEngine:
     """The engine the app under test uses (same process, same ``st.cache_resource``)."""
     engine = state.get_engine()
-    assert engine.settings.database_url is not None
-    assert engine.settings.database_url.get_secret_value() == dashboard_env["MEMORY_DATABASE_URL"]
+    assert engine.settings.storage.database_url is not None
+    assert (
+        engine.settings.storage.database_url.get_secret_value()
+        == dashboard_env["MEMORY_DATABASE_URL"]
+    )
     state.cached_tenant_counts.clear()
     return engine
 

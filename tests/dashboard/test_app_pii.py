@@ -26,7 +26,7 @@ def strict_tenant(journal_engine: MemoryEngine) -> Iterator[str]:
     """A fresh tenant whose PII policy is ``block`` (the app's engine settings, restored)."""
     tenant = new_tenant("pii-block")
     original = journal_engine.settings
-    policies = {**original.pii_tenant_policies, tenant: "block"}
+    policies = {**original.security.pii_tenant_policies, tenant: "block"}
     journal_engine.settings = original.model_copy(update={"pii_tenant_policies": policies})
     yield tenant
     journal_engine.settings = original

@@ -88,7 +88,7 @@ def test_odd_but_valid_inputs_are_stored(engine: MemoryEngine, tenant: str, text
 def test_batch_with_one_huge_item(engine: MemoryEngine, tenant: str) -> None:
     s = Scope.of(tenant)
     reqs = [WriteRequest(text=f"fact number {i} about item {i * 7}") for i in range(10)]
-    reqs[4] = WriteRequest(text="y" * (engine.settings.max_input_chars + 1))
+    reqs[4] = WriteRequest(text="y" * (engine.settings.write.max_input_chars + 1))
     results = engine.write_many(s, reqs)
     assert [r.ok for r in results] == [True] * 4 + [False] + [True] * 5
     assert results[4].error and results[4].error["error"] == "content_too_large"

@@ -113,7 +113,7 @@ def test_cli_isolation_check_json(pg_settings_factory: Callable[..., Any], tmp_p
     settings = pg_settings_factory()
     env = {
         **os.environ,
-        "MEMORY_DATABASE_URL": settings.database_url.get_secret_value(),
+        "MEMORY_DATABASE_URL": settings.storage.database_url.get_secret_value(),
         "PYTHONPATH": str(REPO),
     }
     run = subprocess.run(

@@ -106,7 +106,7 @@ def test_cli_reports_memories_awaiting_review(
         eng.close()
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")},
-        "MEMORY_DATABASE_URL": settings.database_url.get_secret_value(),
+        "MEMORY_DATABASE_URL": settings.storage.database_url.get_secret_value(),
         "PYTHONPATH": str(REPO),
     }
     cli = [sys.executable, "-m", "memory_engine.cli", "maintain", "--tenant", tenant]

@@ -148,4 +148,4 @@ def test_cli_user_and_agent_narrow_the_env_tenant(
     monkeypatch.setattr(mcp_server, "run_stdio", seen.append)
     mcp_command(**args)  # type: ignore[arg-type]
     (settings,) = seen
-    assert (settings.mcp_tenant, settings.mcp_user_id, settings.mcp_agent_id) == expected
+    assert (settings.mcp.tenant, settings.mcp.user_id, settings.mcp.agent_id) == expected

@@ -103,7 +103,7 @@ def test_kill_writer_mid_batch_loses_no_acknowledged_write(
     pg_settings_factory: Callable[..., Any],
 ) -> None:
     settings = pg_settings_factory()
-    url = settings.database_url.get_secret_value()
+    url = settings.storage.database_url.get_secret_value()
     tenant = new_tenant_id("crash")
     proc = subprocess.Popen(
         [sys.executable, "-c", WRITER, tenant],
@@ -184,7 +184,7 @@ def test_engine_reconnects_after_connections_are_dropped(
     pg_settings_factory: Callable[..., Any],
 ) -> None:
     settings = pg_settings_factory()
-    url = settings.database_url.get_secret_value()
+    url = settings.storage.database_url.get_secret_value()
     scope = Scope.of(new_tenant_id("rc"))
     engine = MemoryEngine(settings)
     try:

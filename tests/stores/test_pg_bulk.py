@@ -23,8 +23,8 @@ from tests.conftest import PG_TEST_DIM, PG_TEST_MODEL, new_tenant_id
 
 
 def _url(store: PostgresStore) -> str:
-    assert store.settings.database_url is not None
-    return store.settings.database_url.get_secret_value()
+    assert store.settings.storage.database_url is not None
+    return store.settings.storage.database_url.get_secret_value()
 
 
 def _vec(rng: np.random.Generator) -> tuple[float, ...]:

@@ -27,8 +27,8 @@ ACTIVE = MemoryStatus.ACTIVE
 
 
 def _url(store: PostgresStore) -> str:
-    assert store.settings.database_url is not None
-    return store.settings.database_url.get_secret_value()
+    assert store.settings.storage.database_url is not None
+    return store.settings.storage.database_url.get_secret_value()
 
 
 def _vec(rng: np.random.Generator) -> tuple[float, ...]:
@@ -178,7 +178,7 @@ def test_keyword_tables_have_row_level_security(pg_store: PostgresStore) -> None
             [list(tables)],
         ).fetchall()
         assert sorted(r[0] for r in forced) == sorted(tables)
-        conn.execute(f"SET ROLE {pg_store.settings.db_app_role}")
+        conn.execute(f"SET ROLE {pg_store.settings.storage.db_app_role}")
         for table in tables:
             with conn.transaction():
                 conn.execute("SELECT set_config('app.tenant_id', %s, true)", [ta])

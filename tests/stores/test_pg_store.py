@@ -58,8 +58,8 @@ def _put(store: PostgresStore, tenant: str, n: int, rng: np.random.Generator) ->
 
 
 def _url(store: PostgresStore) -> str:
-    assert store.settings.database_url is not None
-    return store.settings.database_url.get_secret_value()
+    assert store.settings.storage.database_url is not None
+    return store.settings.storage.database_url.get_secret_value()
 
 
 def test_rls_hides_other_tenants_from_raw_sql(pg_store: PostgresStore) -> None:
@@ -67,7 +67,7 @@ def test_rls_hides_other_tenants_from_raw_sql(pg_store: PostgresStore) -> None:
     ta, tb = new_tenant_id("a"), new_tenant_id("b")
     _put(pg_store, ta, 2, rng)
     _put(pg_store, tb, 3, rng)
-    role = sql.Identifier(pg_store.settings.db_app_role)
+    role = sql.Identifier(pg_store.settings.storage.db_app_role)
     with psycopg.connect(_url(pg_store), autocommit=True) as conn:
         conn.execute(sql.SQL("SET ROLE {}").format(role))
         with conn.transaction():
@@ -94,7 +94,7 @@ def test_rls_hides_other_tenants_from_raw_sql(pg_store: PostgresStore) -> None:
 
 
 def test_app_role_is_restricted(pg_store: PostgresStore) -> None:
-    role = pg_store.settings.db_app_role
+    role = pg_store.settings.storage.db_app_role
     with psycopg.connect(_url(pg_store), autocommit=True) as conn:
         row = conn.execute(
             "SELECT rolsuper, rolbypassrls, rolcanlogin FROM pg_roles WHERE rolname = %s", [role]
@@ -125,7 +125,7 @@ def test_pooled_connections_use_app_role_without_prepared_statements(
         row = cur.execute(
             "SELECT current_user, current_setting('app.tenant_id'), current_setting('TimeZone')"
         ).fetchone()
-        assert row == (pg_store.settings.db_app_role, scope.tenant_id, "UTC")
+        assert row == (pg_store.settings.storage.db_app_role, scope.tenant_id, "UTC")
         assert cur.connection.prepare_threshold is None
     with pg_store.conn.tx(None) as cur:  # SET LOCAL did not outlive the transaction
         assert cur.execute("SELECT current_setting('app.tenant_id', true)").fetchone() in (
@@ -261,7 +261,9 @@ def test_keyword_candidates_come_from_an_index_under_rls(pg_store: PostgresStore
     of keyword_postings serves candidate generation and the BM25 contributions."""
     scope = Scope.of(new_tenant_id())
     with pg_store.conn.tx(scope) as cur:  # the app role, tenant set
-        assert cur.execute("SELECT current_user").fetchone() == (pg_store.settings.db_app_role,)
+        assert cur.execute("SELECT current_user").fetchone() == (
+            pg_store.settings.storage.db_app_role,
+        )
         leakproof = dict(
             cur.execute(
                 "SELECT proname, proleakproof FROM pg_proc "

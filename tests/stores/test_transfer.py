@@ -176,9 +176,9 @@ def test_cli_copy_json_report_and_conflict_error(
     pg = pg_store_factory()
     tenant = new_tenant_id()
     _fill(pg, tenant, rng)
-    assert pg.settings.database_url is not None
+    assert pg.settings.storage.database_url is not None
     env = {
-        "MEMORY_DATABASE_URL": pg.settings.database_url.get_secret_value(),
+        "MEMORY_DATABASE_URL": pg.settings.storage.database_url.get_secret_value(),
         "MEMORY_STORE": "postgres",
         "MEMORY_QDRANT_PATH": None,
         "MEMORY_QDRANT_URL": None,

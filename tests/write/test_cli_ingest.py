@@ -21,7 +21,7 @@ def test_cli_ingest_extract(
     settings = pg_settings_factory(write_queue_path=tmp_path / "journal.sqlite3")
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")},
-        "MEMORY_DATABASE_URL": settings.database_url.get_secret_value(),
+        "MEMORY_DATABASE_URL": settings.storage.database_url.get_secret_value(),
         "MEMORY_WRITE_QUEUE_PATH": str(tmp_path / "journal.sqlite3"),
         "PYTHONPATH": str(REPO),
     }

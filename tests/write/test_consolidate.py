@@ -77,7 +77,7 @@ def test_cli_consolidate(make_engine: Make, monkeypatch: pytest.MonkeyPatch) -> 
     for t in TEA:
         engine.write(s, t)
     settings = engine.settings
-    monkeypatch.setenv("MEMORY_DATABASE_URL", settings.database_url.get_secret_value())
+    monkeypatch.setenv("MEMORY_DATABASE_URL", settings.storage.database_url.get_secret_value())
     for key in (
         "embedder",
         "embedding_base_url",
@@ -85,7 +85,7 @@ def test_cli_consolidate(make_engine: Make, monkeypatch: pytest.MonkeyPatch) -> 
         "embedding_dim",
         "write_queue_path",
     ):
-        monkeypatch.setenv(f"MEMORY_{key.upper()}", str(getattr(settings, key)))
+        monkeypatch.setenv(f"MEMORY_{key.upper()}", str(settings.flat_value(key)))
     result = CliRunner().invoke(
         app, ["consolidate", "--tenant", s.tenant_id, "--similarity", "0.7", "--json"]
     )

@@ -99,7 +99,7 @@ def test_kill_mid_queue_loses_no_accepted_write(
     env.update(
         PYTHONPATH=str(ROOT),
         MEMORY_STORE="postgres",
-        MEMORY_DATABASE_URL=settings.database_url.get_secret_value(),
+        MEMORY_DATABASE_URL=settings.storage.database_url.get_secret_value(),
         MEMORY_EMBEDDER="openai_compat",
         MEMORY_EMBEDDING_BASE_URL=stub.base_url,
         MEMORY_EMBEDDING_MODEL="stub-64",

@@ -38,7 +38,7 @@ def slope_chart(frame: pd.DataFrame, k: int, lang: str) -> go.Figure:
 def render(engine: MemoryEngine, scope: Scope, trace: Trace, lang: str) -> None:
     """The comparison section: a form for configuration B, then the comparison."""
     st.markdown(f"**{t('cmp.header', lang)}**")
-    base = SearchOptions(**trace.config)
+    base = SearchOptions.from_trace_config(trace.config)
     with st.form("mi_cmp"):
         c = st.columns(4)
         fusion = c[0].selectbox(

@@ -35,7 +35,7 @@ IMPORTED = "mi_gold_imported"  # file id of the last imported upload
 
 def store_for(engine: MemoryEngine, scope: Scope) -> GoldenStore:
     """The tenant's golden sets under the engine's data folder."""
-    return GoldenStore(engine.settings.data_dir / "golden", scope)
+    return GoldenStore(engine.settings.storage.data_dir / "golden", scope)
 
 
 def render(engine: MemoryEngine, scope: Scope, trace: Trace | None, lang: str) -> None:

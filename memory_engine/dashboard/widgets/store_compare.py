@@ -46,7 +46,7 @@ def replay_section(scope: Scope, trace: Trace, lang: str) -> None:
     st.caption(t("stores.compare_caption", lang))
     key = f"{SS_RESULT}_{trace.id}"
     if st.button(t("stores.compare_run", lang), key="mi_cmp_run"):
-        options = SearchOptions(**trace.config)
+        options = SearchOptions.from_trace_config(trace.config)
         results: dict[str, SearchResult] = {}
         with guard(lang, stop=False) as g:
             for name, engine in engines.items():

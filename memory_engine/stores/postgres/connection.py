@@ -80,12 +80,12 @@ class PgConnection:
     def __init__(self, settings: Settings, conninfo: str) -> None:
         self.settings = settings
         self.conninfo = conninfo
-        self.role = settings.db_app_role
+        self.role = settings.storage.db_app_role
         self._embedding: tuple[str, int] | None = None
         self.pool: ConnectionPool = ConnectionPool(
             conninfo,
             min_size=1,
-            max_size=settings.db_pool_max,
+            max_size=settings.storage.db_pool_max,
             kwargs={"prepare_threshold": None, "autocommit": True},
             configure=self._configure,
             check=ConnectionPool.check_connection,

@@ -182,17 +182,17 @@ def embedded_url(server: Any, database: str = "postgres") -> str:
 def resolve_database_url(settings: Settings) -> str:
     """The URL the store connects to (as the owner login).
 
-    ``settings.database_url`` when set (an external PostgreSQL with pgvector); otherwise the
-    embedded server in ``settings.data_dir``, started on first use.
+    ``settings.storage.database_url`` when set (an external PostgreSQL with pgvector); otherwise the
+    embedded server in ``settings.storage.data_dir``, started on first use.
 
     Raises:
         StoreUnavailableError: the embedded server cannot be started.
     """
-    if settings.database_url is not None:
-        url = settings.database_url.get_secret_value().strip()
+    if settings.storage.database_url is not None:
+        url = settings.storage.database_url.get_secret_value().strip()
         if url:
             return url
     server = start_embedded_server(
-        settings.data_dir, shared_buffers_mb=settings.embedded_shared_buffers_mb
+        settings.storage.data_dir, shared_buffers_mb=settings.storage.embedded_shared_buffers_mb
     )
     return embedded_url(server)

@@ -86,13 +86,13 @@ class PgReader:
     ) -> Page:
         """Memories newest first (created_at desc, id desc), keyset-paginated.
 
-        ``limit`` is clamped to ``settings.list_max_limit``; ``total`` counts every row matching
+        ``limit`` is clamped to ``settings.limits.list_max_limit``; ``total`` counts every row matching
         the filter; ``truncated`` is True when more pages follow.
 
         Raises:
             InvalidInputError: limit < 1 or a malformed cursor.
         """
-        limit = check_limit(limit, self._conn.settings.list_max_limit)
+        limit = check_limit(limit, self._conn.settings.limits.list_max_limit)
         params: dict[str, Any] = {"limit": limit + 1}
         where = memory_filter(scope, filters, params)
         page_where: sql.Composable = where
@@ -192,7 +192,7 @@ class PgReader:
         Raises:
             MemoryNotFoundError: neither the memory nor any event of it is in the scope.
         """
-        limit = check_limit(limit, self._conn.settings.list_max_limit)
+        limit = check_limit(limit, self._conn.settings.limits.list_max_limit)
         params: dict[str, Any] = {"mid": memory_id, "limit": limit + 1}
         where = sql.SQL("memory_id = %(mid)s AND {}").format(scope_filter(scope, params))
         with self._conn.tx(scope) as cur:
@@ -213,7 +213,7 @@ class PgReader:
 
     def events(self, *, scope: Scope, limit: int = 100, cursor: str | None = None) -> Page:
         """Events of the scope, newest first, keyset-paginated by event id."""
-        limit = check_limit(limit, self._conn.settings.list_max_limit)
+        limit = check_limit(limit, self._conn.settings.limits.list_max_limit)
         params: dict[str, Any] = {"limit": limit + 1}
         where = scope_filter(scope, params)
         page_where: sql.Composable = where
@@ -262,7 +262,7 @@ class PgReader:
 
         ``returned`` is the number of candidates not dropped.
         """
-        limit = check_limit(limit, self._conn.settings.list_max_limit)
+        limit = check_limit(limit, self._conn.settings.limits.list_max_limit)
         params: dict[str, Any] = {"limit": limit + 1}
         where = scope_filter(scope, params)
         page_where: sql.Composable = where

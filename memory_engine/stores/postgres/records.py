@@ -100,7 +100,7 @@ class PgRecords:
         Raises:
             InvalidInputError: limit < 1 or a malformed cursor.
         """
-        limit = check_limit(limit, self._conn.settings.list_max_limit)
+        limit = check_limit(limit, self._conn.settings.limits.list_max_limit)
         phase, last = parse_record_cursor(cursor)
         t = scope.tenant_id
         purged_sql = (
@@ -150,7 +150,7 @@ class PgRecords:
         Raises:
             InvalidInputError: more than ``list_max_limit`` ids, or a repeated id.
         """
-        ids = check_record_ids(memory_ids, self._conn.settings.list_max_limit)
+        ids = check_record_ids(memory_ids, self._conn.settings.limits.list_max_limit)
         if not ids:
             return []
         params = {"t": scope.tenant_id, "ids": ids}

@@ -75,7 +75,7 @@ class PostgresStore:
     def __init__(self, settings: Settings, *, conninfo: str | None = None) -> None:
         self.settings = settings
         owner = conninfo or resolve_database_url(settings)
-        apply_migrations(owner, settings.db_app_role)
+        apply_migrations(owner, settings.storage.db_app_role)
         self.conn = PgConnection(settings, owner)
         self._reader = PgReader(self.conn)
         self._writer = PgWriter(self.conn)
@@ -307,8 +307,8 @@ class PostgresStore:
                 scope=scope,
                 k=k,
                 statuses=search_statuses(statuses),
-                exact_max_rows=self.conn.settings.exact_search_max_rows,
-                ef_max=self.conn.settings.hnsw_ef_search_max,
+                exact_max_rows=self.conn.settings.storage.exact_search_max_rows,
+                ef_max=self.conn.settings.storage.hnsw_ef_search_max,
             )
 
     def keyword_search(

@@ -243,7 +243,7 @@ class PgWriter:
             TenantScopeError: the trace belongs to another tenant than the scope.
         """
         check_trace_scope(trace, scope)
-        keep = self._conn.settings.trace_retention
+        keep = self._conn.settings.storage.trace_retention
         if keep == 0:
             return
         returned = sum(1 for c in trace.candidates if c.dropped is None)

@@ -56,7 +56,7 @@ class QdrantConnection:
 
     def __init__(self, settings: Settings, client: QdrantClient | None = None) -> None:
         self.settings = settings
-        prefix = settings.qdrant_collection_prefix
+        prefix = settings.storage.qdrant_collection_prefix
         self.prefix = prefix
         self.memories, self.events = f"{prefix}_memories", f"{prefix}_events"
         self.traces, self.meta = f"{prefix}_traces", f"{prefix}_meta"
@@ -154,7 +154,7 @@ class QdrantConnection:
             if not client.collection_exists(collection):
                 return
             n = int(client.count(collection, exact=True).count)
-        limit = self.settings.qdrant_local_warn_points
+        limit = self.settings.storage.qdrant_local_warn_points
         if n > limit:
             self._warned.add(collection)
             logger.warning(

@@ -67,9 +67,13 @@ def open_client(settings: Settings) -> tuple[QdrantClient, bool, str]:
         StoreUnavailableError: the server is unreachable, or the local folder is locked by
             another process (local mode is single-process).
     """
-    if settings.qdrant_url:
-        key = settings.qdrant_api_key.get_secret_value() if settings.qdrant_api_key else None
-        url = settings.qdrant_url
+    if settings.storage.qdrant_url:
+        key = (
+            settings.storage.qdrant_api_key.get_secret_value()
+            if settings.storage.qdrant_api_key
+            else None
+        )
+        url = settings.storage.qdrant_url
         with qdrant_errors():
             client = QdrantClient(url=url, api_key=key, timeout=30, check_compatibility=False)
         try:
@@ -81,7 +85,7 @@ def open_client(settings: Settings) -> tuple[QdrantClient, bool, str]:
                 f"cannot reach Qdrant at {url}: {exc.message}", url=url
             ) from exc
         return client, False, url
-    location = settings.qdrant_path
+    location = settings.storage.qdrant_path
     if not location:  # Settings refuses store=qdrant without a URL or a path
         raise StoreUnavailableError("no Qdrant URL or local path configured")
     try:
@@ -133,9 +137,9 @@ def cluster_layout(settings: Settings, local: bool) -> dict[str, int]:
     if local:
         return {}
     values = {
-        "shard_number": settings.qdrant_shard_number,
-        "replication_factor": settings.qdrant_replication_factor,
-        "write_consistency_factor": settings.qdrant_write_consistency_factor,
+        "shard_number": settings.storage.qdrant_shard_number,
+        "replication_factor": settings.storage.qdrant_replication_factor,
+        "write_consistency_factor": settings.storage.qdrant_write_consistency_factor,
     }
     return {k: int(v) for k, v in values.items() if v is not None}
 

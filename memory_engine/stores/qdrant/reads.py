@@ -100,13 +100,13 @@ class QdrantReader:
     ) -> Page:
         """Memories newest first (created_at desc, id desc), keyset-paginated.
 
-        ``limit`` is clamped to ``settings.list_max_limit``; ``total`` counts every point
+        ``limit`` is clamped to ``settings.limits.list_max_limit``; ``total`` counts every point
         matching the filter; ``truncated`` is True when more pages follow.
 
         Raises:
             InvalidInputError: limit < 1 or a malformed cursor.
         """
-        limit = check_limit(limit, self._settings.list_max_limit)
+        limit = check_limit(limit, self._settings.limits.list_max_limit)
         after = _time_cursor(cursor)
         if not self._conn.memories_exist():
             return Page(items=[], total=0)
@@ -181,7 +181,7 @@ class QdrantReader:
         Raises:
             MemoryNotFoundError: neither the memory nor any event of it is in the scope.
         """
-        limit = check_limit(limit, self._settings.list_max_limit)
+        limit = check_limit(limit, self._settings.limits.list_max_limit)
         flt = scope_filter(scope, match("memory_id", str(memory_id)), match("state", COMMITTED))
         with self._conn.reading() as client:
             rows, _ = client.scroll(
@@ -198,7 +198,7 @@ class QdrantReader:
 
     def events(self, *, scope: Scope, limit: int = 100, cursor: str | None = None) -> Page:
         """Committed events of the scope, newest first, keyset-paginated by event id."""
-        limit = check_limit(limit, self._settings.list_max_limit)
+        limit = check_limit(limit, self._settings.limits.list_max_limit)
         flt = scope_filter(scope, match("state", COMMITTED))
         page_flt = flt
         if cursor:
@@ -243,7 +243,7 @@ class QdrantReader:
 
         ``returned`` is the number of candidates not dropped.
         """
-        limit = check_limit(limit, self._settings.list_max_limit)
+        limit = check_limit(limit, self._settings.limits.list_max_limit)
         after = _time_cursor(cursor)
         flt = scope_filter(scope)
         with self._conn.reading() as client:
@@ -391,7 +391,7 @@ class QdrantReader:
         """
         check_k(k)
         flt = search_filter(scope, statuses)
-        leg = max(k, per_leg or self._settings.candidates_per_leg)
+        leg = max(k, per_leg or self._settings.retrieval.candidates_per_leg)
         vec = vector_param(vector, self._conn.dim(), "query vector").tolist()
         prefetch = [models.Prefetch(query=vec, using=DENSE, filter=flt, limit=leg)]
         sparse = query_vector(terms)
@@ -403,7 +403,7 @@ class QdrantReader:
         return {
             "collection_name": self._conn.memories,
             "prefetch": prefetch,
-            "query": models.RrfQuery(rrf=models.Rrf(k=self._settings.rrf_k + 1)),
+            "query": models.RrfQuery(rrf=models.Rrf(k=self._settings.retrieval.rrf_k + 1)),
             "query_filter": flt,
             "limit": k,
             "with_payload": True,

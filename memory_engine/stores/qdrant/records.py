@@ -140,7 +140,7 @@ class QdrantRecords:
         Raises:
             InvalidInputError: limit < 1 or a malformed cursor.
         """
-        limit = check_limit(limit, self._settings.list_max_limit)
+        limit = check_limit(limit, self._settings.limits.list_max_limit)
         phase, key = parse_record_cursor(cursor)
         tenant = scope_filter(Scope.of(scope.tenant_id))
         has_mem = self._conn.memories_exist()
@@ -194,7 +194,7 @@ class QdrantRecords:
         Raises:
             InvalidInputError: more than ``list_max_limit`` ids, or a repeated id.
         """
-        ids = check_record_ids(memory_ids, self._settings.list_max_limit)
+        ids = check_record_ids(memory_ids, self._settings.limits.list_max_limit)
         if not ids:
             return []
         tenant = Scope.of(scope.tenant_id)

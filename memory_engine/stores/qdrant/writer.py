@@ -346,7 +346,7 @@ class QdrantWriter:
             TenantScopeError: the trace belongs to another tenant than the scope.
         """
         check_trace_scope(trace, scope)
-        keep = self._settings.trace_retention
+        keep = self._settings.storage.trace_retention
         if keep == 0:
             return
         created = (
