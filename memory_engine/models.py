@@ -1,4 +1,4 @@
-"""Typed records of the engine (DESIGN.md section 3).
+"""Typed records of the engine (docs/architecture.md#data-model).
 
 All datetimes are timezone-aware UTC. Records are frozen pydantic models: they are values,
 never mutated in place; use ``model_copy(update=...)``.
@@ -217,7 +217,7 @@ class Trace(_Frozen):
     block: str = ""
     timings_ms: dict[str, float] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)
-    # retrieval stages (issue 5): the stages run in order, each leg's health
+    # retrieval stages: the stages run in order, each leg's health
     # ({"count": int, "empty": bool}) and the queries the legs searched (expansion)
     stages: list[str] = Field(default_factory=list)
     leg_health: dict[str, dict[str, Any]] = Field(default_factory=dict)

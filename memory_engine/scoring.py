@@ -1,4 +1,4 @@
-"""Retention scoring: pure functions of a memory and a clock (DESIGN.md section 7).
+"""Retention scoring: pure functions of a memory and a clock (docs/architecture.md#retention-and-lifecycle).
 
 The engine (maintenance, as-of search), the CLI and every dashboard chart call these functions,
 so a value shown on a chart is the value the engine acts on.

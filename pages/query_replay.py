@@ -176,7 +176,7 @@ else:
     with st.expander(t("replay.config", lang)):
         st.code(json.dumps(trace.config, indent=1, ensure_ascii=False), language="json")
     store_compare.replay_section(scope, trace, lang)  # both stores configured: side by side
-    # retrieval tools (issue 5): why not X?, compare configurations, relevance labels
+    # retrieval tools: why not X?, compare configurations, relevance labels
     why_not.render(trace, lang)
     config_compare.render(engine, scope, trace, lang)
     relevance.render(trace, lang)

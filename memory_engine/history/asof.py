@@ -1,7 +1,7 @@
 """As-of reconstruction: a tenant's memories at a past time, rebuilt from the audit events,
 and an in-memory snapshot store that the normal search pipeline runs over.
 
-Bi-temporal (DESIGN.md section 3):
+Bi-temporal (docs/architecture.md#data-model):
 
 * **recorded time** ``as_of``: a memory's state at ``as_of`` is the ``after`` snapshot of its
   last event recorded at or before ``as_of`` (events are applied in event-id order). A memory

@@ -45,7 +45,7 @@ class AccessBookkeeper:
 
     def after_search(self, scope: Scope, query: str, result: SearchResult) -> None:
         """Queue the bookkeeping of a search (access counts, restore on a strong match) on
-        the background worker (DESIGN.md section 6). Never raises."""
+        the background worker (docs/architecture.md#search-pipeline). Never raises."""
         s = self._deps.settings
         ids = [c.memory.id for c in result.memories] if s.lifecycle.record_access else []
         restore = s.lifecycle.retention_restore_min_cosine is not None

@@ -1,6 +1,6 @@
 """The write-decision LLM protocol, implemented by ``rules`` (offline) and ``openai_compat``.
 
-An LLM here answers two questions of the write pipeline (DESIGN.md section 5):
+An LLM here answers two questions of the write pipeline (docs/architecture.md#write-pipeline):
 
 * ``extract``: should this input be remembered, and which facts does it hold?
 * ``judge``: how does a new fact relate to stored memories it is shown (by index)?

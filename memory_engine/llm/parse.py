@@ -1,4 +1,4 @@
-"""Tolerant parsing of model output (FAILURES.md section 4).
+"""Tolerant parsing of model output (docs/architecture.md#f4-malformed-output).
 
 Handles: reasoning blocks (``<think>...</think>``, also unclosed), markdown fences, prose before
 or after the JSON, and items that fail validation (skipped with a warning). Raises

@@ -1,7 +1,7 @@
 """Typed outputs of the write-decision LLM (both providers) and the record of one call.
 
 Every item the model returns is validated one by one with these models: an invalid item is
-skipped with a warning, the valid ones are kept (FAILURES.md section 4).
+skipped with a warning, the valid ones are kept (docs/architecture.md#f4-malformed-output).
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ class MergedFact(BaseModel):
 
 
 class LLMCall(BaseModel):
-    """Audit record of one LLM call (DESIGN.md section 3, write decisions).
+    """Audit record of one LLM call (docs/architecture.md#data-model, write decisions).
 
     ``latency_ms`` is wall time of all attempts; tokens are the endpoint's ``usage`` counts
     (0 for the rules provider); ``response_format`` is the mode that produced the output.

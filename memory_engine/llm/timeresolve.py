@@ -1,6 +1,6 @@
 """Relative dates resolved against the source's ``observed_at`` in the user's time zone.
 
-FAILURES.md section 6: "last week" in a chat observed on 2023-05-24 means the week of
+docs/architecture.md#f6-relative-time: "last week" in a chat observed on 2023-05-24 means the week of
 2023-05-15, not a week before today; "yesterday" written at 00:30 in UTC+9 is the user's
 previous *local* day. Weeks start on Monday (ISO 8601).
 

@@ -33,7 +33,6 @@ from memory_engine.retrieval.fusion import rrf_fuse
 __all__ = ["FusionMethod", "fuse", "leg_score_key"]
 
 
-
 def leg_score_key(leg: str) -> str:
     """Score a leg ranks by: ``cosine`` for ``dense*`` legs, ``bm25`` for ``keyword*`` legs."""
     return "cosine" if leg.startswith("dense") else "bm25"

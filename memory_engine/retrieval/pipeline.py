@@ -4,7 +4,7 @@ scope -> expand (``expansion``) -> dense + keyword legs -> fuse (``fusion`` RRF 
 ``normfusion`` z-score / min-max) -> session-neighbour smoothing (``session``) -> rerank
 (``rerank``, optional) -> weighting by task type and retention (``weighting``) -> threshold
 (``thresholds``) -> dedupe / MMR (``diversity``) -> top-k -> token budget -> memory block.
-Every stage writes into the ``Trace`` (DESIGN.md section 6): its name in ``trace.stages``, its
+Every stage writes into the ``Trace`` (docs/architecture.md#search-pipeline): its name in ``trace.stages``, its
 score under a name from ``scores.SCORE_KINDS`` and its rank under ``ranks[<stage>]``.
 """
 
@@ -112,7 +112,7 @@ def _recall(
         warnings=warnings,
     )
     clock.add(timings)
-    # Defence in depth: no leg may hold another tenant's row (FAILURES.md section 1).
+    # Defence in depth: no leg may hold another tenant's row (docs/architecture.md#f1-scope-filter).
     for name, cands in legs.items():
         for c in cands:
             if c.memory.tenant_id != scope.tenant_id:

@@ -6,7 +6,7 @@ install (nothing is downloaded), and the LLM reranker belongs with the LLM proto
 a sentence-transformers ``CrossEncoder`` loaded from a local path, or an LLM judging relevance.
 
 Only the first ``pool`` candidates (default 20, at most 100) are rescored: a CPU cross-encoder
-over a large pool took 100 s in a public report (FAILURES.md section 11). Reranked candidates
+over a large pool took 100 s in a public report (docs/architecture.md#f11-recall-shortfall). Reranked candidates
 are ordered by ``rerank`` and stay ahead of the rest, which keep their order. The trace holds
 ``scores["rerank"]`` and ``ranks["rerank"]``.
 """
@@ -21,7 +21,6 @@ from memory_engine.config.retrieval import MAX_RERANK_POOL
 from memory_engine.models import Candidate
 
 __all__ = ["MAX_RERANK_POOL", "Reranker", "apply_rerank"]
-
 
 
 @runtime_checkable

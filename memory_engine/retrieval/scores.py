@@ -1,7 +1,7 @@
 """Names, kinds and directions of every score a search writes into its trace.
 
 Every score in ``Candidate.scores`` / ``TraceCandidate.scores`` is keyed by one of the names
-below, and every one is "higher is better" (DESIGN.md section 3). A store or stage that would
+below, and every one is "higher is better" (docs/architecture.md#data-model). A store or stage that would
 produce a lower-is-better number (a distance) converts it before writing it. The dashboard
 labels columns with :func:`score_label` (e.g. ``cosine ↑``); ``tests/retrieval/test_retrieval_stages``
 checks that traces of every store and stage use only these names.

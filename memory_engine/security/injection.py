@@ -1,4 +1,4 @@
-"""Prompt-injection screening of text before it becomes a memory (FAILURES.md section 9).
+"""Prompt-injection screening of text before it becomes a memory (docs/architecture.md#f9-prompt-injection).
 
 ``screen(text, source)`` finds instruction-like content in Chinese and English and decides an
 action from the source's trust:

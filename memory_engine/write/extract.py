@@ -1,4 +1,4 @@
-"""Extract-mode write pipeline (DESIGN.md section 5): guard -> evaluate+extract -> embed ->
+"""Extract-mode write pipeline (docs/architecture.md#write-pipeline): guard -> evaluate+extract -> embed ->
 exact dedupe -> near-duplicate candidates -> judge -> commit, with a decision trail.
 
 One call of ``run_extract`` handles one ``AcceptedWrite`` (``write/records.py``). Order of effects on a contradiction:

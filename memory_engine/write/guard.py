@@ -1,4 +1,4 @@
-"""Write guard: the first stage of every write (DESIGN.md section 5, FAILURES.md section 8).
+"""Write guard: the first stage of every write (docs/architecture.md#write-pipeline, docs/architecture.md#f8-oversized-input).
 
 Validates and normalises text before anything is embedded or stored, raising a typed error for
 input that must not become a memory.
@@ -73,7 +73,7 @@ class GuardReport(BaseModel):
 
 
 def is_memory_tool_call(text: str, metadata: dict[str, Any] | None = None) -> bool:
-    """True for a call of the engine's own memory tools (never stored: FAILURES.md section 8).
+    """True for a call of the engine's own memory tools (never stored: docs/architecture.md#f8-oversized-input).
 
     ``metadata['tool_name']`` (or ``tool``) names the tool when the caller knows it; the text
     is checked with ``memory_engine.write.tool_calls.is_memory_tool_call``.

@@ -1,4 +1,4 @@
-"""Calls of the memory tools never become memories (FAILURES.md section 8).
+"""Calls of the memory tools never become memories (docs/architecture.md#f8-oversized-input).
 
 An agent that records its own tool traffic would otherwise store ``memory_search(...)`` calls
 and their results as if they were facts, and recall them forever after. Every path that stores

@@ -1,5 +1,5 @@
-"""Store conformance (STYLE.md 2): the protocol, round trips, scope filling and tenant isolation
-(FAILURES.md section 1), the same calls and expected ids for every backend.
+"""Store conformance (docs/architecture.md#conformance-suite): the protocol, round trips, scope filling and tenant isolation
+(docs/architecture.md#f1-scope-filter), the same calls and expected ids for every backend.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def test_scope_ids_fill_and_contradiction(
     assert store.count(scope=Scope.of(tenant)) == 1
 
 
-# ----------------------------------------------------------------------------- FAILURES 1
+# ----------------------------------------------------------------------------- docs/architecture.md#f1-scope-filter
 
 
 def test_falcon_heron_isolation_in_every_leg(

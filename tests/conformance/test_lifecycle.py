@@ -1,5 +1,5 @@
-"""Store conformance (STYLE.md 2): archive/restore/purge, versions, events, duplicates,
-concurrency and embedding drift (FAILURES.md sections 2, 7 and 10) for every backend.
+"""Store conformance (docs/architecture.md#conformance-suite): archive/restore/purge, versions, events, duplicates,
+concurrency and embedding drift (docs/architecture.md#failure-catalogue F2, F7 and F10) for every backend.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from memory_engine.stores.base import MemoryStore
 from tests.conformance.conftest import DIM, MODEL
 from tests.conformance.helpers import ALL_STATUSES, ids, item, near, put, unit
 
-# ----------------------------------------------------------------------------- FAILURES 2
+# ----------------------------------------------------------------------------- docs/architecture.md#f2-deleted-returned
 
 
 def _two_jwt(store: MemoryStore, tenant: str, rng: np.random.Generator) -> tuple[Any, ...]:
@@ -286,7 +286,7 @@ def test_concurrent_inserts_survive_reopen(
     assert len(reopened.dense_search(vectors[0], scope=s, k=50)) == 20
 
 
-# ----------------------------------------------------------------------------- FAILURES 7
+# ----------------------------------------------------------------------------- docs/architecture.md#f7-embedding-drift
 
 
 def test_embedding_model_drift_is_refused(store_factory: Any, tenant: str) -> None:

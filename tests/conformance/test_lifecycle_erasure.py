@@ -1,4 +1,4 @@
-"""Store conformance (issue 6): access counting, version-checked purge, erasure of a purged
+"""Store conformance: access counting, version-checked purge, erasure of a purged
 memory from events and traces, the index-presence probe and standalone events, on every store.
 """
 

@@ -1,4 +1,4 @@
-"""Store conformance (STYLE.md 2): search recall and BM25 (FAILURES.md section 11), listing,
+"""Store conformance (docs/architecture.md#conformance-suite): search recall and BM25 (docs/architecture.md#f11-recall-shortfall), listing,
 facets, stats, events and traces for every backend.
 """
 
@@ -31,7 +31,7 @@ from tests.conformance.conftest import DIM, MODEL
 from tests.conformance.helpers import far, ids, item, near, put, unit
 from tests.conftest import new_tenant_id
 
-# ----------------------------------------------------------------------------- FAILURES 11
+# ----------------------------------------------------------------------------- docs/architecture.md#f11-recall-shortfall
 
 
 def test_recall_with_a_large_neighbour_tenant(

@@ -1,4 +1,4 @@
-"""Contract: every setting is documented in the README's settings table (STYLE.md 8), advanced
+"""Contract: every setting is documented in the README's settings table (docs/architecture.md#contracts-are-tests), advanced
 ones marked; the flat MEMORY_* names, .env and flat keywords reach the nested domains."""
 
 from __future__ import annotations

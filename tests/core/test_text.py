@@ -1,4 +1,4 @@
-"""Tests of memory_engine.text: CJK-aware tokenizer (FAILURES §5), chunker (§8), tokens."""
+"""Tests of memory_engine.text: CJK-aware tokenizer (docs/architecture.md#f5-cjk-text), chunker (docs/architecture.md#f8-oversized-input), tokens."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from memory_engine import text as T
 
-# --------------------------------------------------------------------------- FAILURES §5
+# --------------------------------------------------------------------------- docs/architecture.md#f5-cjk-text
 
 
 def test_chinese_peanut_allergy_has_peanut_term() -> None:

@@ -192,7 +192,7 @@ def test_edit_flow_preview_reason_and_version_check(
     # the form now edits version 2
     assert at.text_area(key=f"mi_e_content_{mid}_2").value == saved.content
     assert any(h == "update" for h in table(at, "mi_history")["action"])
-    # a second, consecutive edit also reaches the database (FAILURES.md section 13)
+    # a second, consecutive edit also reaches the database (docs/architecture.md#f13-dashboard)
     at.number_input(key=f"mi_e_importance_{mid}_2").set_value(0.9)
     at.text_input(key=f"mi_e_reason_{mid}_2").input("more important")
     button(at, "Save").click().run()

@@ -53,7 +53,7 @@ def test_write_search_trace_edit_purge_restart(qdrant_env: Path, tenant: str) ->
 
 
 def test_twenty_concurrent_writes_survive_restart(qdrant_env: Path, tenant: str) -> None:
-    """FAILURES.md section 10 on the embedded Qdrant: 20 concurrent writes, 20 memories."""
+    """docs/architecture.md#f10-concurrency on the embedded Qdrant: 20 concurrent writes, 20 memories."""
     s = Scope.of(tenant)
     with MemoryEngine() as eng:
         with ThreadPoolExecutor(max_workers=8) as pool:

@@ -1,4 +1,4 @@
-"""Write guard, chunking, CJK recall, traces, edits (FAILURES.md sections 5, 8)."""
+"""Write guard, chunking, CJK recall, traces, edits (docs/architecture.md#failure-catalogue F5, F8)."""
 
 from __future__ import annotations
 

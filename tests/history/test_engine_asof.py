@@ -1,4 +1,4 @@
-"""As-of time travel on both stores (issue 6): write, edit, supersede, purge at successive
+"""As-of time travel on both stores: write, edit, supersede, purge at successive
 recorded times; the state and search as of each time; world-time validity; a stored trace
 re-run as of then versus now."""
 

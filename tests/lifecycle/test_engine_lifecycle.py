@@ -1,4 +1,4 @@
-"""Lifecycle on both stores (issue 6): access counting, maintenance (dry run = real run, no
+"""Lifecycle on both stores: access counting, maintenance (dry run = real run, no
 lost update under concurrent edits), restore on a strong match, verified purge, forget-user."""
 
 from __future__ import annotations

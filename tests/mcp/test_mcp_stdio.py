@@ -1,4 +1,4 @@
-"""MCP over stdio with the SDK's own client: the five tools, FAILURES.md section 12, tenant binding."""
+"""MCP over stdio with the SDK's own client: the five tools, docs/architecture.md#f12-mcp, tenant binding."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""FAILURES.md section 12: in stdio mode every stdout byte is JSON-RPC, logs go to stderr."""
+"""docs/architecture.md#f12-mcp: in stdio mode every stdout byte is JSON-RPC, logs go to stderr."""
 
 from __future__ import annotations
 

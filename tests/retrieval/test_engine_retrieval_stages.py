@@ -1,5 +1,5 @@
 """Retrieval stages through the real engine on both stores: fusion modes, session smoothing,
-task-type weighting, composite queries, leg health, score names (DESIGN.md 6; FAILURES.md 5)."""
+task-type weighting, composite queries, leg health, score names (docs/architecture.md#search-pipeline; docs/architecture.md#f5-cjk-text)."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def _check_scores(res: Any) -> None:
 def test_cjk_scenarios_hit_in_every_mode(
     engine: MemoryEngine, tenant: str, mode: dict[str, Any]
 ) -> None:
-    """FAILURES.md 5: CJK keyword queries hit through the full pipeline in every mode."""
+    """docs/architecture.md#f5-cjk-text: CJK keyword queries hit through the full pipeline in every mode."""
     s = Scope.of(tenant)
     for doc, _ in CJK_CASES:
         engine.write(s, doc)
@@ -77,7 +77,7 @@ def test_cjk_scenarios_hit_in_every_mode(
 def test_peanut_allergy_crosses_languages_with_use_m3(
     usem3_engine: MemoryEngine, tenant: str, mode: dict[str, Any]
 ) -> None:
-    """FAILURES.md 5: "peanut allergy" finds "我对花生过敏" when the embedder is multilingual."""
+    """docs/architecture.md#f5-cjk-text: "peanut allergy" finds "我对花生过敏" when the embedder is multilingual."""
     s = Scope.of(tenant)
     usem3_engine.write(s, "我对花生过敏")
     usem3_engine.write(s, "明天下午三点开会")

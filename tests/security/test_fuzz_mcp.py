@@ -1,4 +1,4 @@
-"""Property tests of the MCP tools (issue 7, fuzzed inputs, "and MCP tools once they exist").
+"""Property tests of the MCP tools (fuzzed inputs, "and MCP tools once they exist").
 
 Every argument of every tool gets random Unicode (lone surrogates, NUL, controls, CJK, emoji),
 1,000,001-character strings, odd JSON types (numbers, booleans, null, lists, nested objects),

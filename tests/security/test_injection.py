@@ -1,4 +1,4 @@
-"""Prompt-injection screening and the memory block's data fence (FAILURES.md section 9)."""
+"""Prompt-injection screening and the memory block's data fence (docs/architecture.md#f9-prompt-injection)."""
 
 from __future__ import annotations
 

@@ -291,7 +291,7 @@ _FILTER_ARGS = {"scroll": "scroll_filter", "count": "count_filter", "facet": "fa
 
 def test_every_query_carries_the_tenant_filter(tmp_path: Path) -> None:
     """All protocol calls of one tenant: every scroll/count/facet/query on tenant data holds
-    the tenant condition; every query_points prefetch holds it too (FAILURES.md 1)."""
+    the tenant condition; every query_points prefetch holds it too (docs/architecture.md#f1-scope-filter)."""
     spy = _SpyClient(QdrantClient(location=":memory:"))
     store = QdrantStore(_settings(":memory:"), client=spy)  # type: ignore[arg-type]
     store.ensure_embedding("m", DIM)

@@ -1,5 +1,5 @@
 """``OpenAICompatLLM`` through the stub server and the real ``openai`` client: structured
-output negotiation, retries, token and latency accounting, FAILURES.md section 4 outputs."""
+output negotiation, retries, token and latency accounting, docs/architecture.md#f4-malformed-output outputs."""
 
 from __future__ import annotations
 

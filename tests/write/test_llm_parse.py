@@ -1,4 +1,4 @@
-"""Tolerant parsing of model output (FAILURES.md section 4), unit level."""
+"""Tolerant parsing of model output (docs/architecture.md#f4-malformed-output), unit level."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Extract-mode writes end to end on both stores: seed scenarios offline (``rules``) and
-FAILURES.md sections 3, 4, 8 and 9 through the stub server and the real ``openai`` client."""
+docs/architecture.md#failure-catalogue F3, F4, F8 and F9 through the stub server and the real ``openai`` client."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The offline ``rules`` LLM and relative-date resolution (FAILURES.md section 6)."""
+"""The offline ``rules`` LLM and relative-date resolution (docs/architecture.md#f6-relative-time)."""
 
 from __future__ import annotations
 

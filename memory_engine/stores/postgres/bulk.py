@@ -2,7 +2,7 @@
 
 Inserting into an HNSW-indexed table costs milliseconds per row (the index is updated row by
 row); building the index over the finished table is far cheaper per row when the batch is a
-good share of the table (DESIGN.md section 11: 48 s for 100k x 384 with
+good share of the table (docs/architecture.md#measured-facts: 48 s for 100k x 384 with
 ``maintenance_work_mem=1GB``). So a bulk import:
 
 1. streams the items (any iterable, e.g. a generator that embeds lazily) with binary COPY into
@@ -57,7 +57,7 @@ HNSW_INDEX = "memories_embedding_hnsw"
 REBUILD_MIN_ROWS = 1000
 #: ... that are at least this share of the rows already in the table (all tenants).
 REBUILD_FRACTION = 0.2
-#: ``maintenance_work_mem`` of the rebuild (DESIGN.md section 11: 1GB is 4x faster than 64MB).
+#: ``maintenance_work_mem`` of the rebuild (docs/architecture.md#measured-facts: 1GB is 4x faster than 64MB).
 REBUILD_MAINTENANCE_WORK_MEM = "1GB"
 #: How long the bulk transaction waits for the table lock before failing (nothing changed).
 LOCK_TIMEOUT = "60s"
