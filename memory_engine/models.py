@@ -73,7 +73,7 @@ class EventAction(enum.StrEnum):
     DECISION = "decision"
     ADMIN_READ = "admin_read"
     PURGE_PROOF = "purge_proof"  # verified deletion: what was re-queried, when, result
-    TENANT_ALARM = "tenant_alarm"  # a search met another tenant's rows (security.tenant_guard)
+    TENANT_ALARM = "tenant_alarm"  # a search met another tenant's rows (stores.guard)
 
 
 class _Frozen(BaseModel):
@@ -222,7 +222,7 @@ class Trace(_Frozen):
     stages: list[str] = Field(default_factory=list)
     leg_health: dict[str, dict[str, Any]] = Field(default_factory=dict)
     searched_queries: list[str] = Field(default_factory=list)
-    tenant_alarms: list[dict[str, Any]] = Field(default_factory=list)  # security.tenant_guard
+    tenant_alarms: list[dict[str, Any]] = Field(default_factory=list)  # stores.guard
 
 
 class SearchResult(_Frozen):

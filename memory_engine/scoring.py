@@ -10,9 +10,9 @@ Two presets, selected by ``Settings.retention_preset``:
 
     Importance halves every ``half_life_days`` (default 30) since the last access; repeated
     accesses add a slowly growing bonus ("frequently recalled memories are pulled back").
-    Source: the "综合保留分" (combined retention score) of the first seed article
-    (``/work/shared/seeds/000_*.txt`` §3.2: importance × time decay + access weighting, 30-day
-    half-life, daily archive job, purge after 30 days in the archive), itself the exponential
+    Source: the "综合保留分" (combined retention score) of the Chinese agent-memory article this
+    product grew from (§3.2: importance × time decay + access weighting, 30-day half-life, daily
+    archive job, purge after 30 days in the archive; docs/architecture.md#retention-and-lifecycle), itself the exponential
     forgetting curve of Ebbinghaus (1885) as used by MemoryBank (Zhong et al., AAAI 2024).
     Range: [0, 1 + w_access × ln(1 + access_count)]; higher means "keep".
 
@@ -21,7 +21,7 @@ Two presets, selected by ``Settings.retention_preset``:
 
     with ``recency = 0.5^(age_days / half_life_days)`` (default half-life 7 days) and
     ``access_norm = min(1, ln(1 + access_count) / ln(1 + access_saturation))``. Source: the
-    second seed article (``/work/shared/seeds/002_*.txt`` §3.3, "score = access_count × 0.4 +
+    second Chinese agent-memory article behind the product (§3.3, "score = access_count × 0.4 +
     recency_score × 0.3 + confidence × 0.3", exponential recency with a 7-day half-life). The
     article multiplies the raw count; we normalise it to [0, 1] (log-saturating at
     ``access_saturation`` accesses, default 20) so the three terms share a scale and one

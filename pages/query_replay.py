@@ -121,7 +121,7 @@ else:
             terms=md(", ".join(trace.query_terms) or "—"),
         )
     )
-    alarm.render_alarm(trace, lang)  # rows of another tenant met (security.tenant_guard)
+    alarm.render_alarm(trace, lang)  # rows of another tenant met (stores.guard)
     for warning in trace.warnings:
         st.warning(warning_text(warning, lang))
     candidates = frames.candidates_frame(trace, lang)

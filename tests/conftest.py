@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.fixtures import openai_stub  # noqa: F401  (local OpenAI-compatible stub server)
+from tests.support.fixtures import openai_stub, stub  # noqa: F401  (local OpenAI-compatible stub)
 
 # =====================================================================================
 # Tenants: unique ids per test, so tests sharing one store never see each other's rows.

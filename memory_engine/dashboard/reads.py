@@ -3,7 +3,7 @@
 Each call first checks that the signed-in ``Account`` may read the tenant (role viewer or
 above, tenant granted), then calls the engine with ``Scope.of(tenant)``. The Query Replay and
 Memories pages call these functions, and so does the isolation check's dashboard path
-(``memory_engine.isolation.paths``), with a viewer granted a single tenant.
+(``memory_engine.dashboard.isolation_probe``), with a viewer granted a single tenant.
 
 No Streamlit import: usable (and tested) outside a script run.
 """

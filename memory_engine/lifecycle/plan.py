@@ -2,7 +2,7 @@
 
 Pure functions over memories and a clock (no store access), so the dry run, the real run, the
 CLI and the Retention page all compute the same plan (docs/architecture.md#retention-and-lifecycle; policy from the first
-seed article §4.4: "daily: archive what ranks at the bottom *and* is below the threshold; purge
+source article's §4.4: "daily: archive what ranks at the bottom *and* is below the threshold; purge
 what has been archived for more than 30 days and not accessed again").
 
 Rules, evaluated at ``now`` (UTC):

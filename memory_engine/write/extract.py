@@ -109,7 +109,7 @@ def _candidates(
 ) -> tuple[list[Candidate], list[dict[str, Any]]]:
     """Stored active memories near ``mem``: cosine >= threshold, plus keyword hits on its
     entities (the subject), at most ``judge_max_candidates``, best first; and the cross-tenant
-    alarms of both searches (``security.tenant_guard``: a foreign row is dropped, logged and
+    alarms of both searches (``stores.guard``: a foreign row is dropped, logged and
     audited, never deduped against or superseded)."""
     s = parts.settings
     store = GuardedStore(parts.store, scope, stage_prefix="write:")

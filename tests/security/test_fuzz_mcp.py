@@ -48,7 +48,7 @@ from memory_engine.mcp_server.binding import Binding
 from memory_engine.mcp_server.server import EngineHolder, build_server
 from memory_engine.mcp_server.tools import TOOLS, input_schema
 from tests.conftest import new_tenant_id
-from tests.mcp.conftest import mcp_db_url, server_cmd, server_env  # noqa: F401
+from tests.mcp_server.conftest import mcp_db_url, server_cmd, server_env  # noqa: F401
 
 FUZZ = settings(
     max_examples=30,

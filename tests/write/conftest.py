@@ -11,16 +11,8 @@ from typing import Any
 import pytest
 
 from memory_engine import MemoryEngine
+from tests.support.fixtures import STUB_MODEL
 from tests.support.openai_stub import OpenAIStub
-
-STUB_MODEL = "stub-64"
-
-
-@pytest.fixture
-def stub() -> Iterator[OpenAIStub]:
-    """A started stub with a 64-dim embedding model and a chat endpoint."""
-    with OpenAIStub({STUB_MODEL: 64}) as server:
-        yield server
 
 
 @pytest.fixture(params=["postgres", "qdrant"])

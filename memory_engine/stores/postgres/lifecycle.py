@@ -1,4 +1,4 @@
-"""Lifecycle operations of the PostgreSQL store (a base class of PostgresStore): access
+"""Lifecycle operations of the PostgreSQL store (``PgLifecycle``, a part PostgresStore is composed of): access
 counting, redaction of a purged memory's history, the index-presence probe and standalone
 events.
 

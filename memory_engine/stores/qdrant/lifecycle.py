@@ -7,7 +7,7 @@ Access counting: one filtered scroll of the hit ids plus one ``batch_update_poin
 bumped), under the store's write lock. Across processes on a server two concurrent searches can
 lose an increment (read-modify-write); counts are advisory, versions are not involved.
 Redaction rewrites the ``before``/``after`` of the memory's event points and the ``trace``
-payload of trace points (:mod:`.redaction`); it is idempotent, so a crash half-way is repaired
+payload of trace points (:mod:`memory_engine.stores.redaction`); it is idempotent, so a crash half-way is repaired
 by calling it again (the engine's verified purge does, and checks the result); the purge itself
 runs it through :func:`redact_in`.
 """

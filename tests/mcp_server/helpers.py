@@ -13,7 +13,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
-from tests.mcp.conftest import server_cmd, server_env
+from tests.mcp_server.conftest import server_cmd, server_env
 
 
 @asynccontextmanager

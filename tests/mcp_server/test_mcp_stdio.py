@@ -13,7 +13,7 @@ from mcp.shared.exceptions import MCPError
 from memory_engine import MemoryEngine, Scope
 from memory_engine.config import Settings
 from tests.conftest import new_tenant_id
-from tests.mcp.helpers import raw_call, stdio_client, structured, text_of
+from tests.mcp_server.helpers import raw_call, stdio_client, structured, text_of
 
 MALFORMED: list[tuple[str, Any]] = [
     ("arguments as a string", {"name": "memory_search", "arguments": '{"query": "x"}'}),

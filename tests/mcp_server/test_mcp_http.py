@@ -13,9 +13,9 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from tests.conftest import new_tenant_id
-from tests.mcp.conftest import HttpServer
-from tests.mcp.helpers import http_client, raw_call, structured
-from tests.mcp.test_mcp_stdio import MALFORMED
+from tests.mcp_server.conftest import HttpServer
+from tests.mcp_server.helpers import http_client, raw_call, structured
+from tests.mcp_server.test_mcp_stdio import MALFORMED
 
 
 def test_http_bearer_tokens_bind_tenants(start_http_server: Callable[..., HttpServer]) -> None:

@@ -19,8 +19,8 @@ from memory_engine.errors import ConfigError
 from memory_engine.mcp_server.binding import MIN_TOKEN_CHARS, TOKEN_HINT, TokenMap
 from memory_engine.mcp_server.server import EngineHolder, build_http_app
 from tests.conftest import new_tenant_id
-from tests.mcp.conftest import HttpServer, server_cmd, server_env
-from tests.mcp.helpers import http_client, structured
+from tests.mcp_server.conftest import HttpServer, server_cmd, server_env
+from tests.mcp_server.helpers import http_client, structured
 
 SHORT = "abcde"
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import new_tenant_id
-from tests.mcp.conftest import server_cmd, server_env
+from tests.mcp_server.conftest import server_cmd, server_env
 
 
 def _call(i: int, arguments: Any, name: str = "memory_search") -> dict[str, Any]:
