@@ -1,7 +1,7 @@
 """``EngineDeps``: the dependency bundle every service of ``MemoryEngine`` is built from.
 
 Every part can be injected; a part left out is built from the settings the first time it is
-used (never at construction), under one lock, exactly once:
+used (the extractor excepted: it is built at construction), under one lock, exactly once:
 
 =================  ==============================================================  ==========
 part               default                                                          built when
@@ -201,6 +201,8 @@ class EngineDeps:
         """Close the working-memory backend if it was opened (kept for a later reuse)."""
         if self._working is not None:
             self._working.store.close()
+        elif self._working_store is not None:  # injected, never used: closed all the same
+            self._working_store.close()
 
     def close_journal(self) -> None:
         """Close the write journal if it was opened; a later use opens it again."""

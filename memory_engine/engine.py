@@ -23,6 +23,8 @@ conflicts         ``edits.conflicts.ConflictReview``          deps
 
 from __future__ import annotations
 
+import contextlib
+import functools
 from collections.abc import Callable
 from typing import Any, Concatenate, Generic, ParamSpec, Self, TypeVar, overload
 
@@ -64,11 +66,12 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
-class _To(Generic[P, R]):
+class _Delegate(Generic[P, R]):
     """A public method of the facade: ``engine.<name>(...)`` calls ``<service>.<name>(...)``.
 
-    On an engine it gives the service's bound method (same signature and docstring); on the
-    class, the service's function (for ``help`` and ``inspect``).
+    On an engine it gives the service's bound method (same signature and docstring). On the
+    class it gives a function of ``(engine, ...)`` that does the same, so
+    ``MemoryEngine.search(engine, scope, query)`` and ``help(MemoryEngine.search)`` work.
     """
 
     def __init__(self, service: str, method: Callable[Concatenate[Any, P], R]) -> None:
@@ -76,13 +79,24 @@ class _To(Generic[P, R]):
         self.method = method
         self.__doc__ = method.__doc__
 
+        @functools.wraps(method)
+        def unbound(engine: Any, *args: P.args, **kwargs: P.kwargs) -> R:
+            bound: Callable[P, R] = getattr(getattr(engine, service), method.__name__)
+            return bound(*args, **kwargs)
+
+        self._unbound = unbound
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._unbound.__name__ = name
+        self._unbound.__qualname__ = f"{owner.__name__}.{name}"
+
     @overload
     def __get__(self, obj: None, owner: type) -> Callable[Concatenate[Any, P], R]: ...
     @overload
     def __get__(self, obj: object, owner: type) -> Callable[P, R]: ...
     def __get__(self, obj: object | None, owner: type) -> Callable[..., R]:
         if obj is None:
-            return self.method
+            return self._unbound
         bound: Callable[P, R] = getattr(getattr(obj, self.service), self.method.__name__)
         return bound
 
@@ -186,73 +200,73 @@ class MemoryEngine:
         return self._deps.working_memory
 
     # ------------------------------------------------------------------ write
-    write = _To("_writes", WriteService.write)
-    write_many = _To("_writes", WriteService.write_many)
-    ingest = _To("_writes", WriteService.ingest)
-    write_extract = _To("_writes", WriteService.write_extract)
-    ingest_extract = _To("_writes", WriteService.ingest_extract)
-    rate_limit = _To("_writes", WriteService.rate_limit)
-    enqueue_write = _To("_writes", WriteService.enqueue_write)
-    process_pending_writes = _To("_writes", WriteService.process_pending_writes)
-    start_write_worker = _To("_writes", WriteService.start_write_worker)
-    stop_write_worker = _To("_writes", WriteService.stop_write_worker)
-    wait_for_writes = _To("_writes", WriteService.wait_for_writes)
-    write_status = _To("_writes", WriteService.write_status)
-    write_trail = _To("_writes", WriteService.write_trail)
-    list_writes = _To("_writes", WriteService.list_writes)
-    retry_write = _To("_writes", WriteService.retry_write)
-    consolidate = _To("_writes", WriteService.consolidate)
+    write = _Delegate("_writes", WriteService.write)
+    write_many = _Delegate("_writes", WriteService.write_many)
+    ingest = _Delegate("_writes", WriteService.ingest)
+    write_extract = _Delegate("_writes", WriteService.write_extract)
+    ingest_extract = _Delegate("_writes", WriteService.ingest_extract)
+    rate_limit = _Delegate("_writes", WriteService.rate_limit)
+    enqueue_write = _Delegate("_writes", WriteService.enqueue_write)
+    process_pending_writes = _Delegate("_writes", WriteService.process_pending_writes)
+    start_write_worker = _Delegate("_writes", WriteService.start_write_worker)
+    stop_write_worker = _Delegate("_writes", WriteService.stop_write_worker)
+    wait_for_writes = _Delegate("_writes", WriteService.wait_for_writes)
+    write_status = _Delegate("_writes", WriteService.write_status)
+    write_trail = _Delegate("_writes", WriteService.write_trail)
+    list_writes = _Delegate("_writes", WriteService.list_writes)
+    retry_write = _Delegate("_writes", WriteService.retry_write)
+    consolidate = _Delegate("_writes", WriteService.consolidate)
 
     # ------------------------------------------------------------------ search
-    search_options = _To("_search", SearchService.search_options)
-    search = _To("_search", SearchService.search)
-    replay = _To("_search", SearchService.replay)
-    get_trace = _To("_search", SearchService.get_trace)
-    list_traces = _To("_search", SearchService.list_traces)
+    search_options = _Delegate("_search", SearchService.search_options)
+    search = _Delegate("_search", SearchService.search)
+    replay = _Delegate("_search", SearchService.replay)
+    get_trace = _Delegate("_search", SearchService.get_trace)
+    list_traces = _Delegate("_search", SearchService.list_traces)
 
     # ------------------------------------------------------------------ history (as-of)
-    state_as_of = _To("_history", HistoryService.state_as_of)
-    memory_as_of = _To("_history", HistoryService.memory_as_of)
-    search_as_of = _To("_history", HistoryService.search_as_of)
-    compare_trace = _To("_history", HistoryService.compare_trace)
+    state_as_of = _Delegate("_history", HistoryService.state_as_of)
+    memory_as_of = _Delegate("_history", HistoryService.memory_as_of)
+    search_as_of = _Delegate("_history", HistoryService.search_as_of)
+    compare_trace = _Delegate("_history", HistoryService.compare_trace)
 
     # ------------------------------------------------------------------ reads
-    get = _To("_reads", ReadService.get)
-    list = _To("_reads", ReadService.list)
-    facet_counts = _To("_reads", ReadService.facet_counts)
-    history = _To("_reads", ReadService.history)
-    events = _To("_reads", ReadService.events)
-    stats = _To("_reads", ReadService.stats)
-    tenant_counts = _To("_reads", ReadService.tenant_counts)
-    export = _To("_reads", ReadService.export)
+    get = _Delegate("_reads", ReadService.get)
+    list = _Delegate("_reads", ReadService.list)
+    facet_counts = _Delegate("_reads", ReadService.facet_counts)
+    history = _Delegate("_reads", ReadService.history)
+    events = _Delegate("_reads", ReadService.events)
+    stats = _Delegate("_reads", ReadService.stats)
+    tenant_counts = _Delegate("_reads", ReadService.tenant_counts)
+    export = _Delegate("_reads", ReadService.export)
 
     # ------------------------------------------------------------------ edits and review
-    preview_update = _To("_edits", EditService.preview_update)
-    update = _To("_edits", EditService.update)
-    archive = _To("_edits", EditService.archive)
-    restore = _To("_edits", EditService.restore)
-    delete = _To("_edits", EditService.delete)
-    purge = _To("_edits", EditService.purge)
-    list_conflicts = _To("_conflicts", ConflictReview.list_conflicts)
-    review_conflict = _To("_conflicts", ConflictReview.review_conflict)
+    preview_update = _Delegate("_edits", EditService.preview_update)
+    update = _Delegate("_edits", EditService.update)
+    archive = _Delegate("_edits", EditService.archive)
+    restore = _Delegate("_edits", EditService.restore)
+    delete = _Delegate("_edits", EditService.delete)
+    purge = _Delegate("_edits", EditService.purge)
+    list_conflicts = _Delegate("_conflicts", ConflictReview.list_conflicts)
+    review_conflict = _Delegate("_conflicts", ConflictReview.review_conflict)
 
     # ------------------------------------------------------------------ lifecycle
-    retention_params = _To("_lifecycle", LifecycleService.retention_params)
-    maintenance_policy = _To("_lifecycle", LifecycleService.maintenance_policy)
-    retention = _To("_lifecycle", LifecycleService.retention)
-    iter_memories = _To("_lifecycle", LifecycleService.iter_memories)
-    plan_maintenance = _To("_lifecycle", LifecycleService.plan_maintenance)
-    maintain = _To("_lifecycle", LifecycleService.maintain)
-    maintain_all = _To("_lifecycle", LifecycleService.maintain_all)
-    purge_verified = _To("_lifecycle", LifecycleService.purge_verified)
-    forget_user = _To("_lifecycle", LifecycleService.forget_user)
-    flush_accesses = _To("_access", AccessBookkeeper.flush)
+    retention_params = _Delegate("_lifecycle", LifecycleService.retention_params)
+    maintenance_policy = _Delegate("_lifecycle", LifecycleService.maintenance_policy)
+    retention = _Delegate("_lifecycle", LifecycleService.retention)
+    iter_memories = _Delegate("_lifecycle", LifecycleService.iter_memories)
+    plan_maintenance = _Delegate("_lifecycle", LifecycleService.plan_maintenance)
+    maintain = _Delegate("_lifecycle", LifecycleService.maintain)
+    maintain_all = _Delegate("_lifecycle", LifecycleService.maintain_all)
+    purge_verified = _Delegate("_lifecycle", LifecycleService.purge_verified)
+    forget_user = _Delegate("_lifecycle", LifecycleService.forget_user)
+    flush_accesses = _Delegate("_access", AccessBookkeeper.flush)
 
     # ------------------------------------------------------------------ context
-    clear_user_sessions = _To("_context", ContextService.clear_user_sessions)
-    add_turn = _To("_context", ContextService.add_turn)
-    context = _To("_context", ContextService.context)
-    observe = _To("_context", ContextService.observe)
+    clear_user_sessions = _Delegate("_context", ContextService.clear_user_sessions)
+    add_turn = _Delegate("_context", ContextService.add_turn)
+    context = _Delegate("_context", ContextService.context)
+    observe = _Delegate("_context", ContextService.observe)
 
     # ------------------------------------------------------------------ closing
     def close(self) -> None:
@@ -264,13 +278,18 @@ class MemoryEngine:
         4. close the write journal;
         5. close the store's connections (last: every step before may still write to it).
 
-        Parts never opened are left alone; injected parts are closed too.
+        Parts never opened are left alone; injected parts are closed too. When a step raises,
+        the later steps still run and the first error is raised after them.
         """
-        self._writes.stop_write_worker()
-        self._access.close()
-        self._deps.close_working_memory()
-        self._deps.close_journal()
-        self._deps.close_store()
+        with contextlib.ExitStack() as steps:  # every step runs even if one before it raises
+            for step in (
+                self._deps.close_store,
+                self._deps.close_journal,
+                self._deps.close_working_memory,
+                self._access.close,
+                self._writes.stop_write_worker,
+            ):
+                steps.callback(step)  # last in, first run: the worker stops first
 
     def __enter__(self) -> Self:
         return self

@@ -120,7 +120,7 @@ class SearchOptions(BaseModel):
         ge=1,
         le=1000,
         description="Long-query damping: keyword weight x sqrt(ref/terms) above ref terms; "
-        "unset (or 0) = off.",
+        "None (0 or an empty value in the environment) = off.",
         json_schema_extra=ADVANCED,
     )
     session_weight: float = Field(

@@ -197,6 +197,7 @@ class HistoryService:
             options=opts,
             store=snap,
             embedder=self._deps.embedder if dense else None,
+            reranker=self._deps.reranker,
         )
         config = {
             **result.trace.config,
@@ -215,7 +216,12 @@ class HistoryService:
         then = self.search_as_of(trace.scope, trace.query, as_of=trace.created_at, options=opts)
         embedder = self._deps.embedder if "dense" in opts.legs else None
         now = guarded_search(
-            trace.query, scope=trace.scope, options=opts, store=self._deps.store, embedder=embedder
+            trace.query,
+            scope=trace.scope,
+            options=opts,
+            store=self._deps.store,
+            embedder=embedder,
+            reranker=self._deps.reranker,
         )
         erased = {c.memory_id for c in trace.candidates if c.content == REDACTED}
         stored = [c.memory_id for c in trace.candidates if c.dropped is None]

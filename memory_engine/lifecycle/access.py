@@ -1,6 +1,6 @@
 """After a search: access counting and restore on a strong match, off the response path.
 
-Access counting (``Settings.record_access``): one batched store write per search for the
+Access counting (``settings.lifecycle.record_access``): one batched store write per search for the
 returned memories, without an audit event (an access is not a change of the memory; which
 searches returned it is in the stored traces), made by one background worker per engine after
 the response (``flush`` waits for it; ``close`` flushes). Failures are logged, never raised: the
@@ -87,7 +87,8 @@ class AccessBookkeeper:
     def close(self) -> None:
         """Finish the queued bookkeeping and stop the worker. Safe to call twice; a later
         search starts a new worker."""
-        executor, self._executor = self._executor, None
+        with self._deps.lock:  # no search submits to the executor being shut down
+            executor, self._executor = self._executor, None
         if executor is not None:
             executor.shutdown(wait=True)
 

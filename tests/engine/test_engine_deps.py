@@ -3,6 +3,7 @@ the defaults are built on first use, not at construction."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -103,3 +104,51 @@ def test_public_names_of_the_facade() -> None:
     assert len(names) == PUBLIC_NAMES
     assert "set_llm" not in names and "open_write_journal" not in names
     assert MemoryEngine.search.__doc__ and "Hybrid search" in MemoryEngine.search.__doc__
+
+
+def test_methods_called_through_the_class(engine: MemoryEngine, tenant: str) -> None:
+    scope = Scope.of(tenant)
+    MemoryEngine.write(engine, scope, "Bea keeps bees on the roof")
+    found = MemoryEngine.search(engine, scope, "bees on the roof", k=1)
+    assert [c.memory.content for c in found.memories] == ["Bea keeps bees on the roof"]
+    assert MemoryEngine.search.__qualname__ == "MemoryEngine.search"
+
+
+def test_as_of_and_compare_use_the_injected_reranker(engine: MemoryEngine, tenant: str) -> None:
+    eng = MemoryEngine(
+        engine.settings, store=engine.store, embedder=engine.embedder, reranker=ReverseReranker()
+    )
+    scope = Scope.of(tenant)
+    eng.write(scope, "Cal plays the cello")
+    eng.write(scope, "Cal plays the cello on Sundays")
+    live = eng.search(scope, "cello")
+    then = eng.search(scope, "cello", as_of=datetime.now(UTC))
+    assert "rerank:reverse" in live.trace.stages and "rerank:reverse" in then.trace.stages
+    eng.flush_accesses()
+
+
+class FailingWorkingStore(InProcessWorkingStore):
+    """A working store whose close fails (e.g. Redis gone)."""
+
+    def close(self) -> None:
+        raise ConnectionError("redis gone")
+
+
+def test_close_runs_every_step_when_one_fails(tmp_path: Path) -> None:
+    settings = Settings(
+        _env_file=None, data_dir=str(tmp_path), store="qdrant", qdrant_path=":memory:"
+    )  # type: ignore[call-arg]
+    eng = MemoryEngine(settings, working_store=FailingWorkingStore())
+    journal = eng.write_journal  # opened
+    try:
+        eng.close()
+    except ConnectionError:
+        pass
+    else:  # pragma: no cover - the failing close must surface
+        raise AssertionError("the working store's error was swallowed")
+    try:
+        journal._conn.execute("select 1")
+    except sqlite3.ProgrammingError:
+        pass  # closed although the step before it failed
+    else:  # pragma: no cover
+        raise AssertionError("journal left open")

@@ -1,4 +1,4 @@
-"""CLI review fixes (real CLI, subprocess): ``ingest`` exits 1 when some turns are skipped,
+"""CLI exit status of `ingest` (real CLI, subprocess): ``ingest`` exits 1 when some turns are skipped,
 with the summary still printed (it exited 0 with "1 errors", so scripts and cron jobs never
 noticed lost input); a text file is ingested as an import (injection quarantined)."""
 
