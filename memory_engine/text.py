@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING
 
 import snowballstemmer
 
+from memory_engine.errors import ContentTooLargeError, EmptyContentError, InvalidInputError
+
 if TYPE_CHECKING:  # pragma: no cover
     import jieba
     import tiktoken
@@ -525,3 +527,39 @@ def escaped_forms(text: str) -> set[str]:
     html_escaped = html.escape(text, quote=False)
     legacy = html_escaped.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n")
     return {escape_content(text), legacy}
+
+
+# ----------------------------------------------------------------------------- input
+
+
+def clean_text(
+    text: object, *, max_chars: int, field: str = "text", limit_name: str = "MEMORY_MAX_INPUT_CHARS"
+) -> str:
+    """Return ``text`` with NUL and other C0 control characters (except tab/newline) removed.
+
+    Args:
+        text: caller input; must be ``str``.
+        max_chars: largest accepted length in characters (before cleaning).
+        field: name used in error messages.
+        limit_name: where the limit comes from, named in the error message.
+
+    Raises:
+        InvalidInputError: not a string.
+        ContentTooLargeError: longer than ``max_chars`` characters.
+        EmptyContentError: empty, whitespace-only, or only control characters.
+    """
+    if not isinstance(text, str):
+        raise InvalidInputError(f"{field} must be a string, got {type(text).__name__}", field=field)
+    if len(text) > max_chars:
+        raise ContentTooLargeError(
+            f"{field} has {len(text):,} characters; the limit is {max_chars:,} ({limit_name})",
+            field=field,
+            length=len(text),
+            limit=max_chars,
+        )
+    cleaned = "".join(
+        ch for ch in text if ch in "\t\n" or unicodedata.category(ch) not in ("Cc", "Cs")
+    )
+    if not cleaned.strip():
+        raise EmptyContentError(f"{field} is empty or whitespace-only", field=field)
+    return cleaned.strip()

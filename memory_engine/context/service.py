@@ -33,7 +33,7 @@ from memory_engine.deps import EngineDeps, check_scope
 from memory_engine.errors import ContentTooLargeError, InvalidInputError
 from memory_engine.models import Candidate, MemorySource, MemoryType, Scope, SearchResult
 from memory_engine.retrieval.block import render_block
-from memory_engine.write.guard import clean_text
+from memory_engine.text import clean_text
 from memory_engine.write.raw import WriteResult
 from memory_engine.write.tool_calls import refuse_memory_tool_call
 

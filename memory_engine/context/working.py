@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from memory_engine import text as textmod
 from memory_engine.config import Settings
 from memory_engine.context.working_store import Message, Role, SessionState, WorkingStore
-from memory_engine.write.guard import clean_text
+from memory_engine.text import clean_text
 
 log = logging.getLogger(__name__)
 

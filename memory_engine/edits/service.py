@@ -23,7 +23,7 @@ from memory_engine.models import (
     Scope,
 )
 from memory_engine.security.policy import screen_write
-from memory_engine.write.guard import clean_text
+from memory_engine.text import clean_text
 
 #: Fields ``update`` accepts.
 EDITABLE_FIELDS = ("content", "importance", "memory_type", "tags", "entities", "confidence")

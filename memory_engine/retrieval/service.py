@@ -25,14 +25,14 @@ from memory_engine.retrieval.guarded import guarded_search
 from memory_engine.retrieval.pipeline import SearchOptions
 from memory_engine.retrieval.weighting import WeightFn, retention_weight_fn
 from memory_engine.scoring import RetentionParams
-from memory_engine.write.guard import clean_text
+from memory_engine.text import clean_text
 
 #: Longest accepted search query, in characters.
 MAX_QUERY_CHARS = 4000
 
 
 def clean_query(query: str) -> str:
-    """``query`` cleaned like every write text (``write.guard.clean_text``).
+    """``query`` cleaned like every write text (``text.clean_text``).
 
     Raises:
         InvalidInputError, EmptyContentError, ContentTooLargeError (over MAX_QUERY_CHARS).

@@ -34,7 +34,8 @@ from memory_engine.models import (
 )
 from memory_engine.security.policy import screen_write
 from memory_engine.stores.base import BulkLoader, InsertOutcome, MemoryStore, NewMemory
-from memory_engine.write.guard import clean_text, is_memory_tool_call
+from memory_engine.text import clean_text
+from memory_engine.write.guard import is_memory_tool_call
 
 
 class WriteRequest(BaseModel):

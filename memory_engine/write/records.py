@@ -1,7 +1,7 @@
 """Typed records passed between the steps of a write (``write/service.py`` <-> ``write/extract.py``).
 
 * :class:`AcceptedWrite`: one input after the guard, validated once: scope checked, text
-  cleaned (``write.guard.clean_text``), metadata checked, the tenant's PII policy applied. Every
+  cleaned (``text.clean_text``), metadata checked, the tenant's PII policy applied. Every
   later step reads its ``text`` instead of cleaning the input again.
 * :class:`WriteAction`: one thing an extract-mode write did (or planned, in a dry run) to one
   memory. ``as_dict`` gives the JSON shape of ``WriteResult.actions`` and of the journal.

@@ -22,7 +22,7 @@ from memory_engine.models import Event, EventAction, Scope
 from memory_engine.security.pii import PiiPolicy
 from memory_engine.security.policy import redacted_copy
 from memory_engine.stores.base import MemoryStore
-from memory_engine.write.guard import clean_text
+from memory_engine.text import clean_text
 from memory_engine.write.journal import WriteJournal
 from memory_engine.write.raw import WriteRequest, screen_request
 

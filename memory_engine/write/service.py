@@ -24,9 +24,9 @@ from memory_engine.deps import EngineDeps, check_scope
 from memory_engine.errors import InvalidInputError, MemoryEngineError, error_from_dict
 from memory_engine.models import MemorySource, MemoryType, Page, Scope
 from memory_engine.stores.base import InsertOutcome
+from memory_engine.text import clean_text
 from memory_engine.write.consolidate import ConsolidationReport, consolidate
 from memory_engine.write.extract import Outcome, PipelineParts, reinforce, run_extract
-from memory_engine.write.guard import clean_text
 from memory_engine.write.ingest import Turn
 from memory_engine.write.limits import TokenBuckets
 from memory_engine.write.raw import (

@@ -13,7 +13,7 @@ from memory_engine.errors import (
 from memory_engine.models import Candidate, Memory, MemorySource, Scope
 from memory_engine.retrieval.block import CLOSE, OPEN, escape_content, render_block
 from memory_engine.retrieval.fusion import rrf_fuse
-from memory_engine.write.guard import clean_text
+from memory_engine.text import clean_text
 
 
 def _mem(content: str) -> Memory:
