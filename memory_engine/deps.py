@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memory_engine.config import Settings
+from memory_engine.config.layout import JOURNAL_FILE
 from memory_engine.embedding.base import Embedder
 from memory_engine.errors import InvalidInputError, MemoryNotFoundError
 from memory_engine.llm import WriteLLM, build_llm
@@ -48,9 +49,6 @@ if TYPE_CHECKING:  # the feature types only: their builders come in through ``De
     from memory_engine.retrieval.rerank import Reranker
     from memory_engine.write.journal import WriteJournal
     from memory_engine.write.raw import Extractor
-
-#: File name of the default write journal inside ``MEMORY_DATA_DIR``.
-JOURNAL_FILE = "write_journal.sqlite3"
 
 #: A clock: returns the current time, timezone-aware UTC.
 Clock = Callable[[], datetime]
@@ -175,6 +173,8 @@ class EngineDeps:
         if self._journal is None:
             with self.lock:
                 if self._journal is None:
+                    # beside the embedded database, never inside a folder initdb needs
+                    # empty (config/layout.py)
                     path = self.settings.write.queue_path or Path(
                         self.settings.storage.data_dir
                     ) / (JOURNAL_FILE)

@@ -112,11 +112,13 @@ def copy_command(
     ] = None,
     from_url: Annotated[str | None, typer.Option(help="Source database or Qdrant URL.")] = None,
     from_path: Annotated[
-        str | None, typer.Option(help="Source pgserver data dir or Qdrant local folder.")
+        str | None,
+        typer.Option(help="Source data folder (as MEMORY_DATA_DIR) or Qdrant local folder."),
     ] = None,
     to_url: Annotated[str | None, typer.Option(help="Target database or Qdrant URL.")] = None,
     to_path: Annotated[
-        str | None, typer.Option(help="Target pgserver data dir or Qdrant local folder.")
+        str | None,
+        typer.Option(help="Target data folder (as MEMORY_DATA_DIR) or Qdrant local folder."),
     ] = None,
     batch: Annotated[int, typer.Option(min=1, max=10_000, help="Records per batch.")] = (
         DEFAULT_BATCH

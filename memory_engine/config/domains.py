@@ -39,7 +39,9 @@ class StorageSettings(BaseModel):
         description="Store backend: postgres (default) or qdrant (server URL or local folder).",
     )
     data_dir: Path = Field(
-        Path(".memory"), description="Folder of the embedded PostgreSQL (pgserver) data."
+        Path(".memory"),
+        description="Data folder: the embedded PostgreSQL (pgserver) in its postgres/ "
+        "subfolder, the write journal, golden sets.",
     )
     database_url: SecretStr | None = Field(
         None,

@@ -331,7 +331,7 @@ def test_deep_data_dir_uses_short_socket() -> None:
         url = resolve_database_url(settings)
         with psycopg.connect(url) as conn:
             assert conn.execute("SELECT 1").fetchone() == (1,)
-        assert (deep / "PG_VERSION").exists()
+        assert (deep / "postgres" / "PG_VERSION").exists()  # a new folder: PG in postgres/
         assert resolve_database_url(settings) == url  # same server on the second call
     finally:
         stop_embedded_server(deep)

@@ -23,6 +23,7 @@ from memory_engine import (
     returned_ids,
     run_golden,
 )
+from memory_engine.config.layout import GOLDEN_DIR
 from memory_engine.dashboard import signin
 from memory_engine.dashboard.errors import guard
 from memory_engine.dashboard.frames import cells
@@ -35,7 +36,7 @@ IMPORTED = "mi_gold_imported"  # file id of the last imported upload
 
 def store_for(engine: MemoryEngine, scope: Scope) -> GoldenStore:
     """The tenant's golden sets under the engine's data folder."""
-    return GoldenStore(engine.settings.storage.data_dir / "golden", scope)
+    return GoldenStore(engine.settings.storage.data_dir / GOLDEN_DIR, scope)
 
 
 def render(engine: MemoryEngine, scope: Scope, trace: Trace | None, lang: str) -> None:

@@ -1,9 +1,12 @@
 """Locate or start the embedded PostgreSQL server (pgserver) and resolve the database URL.
 
 The embedded server (PostgreSQL 16 + pgvector, from the ``pgserver`` wheel) keeps its data in
-``Settings.data_dir``. It runs in the default ``cleanup_mode="stop"``: every process that calls
-:func:`resolve_database_url` (dashboard, CLI, MCP server, tests) registers itself as a user of
-the server, the first one starts it, and the last one to exit stops it.
+the folder :func:`embedded_pg_folder` picks in ``Settings.storage.data_dir``:
+``data_dir/postgres`` in a new data folder, ``data_dir`` itself in one made by an earlier
+version (the layout: :mod:`memory_engine.config.layout`). It runs in the default
+``cleanup_mode="stop"``: every process that calls :func:`resolve_database_url` (dashboard, CLI,
+MCP server, tests) registers itself as a user of the server, the first one starts it, and the
+last one to exit stops it.
 
 Unix socket paths are limited to ~107 bytes. pgserver puts the socket in the data folder when
 that path is short enough and otherwise falls back to a short per-folder directory under the
@@ -25,6 +28,7 @@ from typing import Any
 from urllib.parse import quote
 
 from memory_engine.config import Settings, StorageSettings
+from memory_engine.config.layout import POSTGRES_DIR, is_own_entry
 from memory_engine.errors import StoreUnavailableError
 from memory_engine.stores.postgres.tuning import write_tuning
 
@@ -83,8 +87,48 @@ def forget_dead_handles(pgdata: Path, lock: Any = None) -> list[int]:
         return dead
 
 
+def _refuse_foreign(folder: Path, names: list[str]) -> StoreUnavailableError:
+    return StoreUnavailableError(
+        f"data_dir {folder} is not empty and is not a PostgreSQL data folder "
+        f"(found {', '.join(sorted(names)[:5])}); choose an empty or new folder",
+        data_dir=str(folder),
+    )
+
+
+def embedded_pg_folder(data_dir: Path) -> Path:
+    """The PostgreSQL data folder of the embedded server for the data folder ``data_dir``.
+
+    ``data_dir`` itself when it is a PostgreSQL data folder (``PG_VERSION`` at its top: made by
+    an earlier version, used in place); otherwise ``data_dir/postgres``, so that the engine's
+    other files (write journal, golden sets) sit beside the database and never keep initdb from
+    its empty folder. Nothing is created here.
+
+    Raises:
+        StoreUnavailableError: ``data_dir`` is neither a PostgreSQL data folder nor holds a
+            ``postgres`` database, and has entries the engine does not write (the message names
+            them: usually a folder chosen by mistake), or it cannot be read.
+    """
+    root = Path(data_dir).expanduser().resolve()
+    if (root / "PG_VERSION").exists():
+        return root
+    pgdata = root / POSTGRES_DIR
+    if root.is_dir() and not (pgdata / "PG_VERSION").exists():
+        try:
+            foreign = [p.name for p in root.iterdir() if not is_own_entry(p.name)]
+        except OSError as exc:
+            raise StoreUnavailableError(
+                f"cannot read data_dir {root}: {exc}", data_dir=str(root)
+            ) from exc
+        if foreign:
+            raise _refuse_foreign(root, foreign)
+    return pgdata
+
+
 def start_embedded_server(data_dir: Path, *, shared_buffers_mb: int | None = None) -> Any:
-    """Start (or attach to) the embedded server whose data folder is ``data_dir``.
+    """Start (or attach to) the embedded server whose PostgreSQL data folder is ``data_dir``.
+
+    ``data_dir`` is used as given (no ``postgres`` subfolder added: :func:`resolve_database_url`
+    resolves ``MEMORY_DATA_DIR`` with :func:`embedded_pg_folder` first).
 
     Args:
         data_dir: PostgreSQL data folder; created with its parents when missing. Must be empty
@@ -113,11 +157,7 @@ def start_embedded_server(data_dir: Path, *, shared_buffers_mb: int | None = Non
         if pgdata.is_dir() and not (pgdata / "PG_VERSION").exists():
             leftovers = [p.name for p in pgdata.iterdir() if p.name != ".handle_pids.json"]
             if leftovers:
-                raise StoreUnavailableError(
-                    f"data_dir {pgdata} is not empty and is not a PostgreSQL data folder "
-                    f"(found {', '.join(sorted(leftovers)[:5])}); choose an empty or new folder",
-                    data_dir=str(pgdata),
-                )
+                raise _refuse_foreign(pgdata, leftovers)
         pgserver = _import_pgserver()
         forget_dead_handles(
             pgdata, getattr(getattr(pgserver, "PostgresServer", None), "_lock", None)
@@ -151,10 +191,16 @@ def start_embedded_server(data_dir: Path, *, shared_buffers_mb: int | None = Non
 
 def stop_embedded_server(data_dir: Path) -> None:
     """Drop this process's handle on the server in ``data_dir``; the server stops when no other
-    process uses it (pgserver counts users per process). No-op when not started here."""
+    process uses it (pgserver counts users per process). No-op when not started here.
+
+    ``data_dir`` is the folder given to :func:`start_embedded_server` or the ``MEMORY_DATA_DIR``
+    :func:`resolve_database_url` started it for (its ``postgres`` subfolder in a new layout)."""
     pgdata = Path(data_dir).expanduser().resolve()
     with _lock:
         server = _servers.pop(pgdata, None)
+        if server is None:
+            pgdata = pgdata / POSTGRES_DIR
+            server = _servers.pop(pgdata, None)
     if server is not None:
         try:
             server.cleanup()
@@ -183,16 +229,19 @@ def resolve_database_url(settings: Settings) -> str:
     """The URL the store connects to (as the owner login).
 
     ``settings.storage.database_url`` when set (an external PostgreSQL with pgvector); otherwise the
-    embedded server in ``settings.storage.data_dir``, started on first use.
+    embedded server in :func:`embedded_pg_folder` of ``settings.storage.data_dir``, started on
+    first use.
 
     Raises:
-        StoreUnavailableError: the embedded server cannot be started.
+        StoreUnavailableError: the embedded server cannot be started, or the data folder holds
+            foreign files.
     """
     if settings.storage.database_url is not None:
         url = settings.storage.database_url.get_secret_value().strip()
         if url:
             return url
     server = start_embedded_server(
-        settings.storage.data_dir, shared_buffers_mb=settings.storage.embedded_shared_buffers_mb
+        embedded_pg_folder(settings.storage.data_dir),
+        shared_buffers_mb=settings.storage.embedded_shared_buffers_mb,
     )
     return embedded_url(server)

@@ -1,4 +1,4 @@
-"""Server settings of the embedded PostgreSQL, kept in ``<data_dir>/memory_engine.conf``.
+"""Server settings of the embedded PostgreSQL, kept in ``memory_engine.conf`` in its data folder
 
 PostgreSQL's stock ``shared_buffers`` is 128 MiB. At 100k memories of 384 dimensions the
 ``memories`` table and its HNSW index are about 195 MiB each, so with the stock value every
