@@ -39,6 +39,7 @@ from memory_engine.history.service import TraceComparison
 from memory_engine.lifecycle.plan import MaintenancePlan
 from memory_engine.models import (
     Candidate,
+    Entity,
     Event,
     Memory,
     MemoryFilter,
@@ -84,6 +85,7 @@ __all__ = [
     "EmbeddingError",
     "EmbeddingMismatchError",
     "EmptyContentError",
+    "Entity",
     "Event",
     "GoldenCase",
     "GoldenRun",

@@ -14,7 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from memory_engine.errors import TenantScopeError
+from memory_engine.entities import entity_key
+from memory_engine.errors import InvalidInputError, TenantScopeError
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 
@@ -251,3 +252,35 @@ class MemoryFilter(_Frozen):
     text_contains: str | None = None
     created_from: datetime | None = None
     created_to: datetime | None = None
+    #: Only memories linked to this entity: a name or a key, held as its normalised key
+    #: (``entities.entity_key``: "ACME Inc." -> "acme"); None = any.
+    entity: str | None = None
+
+    @field_validator("entity", mode="before")
+    @classmethod
+    def _entity_key(cls, value: Any) -> Any:
+        if value is None or not isinstance(value, str):
+            return value
+        key = entity_key(value)
+        if not key:
+            raise InvalidInputError(f"entity {value!r} names no entity", entity=value)
+        return key
+
+
+class Entity(_Frozen):
+    """An entity of one tenant (a person, organisation, place, ...) that memories name.
+
+    ``key`` is the normalised name (``entities.entity_key``), unique per tenant; ``id`` is
+    derived from tenant and key (``entities.entity_id``), the same in every store; ``name``
+    is the display name as first seen; ``kind`` is set when known. ``memory_count`` is the
+    number of linked memories in the scope of the listing that returned it (None when the
+    entity was read without counting).
+    """
+
+    id: uuid.UUID
+    tenant_id: str
+    key: str
+    name: str
+    kind: str | None = None
+    created_at: datetime
+    memory_count: int | None = None

@@ -1,6 +1,7 @@
 """The store capabilities, one small Protocol each, and ``MemoryStore``, their union.
 
-Callers take the capability they use: search takes :class:`SearchIndex`; the tenant guard an
+Callers take the capability they use: search takes :class:`SearchIndex`; the entity views
+an :class:`EntityIndex`; the tenant guard an
 :class:`AuditedSearchIndex`; the copy between stores a :class:`RecordTransfer`; the raw write
 path checks for the optional :class:`BulkLoader`. Every backend (PostgreSQL, Qdrant) implements
 all of :class:`MemoryStore`.
@@ -16,6 +17,7 @@ Rules every implementation keeps (checked by ``tests/conformance``):
 * Every listing is bounded (``limit`` <= settings.limits.list_max_limit) and returns a ``Page`` with a
   keyset cursor; searches return ``min(k, matching rows)`` candidates.
 * Scores: ``cosine`` in [-1, 1] (higher is more similar), ``bm25`` >= 0 (higher is better).
+* ``MemoryFilter.entity`` narrows a listing to the memories linked to that entity key.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memory_engine.models import (
     Candidate,
+    Entity,
     Event,
     Memory,
     MemoryFilter,
@@ -345,6 +348,61 @@ class RecordTransfer(Protocol):
 
 
 @runtime_checkable
+class EntityIndex(Protocol):
+    """The entities memories name, per tenant, and the links between memories and entities.
+
+    A memory is linked to one entity per distinct key (``memory_engine.entities.entity_key``)
+    of its ``Memory.entities``, written with the memory (same transaction on PostgreSQL, same
+    point upsert on Qdrant) and changed with it (an update of ``entities`` relinks it). A purge
+    removes the memory's links and every entity left without a link. Entities carry the id
+    ``entities.entity_id(tenant, key)``, equal in every store.
+    """
+
+    def list_entities(
+        self,
+        *,
+        scope: Scope,
+        limit: int = 50,
+        statuses: Sequence[MemoryStatus] = (),
+    ) -> Page:
+        """Entities linked to memories of the scope, most linked first (ties by key in
+        code-point order); ``items`` are Entity with ``memory_count`` = linked memories of
+        ``statuses`` (every status when empty) in the scope; ``limit`` clamped to
+        ``list_max_limit``; ``truncated`` when more entities are linked; ``total`` None.
+
+        Raises:
+            InvalidInputError: limit < 1 or an unknown status.
+        """
+        ...
+
+    def memory_entities(self, memory_id: uuid.UUID, *, scope: Scope) -> builtins.list[Entity]:
+        """The entities one memory (any status) is linked to, in the order it names them
+        (``memory_count`` None).
+
+        Raises:
+            MemoryNotFoundError: no such memory in the scope.
+        """
+        ...
+
+    def entity_memories(
+        self,
+        entity: str,
+        *,
+        scope: Scope,
+        limit: int = 50,
+        cursor: str | None = None,
+        statuses: Sequence[MemoryStatus] = (),
+    ) -> Page:
+        """Memories linked to ``entity`` (a name or a key: "ACME Inc." finds "acme"), newest
+        first, keyset-paginated, as ``list(filters=MemoryFilter(entity=...))``.
+
+        Raises:
+            InvalidInputError: ``entity`` names no entity, a bad limit, status or cursor.
+        """
+        ...
+
+
+@runtime_checkable
 class AuditedSearchIndex(SearchIndex, AuditLog, Protocol):
     """A search index whose cross-tenant alarms go to the audit log of the same store (what
     :class:`memory_engine.stores.guard.GuardedStore` wraps)."""
@@ -372,10 +430,17 @@ class BulkLoader(Protocol):
 
 @runtime_checkable
 class MemoryStore(
-    SearchIndex, MemoryRepository, AuditLog, TraceStore, AdminOps, RecordTransfer, Protocol
+    SearchIndex,
+    MemoryRepository,
+    AuditLog,
+    TraceStore,
+    AdminOps,
+    RecordTransfer,
+    EntityIndex,
+    Protocol,
 ):
-    """Storage of memories, events and traces, isolated by tenant: every capability at once
-    (what ``build_store`` returns and the conformance suite checks)."""
+    """Storage of memories, events, traces and entities, isolated by tenant: every capability
+    at once (what ``build_store`` returns and the conformance suite checks)."""
 
     name: str
 

@@ -298,13 +298,19 @@ def test_every_query_carries_the_tenant_filter(tmp_path: Path) -> None:
     rng = np.random.default_rng(3)
     tenant = new_tenant_id()
     s = Scope.of(tenant, user_id="u1")
+    named = _new(tenant, "beta fact", rng)
+    named = named.model_copy(
+        update={"memory": named.memory.model_copy(update={"entities": ("ACME", "Priya")})}
+    )
     (a, b) = [
         o.memory_id
-        for o in store.insert(
-            [_new(tenant, "alpha fact", rng), _new(tenant, "beta fact", rng)], scope=s, actor="t"
-        )
+        for o in store.insert([_new(tenant, "alpha fact", rng), named], scope=s, actor="t")
     ]
     spy.calls.clear()
+    store.list_entities(scope=s)
+    store.memory_entities(b, scope=s)
+    store.entity_memories("acme", scope=s)
+    store.update(b, scope=s, expected_version=1, changes={"entities": ("ACME",)}, actor="t")
     store.get(a, scope=s)
     store.list(scope=s, limit=1)
     store.list(scope=s, limit=1, cursor=store.list(scope=s, limit=1).next_cursor)
@@ -319,7 +325,12 @@ def test_every_query_carries_the_tenant_filter(tmp_path: Path) -> None:
     store.update(a, scope=s, expected_version=1, changes={"importance": 0.9}, actor="t")
     store.purge(b, scope=s, actor="t")
     store.list_traces(scope=s)
-    tenant_collections = {store.conn.memories, store.conn.events, store.conn.traces}
+    tenant_collections = {
+        store.conn.memories,
+        store.conn.events,
+        store.conn.traces,
+        store.conn.entities,
+    }
     checked = 0
     for method, collection, kwargs in spy.calls:
         if collection not in tenant_collections:
@@ -341,6 +352,8 @@ def test_every_query_carries_the_tenant_filter(tmp_path: Path) -> None:
             checked += 1
         elif method in ("upsert", "set_payload", "delete"):
             continue  # writes: conditional ones are checked in the next test
+        elif method == "retrieve" and collection == store.conn.entities:
+            raise AssertionError("entities are read by a filtered scroll, never by bare id")
         else:
             raise AssertionError(f"unchecked read {method} on {collection}")
     assert checked >= 20
@@ -432,26 +445,35 @@ def test_keyword_idf_is_per_scope_not_per_collection() -> None:
 
 
 #: The public names of QdrantStore (its MemoryStore methods plus hybrid_request/hybrid_search
-#: and reconcile); the composition into parts keeps them.
+#: and reconcile); the composition into parts keeps them. The EntityIndex methods
+#: (entity_memories, list_entities, memory_entities) joined with the entity index.
 _PUBLIC = [
     "admin_tenant_counts", "admin_tenant_ids", "append_event", "close", "count",
-    "delete_traces", "dense_search", "embedding_info", "ensure_embedding", "events",
-    "facet_counts", "get", "get_trace", "history", "hybrid_request", "hybrid_search",
-    "index_presence", "insert", "keyword_search", "list", "list_traces", "name", "purge",
-    "read_records", "reconcile", "record_access", "record_ids", "redact_history",
-    "save_trace", "stats", "update", "write_records",
+    "delete_traces", "dense_search", "embedding_info", "ensure_embedding", "entity_memories",
+    "events", "facet_counts", "get", "get_trace", "history", "hybrid_request", "hybrid_search",
+    "index_presence", "insert", "keyword_search", "list", "list_entities", "list_traces",
+    "memory_entities", "name", "purge", "read_records", "reconcile", "record_access",
+    "record_ids", "redact_history", "save_trace", "stats", "update", "write_records",
 ]  # fmt: skip
 
 
 def test_store_is_composed_of_parts_with_an_unchanged_public_surface() -> None:
     from memory_engine.stores.base import MemoryStore
+    from memory_engine.stores.qdrant.entities import QdrantEntities
     from memory_engine.stores.qdrant.events import QdrantEventLog
     from memory_engine.stores.qdrant.lifecycle import QdrantLifecycle
     from memory_engine.stores.qdrant.reads import QdrantReader
     from memory_engine.stores.qdrant.records import QdrantRecords
     from memory_engine.stores.qdrant.writer import QdrantWriter
 
-    parts = (QdrantReader, QdrantEventLog, QdrantWriter, QdrantLifecycle, QdrantRecords)
+    parts = (
+        QdrantReader,
+        QdrantEventLog,
+        QdrantWriter,
+        QdrantLifecycle,
+        QdrantRecords,
+        QdrantEntities,
+    )
     assert all(cls.__bases__ == (object,) for cls in (*parts, QdrantStore))
     assert [n for n in sorted(dir(QdrantStore)) if not n.startswith("_")] == _PUBLIC
     with QdrantStore(_settings(":memory:")) as store:

@@ -36,9 +36,10 @@ from psycopg.types.json import Jsonb
 from memory_engine.errors import (
     InvalidInputError,
 )
-from memory_engine.models import Scope
+from memory_engine.models import Memory, Scope
 from memory_engine.stores.base import InsertOutcome, NewMemory
 from memory_engine.stores.postgres.connection import PgConnection
+from memory_engine.stores.postgres.entities import link_memories
 from memory_engine.stores.postgres.keyword import lock_tenant
 from memory_engine.stores.postgres.sql import columns, table_rows
 from memory_engine.stores.postgres.writes import (
@@ -225,6 +226,17 @@ def _insert_staged(
     except psycopg.errors.UniqueViolation as exc:
         raise InvalidInputError(unique_violation_message(exc)) from exc
     created = cur.rowcount
+    link_memories(
+        cur,
+        scope.tenant_id,
+        (
+            Memory(id=mid, tenant_id=scope.tenant_id, content="-", entities=tuple(names))
+            for mid, names in cur.execute(
+                "SELECT id, entities FROM bulk_staged "
+                "WHERE dup_of IS NULL AND cardinality(entities) > 0 ORDER BY ord"
+            ).fetchall()
+        ),
+    )
     cur.execute(
         """
         INSERT INTO events (tenant_id, user_id, agent_id, session_id, memory_id, action, actor,

@@ -30,6 +30,7 @@ from memory_engine.stores.common import (
     record_owner,
 )
 from memory_engine.stores.postgres.connection import PgConnection
+from memory_engine.stores.postgres.entities import link_memories
 from memory_engine.stores.postgres.keyword import lock_tenant
 from memory_engine.stores.postgres.sql import (
     EVENT_COLUMNS,
@@ -232,6 +233,7 @@ class PgRecords:
                     raise TransferConflictError(
                         f"cannot write: {exc.message}", tenant_id=scope.tenant_id
                     ) from exc
+                link_memories(cur, scope.tenant_id, (r.memory for r in rows))
             _insert_events(cur, _event_rows(events_in_time_order(records), owners))
 
 

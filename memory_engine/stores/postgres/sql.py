@@ -36,6 +36,7 @@ import numpy as np
 from psycopg import Cursor, sql
 from psycopg.types.json import Jsonb
 
+from memory_engine.entities import entity_id
 from memory_engine.models import (
     Candidate,
     Event,
@@ -185,7 +186,9 @@ def memory_filter(
     """WHERE clause (without ``WHERE``) of a listing: scope plus the MemoryFilter fields.
 
     ``created_from`` and ``created_to`` are inclusive bounds; ``text_contains`` is a
-    case-insensitive substring match (wildcards in the text are literal).
+    case-insensitive substring match (wildcards in the text are literal); ``entity`` keeps the
+    memories with a link to that entity (migration 0004). The clause reads ``memories``
+    unaliased.
     """
     parts: list[sql.Composable] = [scope_filter(scope, params)]
     f = filters or MemoryFilter()
@@ -207,6 +210,14 @@ def memory_filter(
     if f.created_to is not None:
         params["f_to"] = ensure_utc(f.created_to)
         parts.append(sql.SQL("created_at <= %(f_to)s"))
+    if f.entity is not None:
+        params["f_entity"] = entity_id(scope.tenant_id, f.entity)
+        parts.append(
+            sql.SQL(
+                "EXISTS (SELECT 1 FROM entity_links l WHERE l.tenant_id = memories.tenant_id "
+                "AND l.memory_id = memories.id AND l.entity_id = %(f_entity)s)"
+            )
+        )
     return sql.SQL(" AND ").join(parts)
 
 

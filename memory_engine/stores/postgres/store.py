@@ -31,6 +31,7 @@ from typing import Any
 from memory_engine.config import Settings
 from memory_engine.models import (
     Candidate,
+    Entity,
     Event,
     Memory,
     MemoryFilter,
@@ -41,9 +42,11 @@ from memory_engine.models import (
 )
 from memory_engine.stores.base import InsertOutcome, MemoryRecord, NewMemory, StoreStats
 from memory_engine.stores.common import check_k, search_statuses, vector_param
+from memory_engine.stores.entities import entity_memories
 from memory_engine.stores.postgres.bulk import PgBulkWriter
 from memory_engine.stores.postgres.connection import PgConnection
 from memory_engine.stores.postgres.embedded import resolve_database_url
+from memory_engine.stores.postgres.entities import PgEntities, backfill_links
 from memory_engine.stores.postgres.keyword import keyword_search
 from memory_engine.stores.postgres.lifecycle import PgLifecycle
 from memory_engine.stores.postgres.migrate import apply_migrations
@@ -51,6 +54,9 @@ from memory_engine.stores.postgres.reads import PgReader
 from memory_engine.stores.postgres.records import PgRecords
 from memory_engine.stores.postgres.sql import dense_search
 from memory_engine.stores.postgres.writer import PgWriter
+
+#: The migration that adds the entity index; the store links stored memories once after it.
+ENTITIES_MIGRATION = 4
 
 
 class PostgresStore:
@@ -75,13 +81,16 @@ class PostgresStore:
     def __init__(self, settings: Settings, *, conninfo: str | None = None) -> None:
         self.settings = settings
         owner = conninfo or resolve_database_url(settings)
-        apply_migrations(owner, settings.storage.db_app_role)
+        applied = apply_migrations(owner, settings.storage.db_app_role)
         self.conn = PgConnection(settings, owner)
+        if ENTITIES_MIGRATION in applied:
+            backfill_links(self.conn)
         self._reader = PgReader(self.conn)
         self._writer = PgWriter(self.conn)
         self._lifecycle = PgLifecycle(self.conn)
         self._records = PgRecords(self.conn)
         self._bulk = PgBulkWriter(self.conn)
+        self._entities = PgEntities(self.conn)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> PostgresStore:
@@ -280,6 +289,32 @@ class PostgresStore:
     def write_records(self, records: Sequence[MemoryRecord], *, scope: Scope) -> None:
         """See :meth:`PgRecords.write_records`."""
         self._records.write_records(records, scope=scope)
+
+    # ------------------------------------------------------------------ EntityIndex
+
+    def list_entities(
+        self, *, scope: Scope, limit: int = 50, statuses: Sequence[MemoryStatus] = ()
+    ) -> Page:
+        """See :meth:`PgEntities.list_entities`."""
+        return self._entities.list_entities(scope=scope, limit=limit, statuses=statuses)
+
+    def memory_entities(self, memory_id: uuid.UUID, *, scope: Scope) -> builtins.list[Entity]:
+        """See :meth:`PgEntities.memory_entities`."""
+        return self._entities.memory_entities(memory_id, scope=scope)
+
+    def entity_memories(
+        self,
+        entity: str,
+        *,
+        scope: Scope,
+        limit: int = 50,
+        cursor: str | None = None,
+        statuses: Sequence[MemoryStatus] = (),
+    ) -> Page:
+        """See :func:`memory_engine.stores.entities.entity_memories`."""
+        return entity_memories(
+            self.list, entity, scope=scope, limit=limit, cursor=cursor, statuses=statuses
+        )
 
     # ------------------------------------------------------------------ SearchIndex
 

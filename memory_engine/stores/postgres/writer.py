@@ -27,6 +27,7 @@ from memory_engine.stores.common import (
     vector_param,
 )
 from memory_engine.stores.postgres.connection import PgConnection
+from memory_engine.stores.postgres.entities import link_memories, relink_memory, unlink_memory
 from memory_engine.stores.postgres.keyword import lock_tenant
 from memory_engine.stores.postgres.lifecycle import redact_in_tx
 from memory_engine.stores.postgres.reads import select_memory
@@ -67,7 +68,8 @@ class PgWriter:
         reason: str | None = None,
         request_id: str | None = None,
     ) -> list[InsertOutcome]:
-        """Insert memories with one ``create`` event each, all in one transaction.
+        """Insert memories with one ``create`` event each, all in one transaction, with their
+        entity links (:func:`~memory_engine.stores.postgres.entities.link_memories`).
 
         An ACTIVE item whose non-empty ``content_hash`` equals an ACTIVE memory of the same
         tenant and user (or an earlier item of the batch) is not inserted: its outcome is
@@ -95,6 +97,7 @@ class PgWriter:
             outcomes, keep = dedupe_inserts([r.memory for r in rows], existing)
             if keep:
                 copy_memories(cur, (rows[i] for i in keep))
+                link_memories(cur, scope.tenant_id, (rows[i].memory for i in keep))
                 copy_events(
                     cur,
                     (
@@ -132,6 +135,7 @@ class PgWriter:
         request_id: str | None = None,
     ) -> Memory:
         """Apply ``changes``, bump ``version``, write the ``action`` event; one transaction.
+        A change of ``entities`` relinks the memory in the same transaction.
 
         Args:
             changes: subset of content, content_hash, importance, memory_type, tags, entities,
@@ -190,6 +194,8 @@ class PgWriter:
                     expected=expected_version,
                 )
             after = memory_from_row(row)
+            if after.entities != before.entities:
+                relink_memory(cur, after)
             insert_event(
                 cur,
                 event_values(
@@ -213,8 +219,8 @@ class PgWriter:
         reason: str | None = None,
         expected_version: int | None = None,
     ) -> None:
-        """Erase a memory in one transaction: delete the row (content, vector; the keyword
-        postings go with it by trigger), write a ``purge`` event, then redact the content from
+        """Erase a memory in one transaction: delete its entity links (and the entities left
+        unlinked) and the row (content, vector; the keyword postings go with it by trigger), write a ``purge`` event, then redact the content from
         every event snapshot of the memory (the new one included) and from stored traces
         (:func:`~memory_engine.stores.postgres.lifecycle.redact_in_tx`).
 
@@ -227,6 +233,7 @@ class PgWriter:
             before = self._locked(cur, memory_id, scope)
             if expected_version is not None:
                 check_version(before, expected_version)
+            unlink_memory(cur, scope.tenant_id, memory_id)
             cur.execute(
                 "DELETE FROM memories WHERE tenant_id = %s AND id = %s",
                 [scope.tenant_id, memory_id],

@@ -31,6 +31,7 @@ from typing import Any
 
 from qdrant_client import models
 
+from memory_engine.entities import entity_keys
 from memory_engine.models import (
     Event,
     Memory,
@@ -52,7 +53,7 @@ PENDING, COMMITTED, ROLLED_BACK = "pending", "committed", "rolled_back"
 _NS = uuid.UUID("7d4c2f0e-4b8a-5c1e-9a57-3f6d2b1c0e91")
 
 #: Payload keys the store adds to a memory's fields (stripped when reading a Memory back).
-_MEMORY_EXTRA = ("created_us", "content_lc", "doc_len")
+_MEMORY_EXTRA = ("created_us", "content_lc", "doc_len", "entity_keys")
 _MEMORY_FIELDS = tuple(f for f in Memory.model_fields if f != "embedding")
 _TIME_FIELDS = (
     "observed_at",
@@ -132,13 +133,15 @@ def memory_payload(
     memory: Memory, doc_len: int, terms: Sequence[str] | None = None
 ) -> dict[str, Any]:
     """JSON payload of a memory point: the Memory fields plus ``created_us`` (order key),
-    ``content_lc`` (lower-cased content for ``text_contains``), ``doc_len`` (terms) and
-    ``terms`` (the keyword terms with repetitions, kept so a copy to another store needs no
-    re-tokenizing; absent on points written before they were kept)."""
+    ``content_lc`` (lower-cased content for ``text_contains``), ``doc_len`` (terms),
+    ``entity_keys`` (the normalised keys of ``entities``: the memory's entity links, see
+    :mod:`.entities`) and ``terms`` (the keyword terms with repetitions, kept so a copy to
+    another store needs no re-tokenizing; absent on points written before they were kept)."""
     data = memory.public_dict()
     data["created_us"] = to_us(memory.created_at)
     data["content_lc"] = memory.content.lower()
     data["doc_len"] = int(doc_len)
+    data["entity_keys"] = entity_keys(memory.entities)
     if terms is not None:
         data["terms"] = [str(t) for t in terms]
     return data
@@ -304,7 +307,8 @@ def memory_filter(scope: Scope, filters: MemoryFilter | None) -> models.Filter:
 
     ``created_from``/``created_to`` are inclusive; ``text_contains`` is a case-insensitive
     substring match (``MatchSubstring`` on the lower-cased ``content_lc`` payload field: no
-    wildcards, served by reading the payload of the points left by the other conditions).
+    wildcards, served by reading the payload of the points left by the other conditions);
+    ``entity`` matches the key in the ``entity_keys`` payload array.
     """
     f = filters or MemoryFilter()
     extra: list[models.Condition] = []
@@ -328,6 +332,8 @@ def memory_filter(scope: Scope, filters: MemoryFilter | None) -> models.Filter:
         bounds["lte"] = to_us(f.created_to)
     if bounds:
         extra.append(us_range("created_us", **bounds))
+    if f.entity is not None:
+        extra.append(match("entity_keys", f.entity))
     return scope_filter(scope, *extra)
 
 

@@ -1,7 +1,8 @@
 """The one connection object every part of the Qdrant store shares.
 
 It holds the settings, the client (a server, or qdrant-client's local mode), the four
-collection names (``<prefix>_memories``, ``_events``, ``_traces``, ``_meta``), the write lock,
+collection names (``<prefix>_memories``, ``_events``, ``_traces``, ``_meta``,
+``_entities``), the write lock,
 the closed flag and the recorded embedding, and hands the client out under the right
 serialisation with errors mapped (:func:`~memory_engine.stores.qdrant.io.qdrant_errors`):
 :meth:`QdrantConnection.reading` (serialised in local mode only, whose storage object is not
@@ -60,6 +61,7 @@ class QdrantConnection:
         self.prefix = prefix
         self.memories, self.events = f"{prefix}_memories", f"{prefix}_events"
         self.traces, self.meta = f"{prefix}_traces", f"{prefix}_meta"
+        self.entities = f"{prefix}_entities"
         self.lock = threading.RLock()
         self.closed = False
         #: True once the memories collection is known to exist (it is created with the

@@ -147,11 +147,16 @@ def cluster_layout(settings: Settings, local: bool) -> dict[str, int]:
 def ensure_base_collections(
     client: QdrantClient, prefix: str, local: bool, layout: dict[str, int] | None = None
 ) -> None:
-    """Create the ``meta``, ``events`` and ``traces`` collections (vectorless) when missing,
-    with the cluster ``layout`` (:func:`cluster_layout`) on a server."""
+    """Create the ``meta``, ``events``, ``traces`` and ``entities`` collections (vectorless)
+    when missing, with the cluster ``layout`` (:func:`cluster_layout`) on a server."""
     opts: dict[str, Any] = dict(layout or {})
     with qdrant_errors():
         meta, events, traces = f"{prefix}_meta", f"{prefix}_events", f"{prefix}_traces"
+        entities = f"{prefix}_entities"
+        if not client.collection_exists(entities):
+            client.create_collection(entities, vectors_config={}, **opts)
+            _tenant_index(client, entities, local)
+            _index(client, entities, "key", models.PayloadSchemaType.KEYWORD, local)
         if not client.collection_exists(meta):
             client.create_collection(meta, vectors_config={}, **opts)
             _index(client, meta, "tenant_id", models.PayloadSchemaType.KEYWORD, local)
@@ -182,6 +187,11 @@ def create_memories_collection(
     opts: dict[str, Any] = dict(layout or {})
     with qdrant_errors():
         if client.collection_exists(name):
+            if not local and "entity_keys" not in (
+                client.get_collection(name).payload_schema or {}
+            ):
+                # a collection made before the entity index: filters and facets need it
+                _index(client, name, "entity_keys", models.PayloadSchemaType.KEYWORD, local)
             return
         client.create_collection(
             name,
@@ -192,7 +202,7 @@ def create_memories_collection(
             **opts,
         )
         _tenant_index(client, name, local)
-        for field in ("status", "memory_type", "source", "content_hash"):
+        for field in ("status", "memory_type", "source", "content_hash", "entity_keys"):
             _index(client, name, field, models.PayloadSchemaType.KEYWORD, local)
         _int_index(client, name, "created_us", local)
 

@@ -273,6 +273,7 @@ class QdrantRecords:
                 client.upsert(self._conn.events, events)  # (1)
             self._log.step_done("event")
             if prepared:
+                self._writer.entities.remember(client, tenant, (m for m, _, _ in prepared))
                 points = [memory_point(mem, vec, terms, avgdl) for mem, vec, terms in prepared]
                 client.upsert(
                     self._conn.memories, points, update_mode=models.UpdateMode.INSERT_ONLY

@@ -22,6 +22,8 @@ Collections (``<prefix>`` = ``qdrant_collection_prefix``):
 * ``<prefix>_events``: audit events (point id = event id ``seq``), with a ``state``.
 * ``<prefix>_traces``: search traces, at most ``trace_retention`` per tenant.
 * ``<prefix>_meta``: the embedding model + dimension and per-tenant keyword statistics.
+* ``<prefix>_entities``: the entities memories name (links: the memory point's
+  ``entity_keys``, see :mod:`.entities`).
 
 Isolation: ``tenant_id`` has a keyword payload index with ``is_tenant=True`` in every
 collection holding tenant data, and every query carries the scope's tenant filter (with
@@ -54,6 +56,7 @@ from qdrant_client import QdrantClient
 from memory_engine.config import Settings
 from memory_engine.models import (
     Candidate,
+    Entity,
     Event,
     Memory,
     MemoryFilter,
@@ -63,7 +66,9 @@ from memory_engine.models import (
     Trace,
 )
 from memory_engine.stores.base import InsertOutcome, MemoryRecord, NewMemory, StoreStats
+from memory_engine.stores.entities import entity_memories
 from memory_engine.stores.qdrant.connection import QdrantConnection
+from memory_engine.stores.qdrant.entities import QdrantEntities
 from memory_engine.stores.qdrant.events import QdrantEventLog
 from memory_engine.stores.qdrant.io import create_memories_collection, ensure_base_collections
 from memory_engine.stores.qdrant.lifecycle import QdrantLifecycle
@@ -102,7 +107,8 @@ class QdrantStore:
         # The step hook looks ``_step_done`` up at each call, so a test may patch the class.
         self._log = QdrantEventLog(self.conn, lambda step: self._step_done(step))
         self._reader = QdrantReader(self.conn)
-        self._writer = QdrantWriter(self.conn, self._log)
+        self._entities = QdrantEntities(self.conn)
+        self._writer = QdrantWriter(self.conn, self._log, self._entities)
         self._lifecycle = QdrantLifecycle(self.conn)
         self._records = QdrantRecords(self.conn, self._log, self._writer)
         try:
@@ -310,6 +316,32 @@ class QdrantStore:
         self._records.write_records(records, scope=scope)
 
     # ------------------------------------------------------------------ SearchIndex
+
+    # ------------------------------------------------------------------ EntityIndex
+
+    def list_entities(
+        self, *, scope: Scope, limit: int = 50, statuses: Sequence[MemoryStatus] = ()
+    ) -> Page:
+        """See :meth:`QdrantEntities.list_entities`."""
+        return self._entities.list_entities(scope=scope, limit=limit, statuses=statuses)
+
+    def memory_entities(self, memory_id: uuid.UUID, *, scope: Scope) -> builtins.list[Entity]:
+        """See :meth:`QdrantEntities.memory_entities`."""
+        return self._entities.memory_entities(memory_id, scope=scope)
+
+    def entity_memories(
+        self,
+        entity: str,
+        *,
+        scope: Scope,
+        limit: int = 50,
+        cursor: str | None = None,
+        statuses: Sequence[MemoryStatus] = (),
+    ) -> Page:
+        """See :func:`memory_engine.stores.entities.entity_memories`."""
+        return entity_memories(
+            self.list, entity, scope=scope, limit=limit, cursor=cursor, statuses=statuses
+        )
 
     def dense_search(
         self,

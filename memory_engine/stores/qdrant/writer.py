@@ -47,6 +47,7 @@ from memory_engine.stores.qdrant.codec import (
     utc_memory,
 )
 from memory_engine.stores.qdrant.connection import QdrantConnection
+from memory_engine.stores.qdrant.entities import QdrantEntities, entity_keys_of
 from memory_engine.stores.qdrant.events import QdrantEventLog
 from memory_engine.stores.qdrant.io import scroll_all
 from memory_engine.stores.qdrant.lifecycle import redact_in
@@ -60,12 +61,17 @@ class QdrantWriter:
     Args:
         conn: the store's connection.
         log: the store's event log (event ids, commit marks, verification).
+        entities: the store's entity records (written before a memory point names them,
+            pruned after a purge or relink leaves them unlinked).
     """
 
-    def __init__(self, conn: QdrantConnection, log: QdrantEventLog) -> None:
+    def __init__(
+        self, conn: QdrantConnection, log: QdrantEventLog, entities: QdrantEntities
+    ) -> None:
         self._conn = conn
         self._log = log
         self._settings = conn.settings
+        self.entities = entities
 
     # ------------------------------------------------------------------ keyword statistics
 
@@ -173,6 +179,7 @@ class QdrantWriter:
         docs, total_terms = self.tenant_stats(client, tenant)
         added_terms = sum(len(t) for _, _, t in new)
         avgdl = (total_terms + added_terms) / (docs + len(new))
+        self.entities.remember(client, tenant, (mem for mem, _, _ in new))
         seqs = self._log.next_seqs(len(new))
         events = [
             models.PointStruct(
@@ -257,6 +264,9 @@ class QdrantWriter:
             doc_len = len(new_terms) if new_terms is not None else old_len
             kept = (point.payload or {}).get("terms")
             payload_terms = new_terms if new_terms is not None else kept
+            relinked = after.entities != before.entities
+            if relinked:
+                self.entities.remember(client, scope.tenant_id, [after])
             (seq,) = self._log.next_seqs(1)
             event = event_payload(
                 seq,
@@ -287,6 +297,12 @@ class QdrantWriter:
             self._log.commit(client, [seq])
             if new_terms is not None:
                 self.add_tenant_stats(client, scope.tenant_id, 0, len(new_terms) - old_len)
+            if relinked:
+                self.entities.drop_unlinked(
+                    client,
+                    scope.tenant_id,
+                    set(entity_keys_of(before)) - set(entity_keys_of(after)),
+                )
         self._conn.check_size(self._conn.events)
         return after
 
@@ -333,6 +349,7 @@ class QdrantWriter:
             self._log.commit(client, [seq])
             doc_len = int((point.payload or {}).get("doc_len", 0))
             self.add_tenant_stats(client, scope.tenant_id, -1, -doc_len)
+            self.entities.drop_unlinked(client, scope.tenant_id, entity_keys_of(before))
             redact_in(client, self._conn, memory_id, scope.tenant_id)
 
     # ------------------------------------------------------------------ traces

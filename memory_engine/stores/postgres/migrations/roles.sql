@@ -48,6 +48,9 @@ BEGIN
     -- BM25 statistics and postings (0002), written by the triggers on memories as the app role.
     EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON keyword_corpus, keyword_df, '
                    'keyword_postings TO %I', app_role);
+    -- Entities and their links (0004), written with the memories by the app role.
+    EXECUTE format('GRANT SELECT, INSERT, UPDATE, DELETE ON entities, entity_links TO %I',
+                   app_role);
     -- Events are append-only for the application.
     EXECUTE format('GRANT SELECT, INSERT ON events TO %I', app_role);
     EXECUTE format('REVOKE UPDATE, DELETE, TRUNCATE ON events FROM %I', app_role);

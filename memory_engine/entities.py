@@ -1,0 +1,153 @@
+"""Entity names: the normalised key that makes "ACME", "acme", "ＡＣＭＥ" and "ACME Inc." one
+entity, the stable id of an entity of a tenant, and the keyword terms entity names add to a
+memory. Pure functions, no I/O; both stores and the write path use them, so a name means the
+same entity everywhere.
+
+The key of a name (:func:`entity_key`), in order:
+
+1. NFKC (full-width Latin letters, digits and spaces become half-width; ``㈱`` -> ``(株)``),
+   curly apostrophes as ``'``, ``casefold`` (``Straße`` -> ``strasse``);
+2. whitespace collapsed to one space and trimmed; spaces between two CJK characters removed
+   (``王 工`` -> ``王工``); quotes, brackets and sentence punctuation around the name removed,
+   a leading ``@``/``#`` too (``@priya`` -> ``priya``);
+3. possessives: a trailing ``'s`` / ``'`` after a letter (``ACME's`` -> ``acme``), a trailing
+   ``的`` after a name of two or more characters (``ACME的`` -> ``acme``; ``目的`` stays);
+4. a leading ``the `` and company suffixes: ``Inc.``, ``Corp.``, ``Corporation``, ``Co.``,
+   ``Company``, ``Ltd.``, ``Limited``, ``LLC``, ``PLC``, ``GmbH``, ``AG``, ``S.A.``, ``Pty``,
+   ``Pte`` after a space or comma; ``股份有限公司``, ``有限责任公司``, ``有限公司``,
+   ``集团公司``, ``集团``, ``公司``, ``株式会社`` (also leading); each only when a name remains.
+
+Steps 2-4 repeat until nothing changes, so ``entity_key(entity_key(x)) == entity_key(x)``.
+A name whose key is empty (only punctuation or spaces) names no entity; a bare suffix stays
+itself ("Inc." -> "inc").
+Matching is exact on the key; no similarity threshold is involved.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from memory_engine.text import tokenize
+
+#: Longest display name kept (characters, after trimming); longer names name no entity.
+MAX_ENTITY_NAME_CHARS = 200
+#: Most entities linked to one memory; names beyond it (after dedupe by key) are not linked.
+MAX_ENTITIES_PER_MEMORY = 32
+
+#: Namespace of entity ids (uuid5 of tenant and key).
+_ENTITY_NS = uuid.UUID("3b1f6c2a-9e47-5d08-8c3a-6f2e1d0b7a45")
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_WS_RE = re.compile(r"\s+")
+_CJK_GAP_RE = re.compile(rf"(?<=[{_CJK}]) (?=[{_CJK}])")
+_EDGE = "&\"'`“”‘’«»‹›「」『』《》〈〉【】()[]{}<>.,;:!?，。；：！？、·…~*_|/\\- "
+_POSSESSIVE_RE = re.compile(r"(?<=[^\W\d_])'s?$")
+_LEADING_THE_RE = re.compile(r"^the (?=\S)")
+_EN_SUFFIX_RE = re.compile(
+    r"(?<=\S)[ ,]+(?:inc|incorporated|corp|corporation|co|company|ltd|limited|llc|l\.l\.c|plc"
+    r"|gmbh|ag|s\.a|pty|pte)\.?$"
+)
+_ZH_SUFFIXES = ("股份有限公司", "有限责任公司", "有限公司", "集团公司", "集团", "公司", "株式会社")
+_JA_PREFIXES = ("株式会社", "(株)")
+
+
+@dataclass(frozen=True)
+class EntityRef:
+    """One entity a memory names: its normalised ``key``, the ``name`` as first written
+    (whitespace collapsed) and its ``kind`` when known (e.g. "person", "organization")."""
+
+    key: str
+    name: str
+    kind: str | None = None
+
+
+def _one_pass(text: str) -> str:
+    text = _WS_RE.sub(" ", text).strip()
+    text = _CJK_GAP_RE.sub("", text)
+    text = text.strip(_EDGE).lstrip("@#").strip(_EDGE)
+    text = _POSSESSIVE_RE.sub("", text)
+    if text.endswith("的") and len(text) > 2:
+        text = text[:-1]
+    text = _LEADING_THE_RE.sub("", text)
+    text = _EN_SUFFIX_RE.sub("", text)
+    for suffix in _ZH_SUFFIXES:
+        if text.endswith(suffix) and len(text) > len(suffix):
+            text = text[: -len(suffix)]
+            break
+    for prefix in _JA_PREFIXES:
+        if text.startswith(prefix) and len(text) > len(prefix):
+            text = text[len(prefix) :]
+            break
+    return text.strip(_EDGE)
+
+
+def entity_key(name: str) -> str:
+    """The normalised key of an entity name (see the module docstring); "" when none.
+
+    Args:
+        name: an entity name in any script and width, e.g. "ＡＣＭＥ Inc." or "用户的儿子".
+
+    Returns:
+        The key, e.g. "acme" or "用户的儿子"; "" for a name that names nothing.
+    """
+    text = unicodedata.normalize("NFKC", name).replace("\u2019", "'").replace("\u2018", "'")
+    text = text.casefold()
+    for _ in range(8):
+        again = _one_pass(text)
+        if again == text:
+            break
+        text = again
+    return text
+
+
+def display_name(name: str) -> str:
+    """The name as shown: whitespace collapsed and trimmed, otherwise as written."""
+    return _WS_RE.sub(" ", name).strip()
+
+
+def entity_id(tenant_id: str, key: str) -> uuid.UUID:
+    """The stable id of the entity ``key`` of a tenant (uuid5; the same in every store)."""
+    return uuid.uuid5(_ENTITY_NS, f"{tenant_id}\x1f{key}")
+
+
+def entity_refs(names: Iterable[str]) -> list[EntityRef]:
+    """The entities ``names`` name, once per key in first-seen order, at most
+    :data:`MAX_ENTITIES_PER_MEMORY`; names with an empty key or a display name over
+    :data:`MAX_ENTITY_NAME_CHARS` characters are left out."""
+    out: dict[str, EntityRef] = {}
+    for raw in names:
+        shown = display_name(str(raw))
+        if not shown or len(shown) > MAX_ENTITY_NAME_CHARS:
+            continue
+        key = entity_key(shown)
+        if key and key not in out:
+            out[key] = EntityRef(key=key, name=shown)
+        if len(out) >= MAX_ENTITIES_PER_MEMORY:
+            break
+    return list(out.values())
+
+
+def entity_keys(names: Iterable[str]) -> list[str]:
+    """The keys of :func:`entity_refs` (distinct, first-seen order)."""
+    return [r.key for r in entity_refs(names)]
+
+
+def entity_terms(names: Iterable[str]) -> list[str]:
+    """Keyword terms the entities add to a memory: the terms (``text.tokenize``) of each
+    entity's display name and of its key, each distinct term once."""
+    terms: dict[str, None] = {}
+    for ref in entity_refs(names):
+        for term in (*tokenize(ref.name), *tokenize(ref.key)):
+            terms.setdefault(term, None)
+    return list(terms)
+
+
+def memory_terms(content: str, entities: Sequence[str] = ()) -> list[str]:
+    """The keyword terms stored with a memory: the content's terms (with repetitions) then
+    :func:`entity_terms` of its entities, so the keyword leg finds a memory by the names of
+    the entities it is linked to."""
+    return [*tokenize(content), *entity_terms(entities)]
