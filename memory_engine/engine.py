@@ -233,6 +233,8 @@ class MemoryEngine:
     # ------------------------------------------------------------------ reads
     get = _Delegate("_reads", ReadService.get)
     list = _Delegate("_reads", ReadService.list)
+    list_entities = _Delegate("_reads", ReadService.list_entities)
+    memory_entities = _Delegate("_reads", ReadService.memory_entities)
     facet_counts = _Delegate("_reads", ReadService.facet_counts)
     history = _Delegate("_reads", ReadService.history)
     events = _Delegate("_reads", ReadService.events)

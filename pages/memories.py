@@ -1,5 +1,6 @@
-"""Memories: facets with counts, keyset-paginated table, detail + history, edit with diff
-preview + reason + version check, archive/restore/delete, CSV/JSON export."""
+"""Memories: facets with counts, an entity filter, keyset-paginated table, detail (with the
+memory's entities) + history, edit with diff preview + reason + version check,
+archive/restore/delete, CSV/JSON export."""
 
 from __future__ import annotations
 
@@ -24,6 +25,9 @@ PAGE_SIZES = (25, 50, 100)
 EXPORT_MAX_ROWS = 50_000
 W_TYPES, W_STATUSES, W_SOURCES = "mi_f_types", "mi_f_statuses", "mi_f_sources"
 W_TEXT, W_DATES, W_SIZE, W_MEMORY = "mi_f_text", "mi_f_dates", "mi_f_size", "mi_w_memory"
+W_ENTITY = "mi_f_entity"
+#: Most entities offered by the entity filter (the most linked ones).
+ENTITY_OPTIONS = 200
 FLASH = "mi_flash"
 #: Bumped when a memory is picked outside the table, so the table re-renders with that row.
 TABLE_GENERATION = "mi_table_generation"
@@ -50,12 +54,23 @@ if sum(everything.get("memory_type", {}).values()) == 0:
     st.stop()
 
 # ---- filters (facet counts of each facet ignore that facet's own selection)
+with guard(lang):
+    entity_page = reads.list_entities(
+        engine, signin.current_account(), tenant, limit=ENTITY_OPTIONS
+    )
+entity_names = {
+    e.key: t("memories.entity_option", lang, name=e.name, count=e.memory_count)
+    for e in entity_page.items
+}
+if st.session_state.get(W_ENTITY) not in entity_names:  # e.g. its last memory was purged
+    st.session_state[W_ENTITY] = None
 filters = state.build_filter(
     types=st.session_state.get(W_TYPES, []),
     statuses=st.session_state.get(W_STATUSES, []),
     sources=st.session_state.get(W_SOURCES, []),
     text=st.session_state.get(W_TEXT, ""),
     dates=st.session_state.get(W_DATES) or None,
+    entity=st.session_state.get(W_ENTITY),
 )
 with guard(lang):
     facets = {
@@ -96,10 +111,19 @@ with st.expander(t("memories.filters", lang), expanded=True):
         key=W_SOURCES,
         placeholder=t("memories.filter_any", lang),
     )
-    row2 = st.columns([2, 2, 1])
-    row2[0].text_input(t("memories.filter_text", lang), key=W_TEXT)
-    row2[1].date_input(t("memories.filter_dates", lang), value=[], key=W_DATES)
-    row2[2].selectbox(t("memories.page_size", lang), PAGE_SIZES, key=W_SIZE)
+    row2 = st.columns([2, 2, 2, 1])
+    row2[0].selectbox(
+        t("memories.filter_entity", lang),
+        list(entity_names),
+        format_func=lambda key: entity_names.get(key, key),
+        key=W_ENTITY,
+        placeholder=t("memories.filter_any", lang),
+    )
+    row2[1].text_input(t("memories.filter_text", lang), key=W_TEXT)
+    row2[2].date_input(t("memories.filter_dates", lang), value=[], key=W_DATES)
+    row2[3].selectbox(t("memories.page_size", lang), PAGE_SIZES, key=W_SIZE)
+    if entity_page.truncated:
+        st.caption(t("memories.entities_truncated", lang, n=ENTITY_OPTIONS))
 
 # ---- the current page (keyset pagination; cursor stack reset when filters change)
 page_size = int(st.session_state.get(W_SIZE) or PAGE_SIZES[0])
@@ -232,12 +256,18 @@ if selected is None:
 with guard(lang):
     memory = engine.get(scope, selected.id)
     history = engine.history(scope, memory.id)
+    linked = reads.memory_entities(engine, signin.current_account(), tenant, memory.id)
 mid = str(memory.id)
 st.subheader(t("memories.detail", lang, short_id=short_id(mid)))
 left, right = st.columns([2, 3])
 with left:
     st.markdown(f"**{t('memories.fields', lang)}**")
     st.dataframe(frames.memory_fields_frame(memory, lang), hide_index=True, key="mi_fields")
+    st.markdown(f"**{t('memories.entities', lang)}**")
+    if linked:
+        st.markdown(" · ".join(md(e.name) for e in linked))
+    else:
+        st.caption(t("memories.entities_empty", lang))
 with right:
     st.markdown(f"**{t('memories.history', lang)}**")
     if history.items:

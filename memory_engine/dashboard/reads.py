@@ -14,7 +14,7 @@ import uuid
 from typing import Any
 
 from memory_engine import MemoryEngine
-from memory_engine.models import Memory, MemoryFilter, Page, Scope, SearchResult
+from memory_engine.models import Entity, Memory, MemoryFilter, Page, Scope, SearchResult
 from memory_engine.security.auth import Account, Action, PermissionDeniedError
 
 
@@ -69,3 +69,26 @@ def get_memory(
         MemoryNotFoundError: no such memory in ``tenant`` (also when it belongs to another).
     """
     return engine.get(_scope(account, tenant), memory_id)
+
+
+def list_entities(
+    engine: MemoryEngine, account: Account | None, tenant: str, *, limit: int = 200
+) -> Page:
+    """The entities of ``tenant``, most linked first, with counts (``truncated`` when more).
+
+    Raises:
+        PermissionDeniedError: the account may not read ``tenant``; engine errors propagate.
+    """
+    return engine.list_entities(_scope(account, tenant), limit=limit)
+
+
+def memory_entities(
+    engine: MemoryEngine, account: Account | None, tenant: str, memory_id: uuid.UUID | str
+) -> list[Entity]:
+    """The entities one memory of ``tenant`` is linked to, in the order it names them.
+
+    Raises:
+        PermissionDeniedError: the account may not read ``tenant``.
+        MemoryNotFoundError: no such memory in ``tenant`` (also when it belongs to another).
+    """
+    return engine.memory_entities(_scope(account, tenant), memory_id)

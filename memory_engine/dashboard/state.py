@@ -104,6 +104,7 @@ def build_filter(
     sources: Iterable[str] = (),
     text: str | None = None,
     dates: Sequence[date] | None = None,
+    entity: str | None = None,
 ) -> MemoryFilter:
     """The ``MemoryFilter`` of the Memories page's widgets.
 
@@ -111,6 +112,7 @@ def build_filter(
         types, statuses, sources: selected enum values (empty = no restriction).
         text: substring of the content (blank = none).
         dates: ``(from, to)`` calendar days in UTC, both inclusive; one day = that day only.
+        entity: an entity key or name (None or blank = any entity).
     """
     created_from = created_to = None
     if dates:
@@ -127,6 +129,7 @@ def build_filter(
         text_contains=text,
         created_from=created_from,
         created_to=created_to,
+        entity=(entity or "").strip() or None,
     )
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from memory_engine import text as textmod
 from memory_engine.deps import EngineDeps, as_uuid, check_scope
+from memory_engine.entities import memory_terms
 from memory_engine.errors import InvalidInputError
 from memory_engine.models import (
     EventAction,
@@ -174,10 +175,16 @@ class EditService:
         if screen:  # what the screen found joins the memory's metadata (earlier findings kept)
             current = self._deps.store.get(as_uuid(memory_id), scope=scope)
             changes["metadata"] = {**current.metadata, **screen}
+        if "content" in changes or "entities" in changes:
+            # the keyword terms hold the content's and the entity names' terms
+            current = self._deps.store.get(as_uuid(memory_id), scope=scope)
+            terms = memory_terms(
+                changes.get("content", current.content),
+                changes.get("entities", current.entities),
+            )
         if "content" in changes:
             changes["content_hash"] = textmod.content_hash(changes["content"])
             embedding = self._deps.embedder.embed([changes["content"]])[0]
-            terms = textmod.tokenize(changes["content"])
         return self._deps.store.update(
             as_uuid(memory_id),
             scope=scope,

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from memory_engine import text as textmod
 from memory_engine.deps import EngineDeps, as_uuid, check_scope
+from memory_engine.entities import memory_terms
 from memory_engine.errors import InvalidInputError
 from memory_engine.history.asof import SnapshotStore, in_scope, is_redacted, replay_events, valid_at
 from memory_engine.models import Event, Memory, MemoryStatus, Scope, SearchResult, ensure_utc
@@ -189,7 +189,7 @@ class HistoryService:
         snap = SnapshotStore(
             memories,
             self._vectors(memories) if dense else {},
-            {m.id: textmod.tokenize(m.content) for m in memories},
+            {m.id: memory_terms(m.content, m.entities) for m in memories},
         )
         result = run_search(
             query,

@@ -8,10 +8,12 @@ reach B's data through A's scope:
 - search with each leg alone and fused, over active and over all statuses, querying B's canary
   text; every candidate of every leg in the trace (kept or dropped) must belong to A, and the
   memory block must not contain B's canary;
-- ``get``, ``history``, ``update``, ``archive``, ``delete`` and ``get_trace`` by B's ids must
-  answer "not found" (and B's memory must be unchanged afterwards);
+- ``get``, ``history``, ``memory_entities``, ``update``, ``archive``, ``delete`` and
+  ``get_trace`` by B's ids must answer "not found" (and B's memory must be unchanged
+  afterwards);
 - ``list`` (all statuses), ``events``, ``list_traces`` and ``export`` of A must hold only A's ids
-  and no B canary.
+  and no B canary; ``list_entities`` of A must not hold B's canary entity (every canary
+  memory names it), and listing A's memories of B's entity must be empty.
 
 The same pairs are probed through every frontend whose ``Prober`` the caller passes (the CLI, the
 MCP server, the dashboard reads: :mod:`memory_engine.isolation.probe`); the check imports no
@@ -120,7 +122,11 @@ def _plant(engine: Any, tenant: str, index: int) -> Planted:
     ]
     for text in texts:
         result = engine.write(
-            scope, text, source=MemorySource.MANUAL, memory_type=MemoryType.SEMANTIC
+            scope,
+            text,
+            source=MemorySource.MANUAL,
+            memory_type=MemoryType.SEMANTIC,
+            entities=(f"{canary} Inc.",),  # entity key = the canary
         )
         p.memory_ids.extend(o.memory_id for o in result.outcomes)
     engine.archive(scope, p.memory_ids[2], expected_version=1, reason="isolation check")
@@ -186,6 +192,7 @@ class EngineProber:
         for bid in b.memory_ids:
             calls.append(("get", partial(engine.get, sa, bid)))
             calls.append(("history", partial(engine.history, sa, bid)))
+            calls.append(("memory_entities", partial(engine.memory_entities, sa, bid)))
         calls += [
             (
                 "update",
@@ -206,6 +213,8 @@ class EngineProber:
         for path, call in calls:
             recorder.probe(path, a, b, partial(expect_not_found, call))
         recorder.probe("list", a, b, lambda: self._listing(a, b))
+        recorder.probe("entities", a, b, lambda: self._entities(a, b))
+        recorder.probe("entity_memories", a, b, lambda: self._entity_memories(a, b))
         recorder.probe("events", a, b, lambda: self._events(a))
         recorder.probe("traces", a, b, lambda: self._traces(a, b))
         recorder.probe("export", a, b, lambda: self._export(a, b))
@@ -216,6 +225,20 @@ class EngineProber:
         )
         foreign = [m.id for m in page.items if m.tenant_id != a.tenant or b.canary in m.content]
         return f"{len(foreign)} foreign memories listed" if foreign else None
+
+    def _entities(self, a: Planted, b: Planted) -> str | None:
+        page = self.engine.list_entities(Scope.of(a.tenant), limit=100)
+        foreign = [e.key for e in page.items if e.tenant_id != a.tenant or b.canary in e.key]
+        return f"{len(foreign)} foreign entities listed" if foreign else None
+
+    def _entity_memories(self, a: Planted, b: Planted) -> str | None:
+        page = self.engine.list(
+            Scope.of(a.tenant),
+            filters=MemoryFilter(statuses=tuple(MemoryStatus)),
+            entity=b.canary,
+            limit=100,
+        )
+        return f"{len(page.items)} memories of B's entity listed" if page.items else None
 
     def _events(self, a: Planted) -> str | None:
         page = self.engine.events(Scope.of(a.tenant), limit=100)

@@ -1,14 +1,17 @@
-"""``ReadService``, the read side of ``MemoryEngine``: get, list, facets, history, events, stats, export."""
+"""``ReadService``, the read side of ``MemoryEngine``: get, list, facets, history, events, stats,
+export, and the entity views (entities of a tenant, of a memory, memories of an entity)."""
 
 from __future__ import annotations
 
+import builtins
 import json
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 from memory_engine.deps import EngineDeps, as_uuid, check_scope
 from memory_engine.errors import InvalidInputError
-from memory_engine.models import Memory, MemoryFilter, Page, Scope
+from memory_engine.models import Entity, Memory, MemoryFilter, MemoryStatus, Page, Scope
 from memory_engine.reads.spreadsheet import spreadsheet_csv
 from memory_engine.stores.base import StoreStats
 
@@ -34,14 +37,54 @@ class ReadService:
         filters: MemoryFilter | None = None,
         limit: int = 50,
         cursor: str | None = None,
+        entity: str | None = None,
     ) -> Page:
-        """Memories newest first, keyset-paginated; ``total`` = count under the filter."""
+        """Memories newest first, keyset-paginated; ``total`` = count under the filter.
+
+        Args:
+            entity: only memories linked to this entity (a name or a key: "ACME Inc." and
+                "acme" are the same entity); overrides ``filters.entity``.
+
+        Raises:
+            InvalidInputError: ``entity`` names no entity, a bad limit or cursor.
+        """
+        if entity is not None:
+            filters = (filters or MemoryFilter()).model_copy(
+                update={"entity": MemoryFilter(entity=entity).entity}
+            )
         return self._deps.store.list(
             scope=check_scope(scope),
             filters=filters,
             limit=self._deps.page_limit(limit),
             cursor=cursor,
         )
+
+    def list_entities(
+        self,
+        scope: Scope,
+        *,
+        limit: int = 50,
+        statuses: Sequence[MemoryStatus] = (),
+    ) -> Page:
+        """Entities the scope's memories name, most linked first (ties by key); ``items`` are
+        :class:`~memory_engine.models.Entity` with ``memory_count`` (memories of ``statuses``,
+        every status when empty); ``truncated`` when more entities exist than ``limit``
+        (clamped to ``limits.list_max_limit``).
+
+        Raises:
+            InvalidInputError: limit < 1 or an unknown status.
+        """
+        return self._deps.store.list_entities(
+            scope=check_scope(scope), limit=self._deps.page_limit(limit), statuses=statuses
+        )
+
+    def memory_entities(self, scope: Scope, memory_id: uuid.UUID | str) -> builtins.list[Entity]:
+        """The entities one memory of the scope is linked to, in the order it names them.
+
+        Raises:
+            MemoryNotFoundError: no such memory in the scope.
+        """
+        return self._deps.store.memory_entities(as_uuid(memory_id), scope=check_scope(scope))
 
     def facet_counts(
         self, scope: Scope, *, filters: MemoryFilter | None = None

@@ -234,7 +234,7 @@ class MemoryRepository(Protocol):
         ...
 
     def index_presence(self, memory_id: uuid.UUID, *, scope: Scope) -> dict[str, int]:
-        """Where the id is still stored: ``{"row", "vector", "keyword_terms",
+        """Where the id is still stored: ``{"row", "vector", "keyword_terms", "entity_links",
         "events_with_content", "traces_with_content"}`` -> count (all 0 after a purge)."""
         ...
 

@@ -29,8 +29,8 @@ from typing import Any
 
 from pydantic import SecretStr, ValidationError
 
-from memory_engine import text as textmod
 from memory_engine.config import Settings
+from memory_engine.entities import memory_terms
 from memory_engine.errors import ConfigError, InvalidInputError, TransferConflictError
 from memory_engine.models import Scope
 from memory_engine.stores.base import MemoryRecord, MemoryStore
@@ -92,7 +92,8 @@ def _pages(store: MemoryStore, scope: Scope, batch: int) -> Any:
 def _with_terms(record: MemoryRecord) -> MemoryRecord:
     if record.memory is None or record.terms is not None:
         return record
-    return record.model_copy(update={"terms": tuple(textmod.tokenize(record.memory.content))})
+    memory = record.memory
+    return record.model_copy(update={"terms": tuple(memory_terms(memory.content, memory.entities))})
 
 
 def tenant_counts(store: MemoryStore, scope: Scope) -> dict[str, Any]:

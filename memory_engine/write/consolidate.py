@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memory_engine import text as textmod
 from memory_engine.embedding.base import Embedder
+from memory_engine.entities import memory_terms
 from memory_engine.errors import MemoryEngineError, VersionConflictError
 from memory_engine.llm.base import WriteLLM
 from memory_engine.models import Memory, MemoryFilter, MemoryStatus, Scope
@@ -180,7 +181,7 @@ def _apply(
     if merged.strip() and merged != survivor.content:
         changes.update(content=merged, content_hash=textmod.content_hash(merged))
         embedding = embedder.embed([merged])[0]
-        terms = textmod.tokenize(merged)
+        terms = memory_terms(merged, survivor.entities)
     try:
         store.update(
             survivor.id,

@@ -19,6 +19,7 @@ from typing import Any
 from memory_engine import text as textmod
 from memory_engine.config import Settings
 from memory_engine.embedding.base import Embedder
+from memory_engine.entities import memory_terms
 from memory_engine.errors import MemoryEngineError, VersionConflictError
 from memory_engine.llm.base import ExtractInput, JudgeCandidate, WriteLLM
 from memory_engine.llm.prompts import CANARY
@@ -355,7 +356,9 @@ def _decide_and_apply(
         outcome = parts.store.insert(
             [
                 NewMemory(
-                    memory=mem, embedding=tuple(vector), terms=tuple(textmod.tokenize(mem.content))
+                    memory=mem,
+                    embedding=tuple(vector),
+                    terms=tuple(memory_terms(mem.content, mem.entities)),
                 )
             ],
             scope=scope,

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from memory_engine import text as textmod
 from memory_engine.config import Settings
 from memory_engine.embedding.base import Embedder
+from memory_engine.entities import memory_terms
 from memory_engine.errors import (
     ContentTooLargeError,
     InvalidInputError,
@@ -210,7 +211,9 @@ def _write_bulk(
         if progress:
             progress(len(seen))
     items = (
-        NewMemory(memory=m, embedding=tuple(v.tolist()), terms=tuple(textmod.tokenize(m.content)))
+        NewMemory(
+            memory=m, embedding=tuple(v.tolist()), terms=tuple(memory_terms(m.content, m.entities))
+        )
         for batch, vectors in embedded
         for (_, m), v in zip(batch, vectors, strict=True)
     )
@@ -314,7 +317,9 @@ def write_batch(
         try:
             vectors = embedder.embed([m.content for _, m in batch])
             items = [
-                NewMemory(memory=m, embedding=tuple(v), terms=tuple(textmod.tokenize(m.content)))
+                NewMemory(
+                    memory=m, embedding=tuple(v), terms=tuple(memory_terms(m.content, m.entities))
+                )
                 for (_, m), v in zip(batch, vectors, strict=True)
             ]
             stored = store.insert(items, scope=scope, actor=actor, reason=reason)

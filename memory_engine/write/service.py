@@ -120,10 +120,14 @@ class WriteService:
         reason: str | None = None,
         mode: Literal["raw", "extract"] | None = None,
         wait: bool = True,
+        entities: Sequence[str] = (),
     ) -> WriteResult:
         """Remember ``text``. Raises the typed error of a bad input.
 
         Args:
+            entities: names of the entities the text is about ("ACME", "Priya", "用户的儿子");
+                each stored memory is linked to them (one entity per normalised name, see
+                ``memory_engine.entities``); extract mode adds the extracted facts' own.
             mode: ``raw`` (one memory per chunk) or ``extract`` (should-remember, facts,
                 duplicates and conflicts; see ``write_extract``); default
                 ``MEMORY_WRITE_MODE``.
@@ -150,6 +154,7 @@ class WriteService:
             memory_type=memory_type,
             importance=importance,
             tags=tuple(tags),
+            entities=tuple(entities),
             metadata=metadata or {},
         )
         if mode == "extract" or not wait:

@@ -86,7 +86,12 @@ def test_purge_erases_content_from_events_and_traces(
 ) -> None:
     s = Scope.of(tenant)
     secret = "The vault code is 4711 秘密"
-    a, b = put(store, s, item(tenant, secret, unit(rng)), item(tenant, "keep me", unit(rng)))
+    a, b = put(
+        store,
+        s,
+        item(tenant, secret, unit(rng), entities=("Vault Corp", "保险库")),
+        item(tenant, "keep me", unit(rng)),
+    )
     store.update(a, scope=s, expected_version=1, changes={"tags": ("x",)}, actor="t")
     trace = _trace_with(tenant, s, a, secret, b)
     store.save_trace(trace, scope=s)
@@ -95,6 +100,7 @@ def test_purge_erases_content_from_events_and_traces(
     assert {k: v for k, v in before.items() if k != "keyword_terms"} == {
         "row": 1,
         "vector": 1,
+        "entity_links": 2,
         "events_with_content": 2,
         "traces_with_content": 1,
     }
@@ -105,9 +111,11 @@ def test_purge_erases_content_from_events_and_traces(
         "row": 0,
         "vector": 0,
         "keyword_terms": 0,
+        "entity_links": 0,
         "events_with_content": 0,
         "traces_with_content": 0,
     }
+    assert store.list_entities(scope=s).items == []  # no memory names them any more
     history = store.history(a, scope=s).items
     assert [e.action for e in history] == [
         EventAction.CREATE,

@@ -19,7 +19,7 @@ from memory_engine.cli.isolation import frontend_probers
 from memory_engine.errors import InvalidInputError, MemoryNotFoundError
 from memory_engine.isolation.check import SEARCH_PROBES, run_isolation_check
 from memory_engine.isolation.probe import Planted, Prober, ProbeRecorder
-from memory_engine.models import Memory
+from memory_engine.models import Memory, Page
 from tests.conftest import new_tenant_id
 
 REPO = Path(__file__).resolve().parents[2]
@@ -43,7 +43,10 @@ def test_no_leaks_on_every_store(engine: MemoryEngine) -> None:
         assert data["probes_by_path"][label] == 6
     for path in ("update", "archive", "delete", "get_trace", "list", "events", "traces", "export"):
         assert data["probes_by_path"][path] == 6
+    for path in ("entities", "entity_memories"):  # the entity index (every canary names one)
+        assert data["probes_by_path"][path] == 6
     assert data["probes_by_path"]["get"] == 24  # 4 memories of B per pair
+    assert data["probes_by_path"]["memory_entities"] == 24
     assert data["probes"] == sum(data["probes_by_path"].values())
     # The CLI, the MCP server (bound to A, in-process SDK client) and the dashboard reads (a
     # viewer granted only A) were probed for every pair too.
@@ -107,6 +110,28 @@ def test_check_detects_a_forgotten_tenant_filter(engine: MemoryEngine) -> None:
     assert len(report.leaks) == 16  # 4 memories of B, both directions, two paths
     assert report.to_dict()["paths"]["dashboard"]["leaks"] == 8
     assert report.to_dict()["paths"]["mcp"]["leaks"] == 0
+
+
+class _LeakyEntityStore(_LeakyStore):
+    """The real store, except the entity listing ignores the scope's tenant."""
+
+    def get(self, memory_id: uuid.UUID, *, scope: Scope) -> Memory:
+        return self._inner.get(memory_id, scope=scope)
+
+    def list_entities(self, *, scope: Scope, limit: int = 50, statuses: Any = ()) -> Any:
+        items = []
+        for tenant in self._inner.admin_tenant_counts(actor="leak", reason="test"):
+            items += self._inner.list_entities(scope=Scope.of(tenant), limit=limit).items
+        return Page(items=items, truncated=False)
+
+
+def test_check_detects_a_leak_through_the_entity_index(engine: MemoryEngine) -> None:
+    leaky = MemoryEngine(
+        engine.settings, store=_LeakyEntityStore(engine.store), embedder=engine.embedder
+    )
+    report = run_isolation_check(leaky, tenants=2, paths=("engine",))
+    assert {leak.path for leak in report.leaks} == {"entities"}
+    assert len(report.leaks) == 2  # both directions
 
 
 def test_cli_isolation_check_json(pg_settings_factory: Callable[..., Any], tmp_path: Path) -> None:

@@ -33,6 +33,7 @@ from memory_engine.stores.base import NewMemory
 from memory_engine.stores.common import BM25_B, BM25_K1
 from memory_engine.stores.qdrant.codec import (
     bm25_doc_vector,
+    derived_id,
     has_tenant_condition,
     query_vector,
     term_index,
@@ -507,3 +508,35 @@ def test_qdrant_needs_a_url_or_a_path(tmp_path: Path) -> None:
     with QdrantStore(_settings(str(tmp_path / "q"))) as store:
         assert store.location == str(tmp_path / "q")
     assert (tmp_path / "q" / ".lock").exists()
+
+
+def test_entity_backfill_links_points_written_before_the_index() -> None:
+    """Points stored without ``entity_keys`` (an older version) are linked once at open."""
+    client = QdrantClient(location=":memory:")
+    settings = _settings(":memory:")
+    store = QdrantStore(settings, client=client)
+    store.ensure_embedding("m", DIM)
+    rng = np.random.default_rng(11)
+    tenant = new_tenant_id()
+    scope = Scope.of(tenant)
+    named = [_new(tenant, "acme one", rng), _new(tenant, "acme two", rng)]
+    named = [
+        n.model_copy(update={"memory": n.memory.model_copy(update={"entities": names})})
+        for n, names in zip(named, (("ACME",), ("ＡＣＭＥ Inc.", "Priya")), strict=True)
+    ]
+    ids = [o.memory_id for o in store.insert(named, scope=scope, actor="t")]
+    client.delete_payload(store.conn.memories, keys=["entity_keys"], points=[str(i) for i in ids])
+    client.delete(
+        store.conn.entities, points_selector=models.FilterSelector(filter=models.Filter())
+    )
+    client.delete(store.conn.meta, points_selector=[derived_id("entities_backfilled")])
+    assert store.list_entities(scope=scope).items == []  # nothing linked now
+    store.close()
+    again = QdrantStore(settings, client=client)
+    page = again.list_entities(scope=scope)
+    assert [(e.key, e.name, e.memory_count) for e in page.items] == [
+        ("acme", "ACME", 2),
+        ("priya", "Priya", 1),
+    ]
+    assert again.index_presence(ids[1], scope=scope)["entity_links"] == 2
+    again.close()

@@ -18,6 +18,17 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "memories.filter_text": {"en": "Content contains", "zh": "内容包含"},
     "memories.filter_dates": {"en": "Created between (UTC)", "zh": "创建时间范围（UTC）"},
     "memories.filter_any": {"en": "Any (no filter)", "zh": "不限"},
+    "memories.filter_entity": {"en": "Entity", "zh": "实体"},
+    "memories.entity_option": {"en": "{name} ({count})", "zh": "{name}（{count}）"},
+    "memories.entities_truncated": {
+        "en": "The entity list shows the {n} most linked entities.",
+        "zh": "实体列表只显示关联记忆最多的 {n} 个实体。",
+    },
+    "memories.entities": {"en": "Entities", "zh": "实体"},
+    "memories.entities_empty": {
+        "en": "This memory names no entity.",
+        "zh": "这条记忆没有关联实体。",
+    },
     "memories.facet_option": {"en": "{value} ({count})", "zh": "{value}（{count}）"},
     "memories.page_size": {"en": "Rows per page", "zh": "每页行数"},
     "memories.rows": {

@@ -116,7 +116,7 @@ def backfill_links(conn: PgConnection) -> int:
             )
         rows = cur.execute(
             "SELECT tenant_id, id, entities, created_at FROM memories "
-            "WHERE cardinality(entities) > 0 ORDER BY tenant_id, id"
+            "WHERE cardinality(entities) > 0 ORDER BY tenant_id, created_at, id"
         ).fetchall()
         by_tenant: dict[str, list[Memory]] = {}
         for tenant, mid, names, created in rows:

@@ -96,8 +96,9 @@ class PgLifecycle:
             return redact_in_tx(cur, memory_id, scope.tenant_id)
 
     def index_presence(self, memory_id: uuid.UUID, *, scope: Scope) -> dict[str, int]:
-        """Counts of the id in the row table, its vector, the keyword postings, events with
-        non-redacted snapshots and traces with non-redacted candidate entries."""
+        """Counts of the id in the row table, its vector, the keyword postings, its entity
+        links, events with non-redacted snapshots and traces with non-redacted candidate
+        entries."""
         t = scope.tenant_id
         with self._conn.tx(scope) as cur:
             row = cur.execute(
@@ -106,6 +107,10 @@ class PgLifecycle:
             ).fetchone()
             postings = cur.execute(
                 "SELECT count(*) FROM keyword_postings WHERE tenant_id = %s AND memory_id = %s",
+                [t, memory_id],
+            ).fetchone()
+            links = cur.execute(
+                "SELECT count(*) FROM entity_links WHERE tenant_id = %s AND memory_id = %s",
                 [t, memory_id],
             ).fetchone()
             snaps = cur.execute(
@@ -120,6 +125,7 @@ class PgLifecycle:
             "row": int(row[0]) if row else 0,
             "vector": int(row[1]) if row else 0,
             "keyword_terms": int(postings[0]) if postings else 0,
+            "entity_links": int(links[0]) if links else 0,
             "events_with_content": sum(
                 1 for b, a in snaps if snapshot_has_content(b) or snapshot_has_content(a)
             ),

@@ -36,7 +36,13 @@ from memory_engine.stores.entities import (
     ranked_keys,
     status_filter,
 )
-from memory_engine.stores.qdrant.codec import match, match_any, memory_from_payload, scope_filter
+from memory_engine.stores.qdrant.codec import (
+    derived_id,
+    match,
+    match_any,
+    memory_from_payload,
+    scope_filter,
+)
 from memory_engine.stores.qdrant.connection import QdrantConnection
 from memory_engine.stores.qdrant.io import scroll_all
 
@@ -96,6 +102,51 @@ class QdrantEntities:
             )
             client.delete(self._conn.entities, points_selector=models.FilterSelector(filter=flt))
         return len(gone)
+
+    def backfill(self) -> int:
+        """Link the memory points written before the entity index (once per store: a meta
+        point records that it ran). Returns the number of points linked."""
+        done_id = derived_id("entities_backfilled")
+        with self._conn.writing() as client:
+            if client.retrieve(self._conn.meta, [done_id]) or not self._conn.memories_exist():
+                if not client.retrieve(self._conn.meta, [done_id]):
+                    self._mark(client, done_id)
+                return 0
+            flt = models.Filter(
+                must_not=[models.IsEmptyCondition(is_empty=models.PayloadField(key="entities"))],
+                must=[models.IsEmptyCondition(is_empty=models.PayloadField(key=ENTITY_KEYS))],
+            )
+            rows = scroll_all(client, self._conn.memories, flt)
+            by_tenant: dict[str, list[Memory]] = {}
+            for r in rows:
+                memory = memory_from_payload(r.payload)
+                by_tenant.setdefault(memory.tenant_id, []).append(memory)
+            linked = 0
+            for tenant, memories in sorted(by_tenant.items()):
+                memories.sort(key=lambda m: (m.created_at, str(m.id)))  # first seen names it
+                self.remember(client, tenant, memories)
+                for memory in memories:
+                    keys = entity_keys_of(memory)
+                    if keys:
+                        client.set_payload(
+                            self._conn.memories,
+                            payload={ENTITY_KEYS: keys},
+                            points=models.Filter(
+                                must=[
+                                    match("tenant_id", tenant),
+                                    models.HasIdCondition(has_id=[str(memory.id)]),
+                                ]
+                            ),
+                        )
+                        linked += 1
+            self._mark(client, done_id)
+        return linked
+
+    def _mark(self, client: QdrantClient, done_id: str) -> None:
+        client.upsert(
+            self._conn.meta,
+            [models.PointStruct(id=done_id, vector={}, payload={"kind": "entities_backfilled"})],
+        )
 
     # ------------------------------------------------------------------ reads
 

@@ -133,8 +133,9 @@ class QdrantLifecycle:
             return redact_in(client, self._conn, memory_id, scope.tenant_id)
 
     def index_presence(self, memory_id: uuid.UUID, *, scope: Scope) -> dict[str, int]:
-        """Counts of the id as a point, its dense and keyword vectors, events with
-        non-redacted snapshots and traces with non-redacted candidate entries."""
+        """Counts of the id as a point, its dense and keyword vectors, its entity links (the
+        point's ``entity_keys``), events with non-redacted snapshots and traces with
+        non-redacted candidate entries."""
         tenant_scope = Scope.of(scope.tenant_id)
         point = self._conn.fetch(str(memory_id), tenant_scope, with_vectors=True)
         vectors: dict[str, Any] = dict(point.vector or {}) if point is not None else {}
@@ -152,6 +153,9 @@ class QdrantLifecycle:
             "row": int(point is not None),
             "vector": int(DENSE in vectors),
             "keyword_terms": int(KEYWORD in vectors),
+            "entity_links": len((point.payload or {}).get("entity_keys") or [])
+            if point is not None
+            else 0,
             "events_with_content": sum(
                 1
                 for e in events

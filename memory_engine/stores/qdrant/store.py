@@ -28,7 +28,7 @@ Collections (``<prefix>`` = ``qdrant_collection_prefix``):
 Isolation: ``tenant_id`` has a keyword payload index with ``is_tenant=True`` in every
 collection holding tenant data, and every query carries the scope's tenant filter (with
 ``prefetch``: in every prefetch and at the root). Store-maintenance reads that span tenants
-(event-id counter, the reconciler, the audited admin counts) never return tenant data to a
+(event-id counter, the reconciler, the one-time entity backfill, the audited admin counts) never return tenant data to a
 caller.
 
 Writes without transactions: every change is an ordered, idempotent sequence (1) write its
@@ -126,6 +126,7 @@ class QdrantStore:
                 )
             self._log.resume()
             self._log.reconcile()
+            self._entities.backfill()
             for collection in (self.conn.memories, self.conn.events, self.conn.traces):
                 self.conn.check_size(collection)
         except BaseException:
