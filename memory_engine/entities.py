@@ -28,13 +28,16 @@ from __future__ import annotations
 import re
 import unicodedata
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from memory_engine.text import tokenize
 
 #: Longest display name kept (characters, after trimming); longer names name no entity.
 MAX_ENTITY_NAME_CHARS = 200
+#: Longest entity kind kept ("person", "organization", ...).
+MAX_ENTITY_KIND_CHARS = 32
 #: Most entities linked to one memory; names beyond it (after dedupe by key) are not linked.
 MAX_ENTITIES_PER_MEMORY = 32
 
@@ -114,10 +117,18 @@ def entity_id(tenant_id: str, key: str) -> uuid.UUID:
     return uuid.uuid5(_ENTITY_NS, f"{tenant_id}\x1f{key}")
 
 
-def entity_refs(names: Iterable[str]) -> list[EntityRef]:
+def entity_refs(names: Iterable[str], kinds: Mapping[str, Any] | None = None) -> list[EntityRef]:
     """The entities ``names`` name, once per key in first-seen order, at most
     :data:`MAX_ENTITIES_PER_MEMORY`; names with an empty key or a display name over
-    :data:`MAX_ENTITY_NAME_CHARS` characters are left out."""
+    :data:`MAX_ENTITY_NAME_CHARS` characters are left out.
+
+    Args:
+        names: entity names as written.
+        kinds: optional name -> kind ("person", "organization", ...; at most
+            :data:`MAX_ENTITY_KIND_CHARS` characters, others ignored), looked up by the name
+            as written or by its key (``Memory.metadata["entity_kinds"]`` on a memory).
+    """
+    by_key = {entity_key(str(k)): v for k, v in (kinds or {}).items()}
     out: dict[str, EntityRef] = {}
     for raw in names:
         shown = display_name(str(raw))
@@ -125,7 +136,9 @@ def entity_refs(names: Iterable[str]) -> list[EntityRef]:
             continue
         key = entity_key(shown)
         if key and key not in out:
-            out[key] = EntityRef(key=key, name=shown)
+            kind = (kinds or {}).get(str(raw), by_key.get(key))
+            ok = isinstance(kind, str) and 0 < len(kind.strip()) <= MAX_ENTITY_KIND_CHARS
+            out[key] = EntityRef(key=key, name=shown, kind=kind.strip().lower() if ok else None)
         if len(out) >= MAX_ENTITIES_PER_MEMORY:
             break
     return list(out.values())

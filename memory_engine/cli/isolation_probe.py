@@ -1,6 +1,6 @@
 """The CLI's prober for the isolation check (:mod:`memory_engine.isolation.probe`).
 
-``memory-engine search --json`` and ``stats --json`` run in-process through typer on the check's
+``memory-engine search --json``, ``stats --json`` and ``entities --json`` run in-process through typer on the check's
 engine (lent through :data:`memory_engine.cli.common.LENT_ENGINE`), acting for A and aiming at
 B's canary; what they print is parsed. In-process on purpose: a second process could not open an
 embedded store (a Qdrant local folder is locked by its owner), and the code under test is the
@@ -16,6 +16,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
+from memory_engine.cli import entities as _entities  # noqa: F401  registers ``entities``
 from memory_engine.cli import search as _search  # noqa: F401  registers ``search`` on the app
 from memory_engine.cli import stats as _stats  # noqa: F401  registers ``stats`` on the app
 from memory_engine.cli.common import LENT_ENGINE, app
@@ -33,7 +34,8 @@ from memory_engine.models import Scope
 
 
 class CliProber:
-    """``memory-engine search|stats --tenant A --json`` in-process on the check's engine."""
+    """``memory-engine search|stats|entities --tenant A --json`` in-process on the check's
+    engine."""
 
     path = "cli"
 
@@ -57,7 +59,7 @@ class CliProber:
         return json.loads(run.stdout)
 
     def pair(self, recorder: ProbeRecorder, a: Planted, b: Planted) -> None:
-        """Probe ``cli.search`` and ``cli.stats`` from A towards B."""
+        """Probe ``cli.search``, ``cli.stats`` and ``cli.entities`` from A towards B."""
 
         def search() -> str | None:
             data = self._json(["search", probe_query(b), "--tenant", a.tenant, "--json"])
@@ -73,5 +75,15 @@ class CliProber:
             own = self.engine.stats(Scope.of(a.tenant)).model_dump(mode="json")
             return None if printed == own else "stats differ from A's own counts"
 
+        def entities() -> str | None:
+            printed = self._json(["entities", "--tenant", a.tenant, "--limit", "100", "--json"])
+            foreign = [
+                e["key"]
+                for e in printed["entities"]
+                if e["tenant_id"] != a.tenant or b.canary in e["key"]
+            ]
+            return f"{len(foreign)} foreign entities listed" if foreign else None
+
         recorder.probe("cli.search", a, b, search)
         recorder.probe("cli.stats", a, b, stats)
+        recorder.probe("cli.entities", a, b, entities)

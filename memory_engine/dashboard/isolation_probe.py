@@ -68,11 +68,22 @@ class DashboardProber:
             page = reads.list_memories(engine, viewer, a.tenant, filters=filters, limit=100)
             return foreign_in({m.id for m in page.items}, [m.content for m in page.items], a, b)
 
+        def entity_filter() -> str | None:
+            listed = reads.list_entities(engine, viewer, a.tenant, limit=100).items
+            if any(e.tenant_id != a.tenant or b.canary in e.key for e in listed):
+                return "B's entity in A's entity filter"
+            filters = MemoryFilter(statuses=tuple(MemoryStatus), entity=b.canary)
+            page = reads.list_memories(engine, viewer, a.tenant, filters=filters, limit=100)
+            return foreign_in({m.id for m in page.items}, [m.content for m in page.items], a, b)
+
         recorder.probe("dashboard.search", a, b, search)
         recorder.probe("dashboard.list", a, b, text_filter)
+        recorder.probe("dashboard.entities", a, b, entity_filter)
         for bid in b.memory_ids:
             lookup = partial(reads.get_memory, engine, viewer, a.tenant, bid)
             recorder.probe("dashboard.get", a, b, partial(expect_not_found, lookup))
+            linked = partial(reads.memory_entities, engine, viewer, a.tenant, bid)
+            recorder.probe("dashboard.memory_entities", a, b, partial(expect_not_found, linked))
         foreign_search = partial(reads.search, engine, viewer, b.tenant, query, k=10)
         recorder.probe("dashboard.grant", a, b, partial(_refused, foreign_search))
         foreign_get = partial(reads.get_memory, engine, viewer, b.tenant, b.memory_ids[0])

@@ -29,10 +29,17 @@ __all__ = [
 ]
 
 
+#: Metadata key of a memory holding the kinds of its entities (name -> kind), optional.
+ENTITY_KINDS_KEY = "entity_kinds"
+
+
 def link_refs(memory: Memory) -> list[EntityRef]:
     """The entities a memory is linked to: one per distinct key of ``memory.entities``, in
-    first-seen order (bounded by ``entities.MAX_ENTITIES_PER_MEMORY``)."""
-    return entity_refs(memory.entities)
+    first-seen order (bounded by ``entities.MAX_ENTITIES_PER_MEMORY``), with the kinds of
+    ``memory.metadata["entity_kinds"]`` when a writer gave them (kept on the entity when it
+    is first created)."""
+    kinds = memory.metadata.get(ENTITY_KINDS_KEY)
+    return entity_refs(memory.entities, kinds if isinstance(kinds, Mapping) else None)
 
 
 def entity_record(

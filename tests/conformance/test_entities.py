@@ -172,3 +172,25 @@ def test_entities_are_tenant_isolated(store: MemoryStore, rng: np.random.Generat
 def test_entity_filter_refuses_a_name_without_a_key(store: MemoryStore) -> None:
     with pytest.raises(InvalidInputError):
         store.entity_memories(" ... ", scope=Scope.of(new_tenant_id()))
+
+
+def test_kind_is_kept_from_the_first_memory_that_gives_it(
+    store: MemoryStore, rng: np.random.Generator
+) -> None:
+    tenant = new_tenant_id()
+    scope = Scope.of(tenant)
+    put(
+        store,
+        scope,
+        item(
+            tenant,
+            "Priya joined ACME",
+            unit(rng),
+            entities=("Priya", "ACME"),
+            metadata={"entity_kinds": {"Priya": "person", "acme": "organization"}},
+        ),
+    )
+    (mid,) = put(store, scope, item(tenant, "Priya again", unit(rng), entities=("priya",)))
+    kinds = {e.key: e.kind for e in store.list_entities(scope=scope).items}
+    assert kinds == {"priya": "person", "acme": "organization"}
+    assert [e.kind for e in store.memory_entities(mid, scope=scope)] == ["person"]

@@ -94,3 +94,15 @@ def test_memory_filter_holds_the_key() -> None:
     assert MemoryFilter().entity is None
     with pytest.raises(InvalidInputError):
         MemoryFilter(entity=" ... ")
+
+
+def test_kinds_come_from_the_name_or_its_key() -> None:
+    refs = entity_refs(
+        ["ACME Inc.", "Priya", "北京"],
+        {"acme": "Organization", "Priya": "person", "北京": "x" * 40},
+    )
+    assert [(r.key, r.kind) for r in refs] == [
+        ("acme", "organization"),
+        ("priya", "person"),
+        ("北京", None),  # too long to be a kind
+    ]

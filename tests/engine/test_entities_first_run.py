@@ -132,3 +132,28 @@ def test_cli_lists_the_entity(user: dict[str, str]) -> None:
     human = subprocess.run(cli, capture_output=True, text=True, env=env, timeout=300)
     assert human.returncode == 0, human.stderr
     assert "ACME" in human.stdout and "priya" in human.stdout
+
+
+def test_keyword_leg_finds_a_memory_by_its_entity_names(user: dict[str, str]) -> None:
+    """The content does not name the entity: the entity's name and key terms still match;
+    an edit of the entities changes the terms (and the links) with them."""
+    engine = MemoryEngine()
+    try:
+        scope = Scope.of("acme-keyword")
+        mid = engine.write(scope, "签了合同，下周付款", entities=("ＡＣＭＥ 公司",), mode="raw")
+        (memory_id,) = mid.memory_ids
+        engine.write(scope, "Lunch with the team", mode="raw")
+        opts = engine.search_options(legs=("keyword",), k=5)
+
+        def found(query: str) -> list[str]:
+            return [str(c.memory.id) for c in engine.search(scope, query, options=opts).memories]
+
+        assert found("ACME") == [str(memory_id)]
+        assert found("acme公司") == [str(memory_id)]
+        engine.update(scope, memory_id, expected_version=1, entities=["Globex"], reason="fix")
+        assert found("Globex") == [str(memory_id)]
+        assert found("ACME") == []
+        assert [e.key for e in engine.memory_entities(scope, memory_id)] == ["globex"]
+        assert [e.key for e in engine.list_entities(scope).items] == ["globex"]
+    finally:
+        engine.close()

@@ -56,6 +56,7 @@ def test_no_leaks_on_every_store(engine: MemoryEngine) -> None:
     for label, per_pair in {
         "cli.search": 1,
         "cli.stats": 1,
+        "cli.entities": 1,
         "mcp.search": 1,
         "mcp.history": 4,
         "mcp.update": 2,
@@ -64,6 +65,8 @@ def test_no_leaks_on_every_store(engine: MemoryEngine) -> None:
         "dashboard.search": 1,
         "dashboard.list": 1,
         "dashboard.get": 4,
+        "dashboard.entities": 1,
+        "dashboard.memory_entities": 4,
         "dashboard.grant": 2,
     }.items():
         assert data["probes_by_path"][label] == 6 * per_pair, label

@@ -230,9 +230,15 @@ def _insert_staged(
         cur,
         scope.tenant_id,
         (
-            Memory(id=mid, tenant_id=scope.tenant_id, content="-", entities=tuple(names))
-            for mid, names in cur.execute(
-                "SELECT id, entities FROM bulk_staged "
+            Memory(
+                id=mid,
+                tenant_id=scope.tenant_id,
+                content="-",
+                entities=tuple(names),
+                metadata=meta or {},
+            )
+            for mid, names, meta in cur.execute(
+                "SELECT id, entities, metadata FROM bulk_staged "
                 "WHERE dup_of IS NULL AND cardinality(entities) > 0 ORDER BY ord"
             ).fetchall()
         ),

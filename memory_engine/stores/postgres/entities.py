@@ -115,11 +115,11 @@ def backfill_links(conn: PgConnection) -> int:
                 sql.SQL("ALTER TABLE {} NO FORCE ROW LEVEL SECURITY").format(sql.Identifier(table))
             )
         rows = cur.execute(
-            "SELECT tenant_id, id, entities, created_at FROM memories "
+            "SELECT tenant_id, id, entities, created_at, metadata FROM memories "
             "WHERE cardinality(entities) > 0 ORDER BY tenant_id, created_at, id"
         ).fetchall()
         by_tenant: dict[str, list[Memory]] = {}
-        for tenant, mid, names, created in rows:
+        for tenant, mid, names, created, meta in rows:
             by_tenant.setdefault(tenant, []).append(
                 Memory(
                     id=mid,
@@ -127,6 +127,7 @@ def backfill_links(conn: PgConnection) -> int:
                     content="-",
                     entities=tuple(names or ()),
                     created_at=created,
+                    metadata=meta or {},
                 )
             )
         linked = sum(link_memories(cur, t, ms) for t, ms in by_tenant.items())

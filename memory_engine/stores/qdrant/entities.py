@@ -108,9 +108,10 @@ class QdrantEntities:
         point records that it ran). Returns the number of points linked."""
         done_id = derived_id("entities_backfilled")
         with self._conn.writing() as client:
-            if client.retrieve(self._conn.meta, [done_id]) or not self._conn.memories_exist():
-                if not client.retrieve(self._conn.meta, [done_id]):
-                    self._mark(client, done_id)
+            if client.retrieve(self._conn.meta, [done_id]):
+                return 0
+            if not self._conn.memories_exist():  # a new store: nothing to link, ever
+                self._mark(client, done_id)
                 return 0
             flt = models.Filter(
                 must_not=[models.IsEmptyCondition(is_empty=models.PayloadField(key="entities"))],
