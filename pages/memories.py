@@ -115,6 +115,7 @@ with st.expander(t("memories.filters", lang), expanded=True):
     row2[0].selectbox(
         t("memories.filter_entity", lang),
         list(entity_names),
+        index=None,
         format_func=lambda key: entity_names.get(key, key),
         key=W_ENTITY,
         placeholder=t("memories.filter_any", lang),

@@ -1,8 +1,8 @@
 """The CLI's prober for the isolation check (:mod:`memory_engine.isolation.probe`).
 
-``memory-engine search --json``, ``stats --json`` and ``entities --json`` run in-process through typer on the check's
-engine (lent through :data:`memory_engine.cli.common.LENT_ENGINE`), acting for A and aiming at
-B's canary; what they print is parsed. In-process on purpose: a second process could not open an
+``memory-engine search --json``, ``stats --json`` and ``entities --json`` run in-process
+through typer on the check's engine (lent through :data:`memory_engine.cli.common.LENT_ENGINE`),
+acting for A and aiming at B's canary; what they print is parsed. In-process on purpose: a second process could not open an
 embedded store (a Qdrant local folder is locked by its owner), and the code under test is the
 same.
 """

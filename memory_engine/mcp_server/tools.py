@@ -60,6 +60,12 @@ class WriteArgs(_Args):
     tags: list[Annotated[str, Field(min_length=1, max_length=64)]] = Field(
         default_factory=list, max_length=20, description="Short labels."
     )
+    entities: list[Annotated[str, Field(min_length=1, max_length=200)]] = Field(
+        default_factory=list,
+        max_length=32,
+        description="Names of the people, organisations, places or things the fact is about "
+        '(e.g. "ACME", "Priya", "用户的儿子"); spellings of one name are one entity.',
+    )
     observed_at: Annotated[datetime, Field(strict=False)] | None = Field(
         None, description="When the fact was observed (ISO 8601 with time zone); default now."
     )
@@ -134,6 +140,7 @@ def _memory_view(m: Memory) -> dict[str, Any]:
         "status": m.status.value,
         "importance": m.importance,
         "tags": list(m.tags),
+        "entities": list(m.entities),
         "observed_at": m.observed_at.isoformat() if m.observed_at else None,
         "created_at": m.created_at.isoformat(),
         "version": m.version,
@@ -149,6 +156,7 @@ def _write(engine: MemoryEngine, binding: Binding, a: WriteArgs) -> tuple[dict[s
         memory_type=MemoryType(a.memory_type),
         importance=a.importance,
         tags=a.tags,
+        entities=a.entities,
         observed_at=a.observed_at,
         actor="mcp",
         reason="memory_write",

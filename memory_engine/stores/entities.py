@@ -10,8 +10,7 @@ entities are ordered is decided here, once.
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 
 from memory_engine.entities import EntityRef, entity_id, entity_refs
@@ -19,8 +18,11 @@ from memory_engine.models import Entity, Memory, MemoryFilter, MemoryStatus, Pag
 from memory_engine.stores.common import check_limit, status_values
 
 __all__ = [
+    "ENTITY_KINDS_KEY",
     "EntityRef",
+    "entity_limit",
     "entity_memories",
+    "entity_page",
     "entity_record",
     "link_refs",
     "ordered_entities",
@@ -143,16 +145,6 @@ def entity_memories(
     filters = MemoryFilter(entity=entity, statuses=tuple(MemoryStatus(s) for s in statuses))
     page: Page = list_memories(scope=scope, filters=filters, limit=limit, cursor=cursor)
     return page
-
-
-def keys_of(memories: Iterable[Memory]) -> set[str]:
-    """Every entity key the memories are linked to."""
-    return {ref.key for m in memories for ref in link_refs(m)}
-
-
-def ids_of(tenant_id: str, keys: Iterable[str]) -> list[uuid.UUID]:
-    """The entity ids of ``keys`` in a tenant, sorted."""
-    return sorted(entity_id(tenant_id, k) for k in keys)
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from memory_engine import MemoryEngine, Scope
-from memory_engine.entities import entity_id
+from memory_engine.entities import entity_id, entity_key
 from memory_engine.stores.postgres.embedded import stop_embedded_server
 
 REPO = Path(__file__).resolve().parents[2]
@@ -155,5 +155,38 @@ def test_keyword_leg_finds_a_memory_by_its_entity_names(user: dict[str, str]) ->
         assert found("ACME") == []
         assert [e.key for e in engine.memory_entities(scope, memory_id)] == ["globex"]
         assert [e.key for e in engine.list_entities(scope).items] == ["globex"]
+    finally:
+        engine.close()
+
+
+def test_mcp_memory_write_links_entities(user: dict[str, str]) -> None:
+    """``memory_write`` of the MCP server (the real server over the SDK's in-memory client)
+    takes ``entities``; the search view shows them."""
+    import anyio
+    from mcp import Client
+
+    from memory_engine.mcp_server.binding import Binding
+    from memory_engine.mcp_server.server import EngineHolder, build_server
+    from tests.mcp_server.helpers import structured
+
+    engine = MemoryEngine()
+    tenant = "acme-mcp"
+    server = build_server(EngineHolder(lambda: engine), binding=Binding(tenant))
+
+    async def main() -> list[dict[str, object]]:
+        async with Client(server, mode="legacy", read_timeout_seconds=120) as client:
+            for text, name in zip(TEXTS, SPELLINGS, strict=True):
+                args = {"content": text, "entities": [name, "Priya"]}
+                assert structured(await client.call_tool("memory_write", args))["created"] == 1
+            found = structured(await client.call_tool("memory_search", {"query": "ACME"}))
+            return list(found["memories"])  # type: ignore[arg-type]
+
+    try:
+        memories = anyio.run(main)
+        assert len(memories) == 3
+        for m in memories:  # the view lists the names as written; they share one key
+            assert [entity_key(str(n)) for n in m["entities"]] == ["acme", "priya"]  # type: ignore[union-attr]
+        page = engine.list_entities(Scope.of(tenant))
+        assert [(e.key, e.memory_count) for e in page.items] == [("acme", 3), ("priya", 3)]
     finally:
         engine.close()

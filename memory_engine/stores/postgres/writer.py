@@ -220,8 +220,9 @@ class PgWriter:
         expected_version: int | None = None,
     ) -> None:
         """Erase a memory in one transaction: delete its entity links (and the entities left
-        unlinked) and the row (content, vector; the keyword postings go with it by trigger), write a ``purge`` event, then redact the content from
-        every event snapshot of the memory (the new one included) and from stored traces
+        unlinked) and the row (content, vector; the keyword postings go with it by trigger),
+        write a ``purge`` event, then redact the content from every event snapshot of the
+        memory (the new one included) and from stored traces
         (:func:`~memory_engine.stores.postgres.lifecycle.redact_in_tx`).
 
         Raises:
