@@ -72,7 +72,8 @@ def test_out_of_range_arguments_are_refused(openai_stub: OpenAIStub, bad: dict) 
 
 
 def test_llm_attempts_add_up_across_format_step_down(openai_stub: OpenAIStub) -> None:
-    """Each HTTP 400 steps down one output format; the attempts of every format count."""
+    """Each HTTP 400 about response_format steps down one output format; the attempts of
+    every format count."""
     llm = OpenAICompatLLM(
         base_url=openai_stub.base_url,
         model="stub-chat",
@@ -81,7 +82,13 @@ def test_llm_attempts_add_up_across_format_step_down(openai_stub: OpenAIStub) ->
         backoff_max=0.05,
     )
     item = ExtractInput(text="hello", observed_at=datetime(2024, 1, 1, tzinfo=UTC))
-    openai_stub.fail_next(3, status=400, path="/v1/chat/completions")
+    openai_stub.fail_next(
+        3,
+        status=400,
+        path="/v1/chat/completions",
+        message="response_format is not supported with this model",
+        param="response_format",
+    )
     with pytest.raises(LLMError) as info:
         llm.extract(item)
     assert info.value.details["attempts"] == 3  # 400 is not retried: one per format
