@@ -94,7 +94,8 @@ with guard(lang):
 if usage:
     st.subheader(t("write.usage", lang))
     st.dataframe(usage_frame(usage, lang), hide_index=True)
-    if all(d["cost"] is None for d in usage):
+    used_tokens = any(d["prompt_tokens"] or d["completion_tokens"] for d in usage)
+    if used_tokens and all(d["cost"] is None for d in usage):
         st.caption(t("write.usage_unpriced", lang))
 
 write_id = state.get_param(QP_WRITE)

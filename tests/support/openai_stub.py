@@ -101,8 +101,8 @@ class OpenAIStub:
 
     Attributes:
         dims: model name -> embedding dimension; unknown models get 404 ``model_not_found``.
-        chat_reply: content of every chat completion: a string, or a function of the request
-            body returning one.
+        chat_reply: content of every chat completion: a string, a ``ChatAnswer``, or a
+            function of the request body returning either.
         requests: every request received, in arrival order (thread-safe append).
         chat_usage: ``(prompt_tokens, completion_tokens)`` of every chat completion answered
             with a 200, in order (what the ``usage`` field said).
@@ -234,8 +234,9 @@ class OpenAIStub:
 
     def script_chat(self, *replies: ChatReply) -> None:
         """Queue chat completion contents: each chat request takes the next one; when the
-        queue is empty, ``chat_reply`` answers. A reply is a string or a function of the
-        request body returning one."""
+        queue is empty, ``chat_reply`` answers. A reply is a string (the content), a
+        ``ChatAnswer`` (refusal, finish reason, reasoning field) or a function of the request
+        body returning either."""
         with self._lock:
             self._script.extend(replies)
 
