@@ -214,6 +214,7 @@ class MemoryEngine:
     write_status = _Delegate("_writes", WriteService.write_status)
     write_trail = _Delegate("_writes", WriteService.write_trail)
     list_writes = _Delegate("_writes", WriteService.list_writes)
+    write_usage = _Delegate("_writes", WriteService.write_usage)
     retry_write = _Delegate("_writes", WriteService.retry_write)
     consolidate = _Delegate("_writes", WriteService.consolidate)
 

@@ -131,6 +131,40 @@ class ExtractionFailedError(MemoryEngineError):
     code = "extraction_failed"
 
 
+class LLMConfigError(LLMError):
+    """Raised when the LLM endpoint refuses the credentials or the model (HTTP 401/403).
+
+    Not retried: the message names the settings to check (``MEMORY_LLM_API_KEY``,
+    ``MEMORY_LLM_BASE_URL``, ``MEMORY_LLM_MODEL``); ``details['status']`` is the HTTP status.
+    """
+
+    code = "llm_config_error"
+
+
+class LLMContextLengthError(LLMError):
+    """Raised when the prompt exceeds the model's context window even after the input was
+    shrunk once (HTTP 400 about context length). Nothing of the write is stored."""
+
+    code = "llm_context_length"
+
+
+class LLMRefusalError(LLMError):
+    """Raised when the model refuses to answer (a ``refusal`` with no content).
+
+    ``details['refusal']`` holds the model's refusal text (at most 500 characters). The write
+    fails before anything is stored; its input stays in the journal for ``retry_write``.
+    """
+
+    code = "llm_refusal"
+
+
+class LLMOutputTruncatedError(ExtractionFailedError):
+    """Raised when the model's output stays cut off (``finish_reason: "length"``) after one
+    retry with a larger ``max_tokens``. ``details['max_tokens']`` is the last limit asked."""
+
+    code = "llm_output_truncated"
+
+
 class RateLimitedError(MemoryEngineError):
     """Raised when a session's write rate limit would need a longer wait than allowed."""
 

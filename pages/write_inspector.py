@@ -1,6 +1,6 @@
 """Write Inspector: run the extract pipeline on pasted text (dry or for real) and see every
 step and the resulting rows; browse past write trails (the trail shown is in the URL:
-``?write=<id>``)."""
+``?write=<id>``) with the LLM tokens and cost of each write, and the usage per day."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from memory_engine import MemorySource, SensitiveDataError, WriteRequest
 from memory_engine.dashboard import signin, state
 from memory_engine.dashboard.errors import guard
 from memory_engine.dashboard.frames.pii import with_write_pii
-from memory_engine.dashboard.frames.writes import writes_frame
+from memory_engine.dashboard.frames.writes import usage_frame, usage_line, writes_frame
 from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.page import open_page
 from memory_engine.dashboard.signin import Action
@@ -89,12 +89,24 @@ else:
 
     st.selectbox(t("write.open", lang), ids, key="mi_w_pick", on_change=_picked)
 
+with guard(lang):
+    usage = engine.write_usage(scope)
+if usage:
+    st.subheader(t("write.usage", lang))
+    st.dataframe(usage_frame(usage, lang), hide_index=True)
+    used_tokens = any(d["prompt_tokens"] or d["completion_tokens"] for d in usage)
+    if used_tokens and all(d["cost"] is None for d in usage):
+        st.caption(t("write.usage_unpriced", lang))
+
 write_id = state.get_param(QP_WRITE)
 if write_id:
     with guard(lang):
         row = engine.write_status(scope, write_id)
     st.subheader(t("write.trail_of", lang, write_id=write_id, status=row["status"]))
     pii.render_write_pii(row, lang)
+    spent = usage_line(row, lang)
+    if spent:
+        st.caption(spent)
     if row.get("trail"):
         render_trail({**row["trail"]}, lang)
     else:

@@ -177,6 +177,15 @@ class LLMSettings(BaseModel):
     api_key: SecretStr | None = Field(None, description="API key of that endpoint.")
     model: str | None = Field(None, description="Chat model name (required for openai_compat).")
     timeout: float = Field(60.0, gt=0, description="Seconds per LLM HTTP request.")
+    price_input_per_mtok: float | None = Field(
+        None,
+        ge=0,
+        description="Price of one million input (prompt) tokens; with it each write's cost "
+        "is recorded and shown in the Write Inspector.",
+    )
+    price_output_per_mtok: float | None = Field(
+        None, ge=0, description="Price of one million output (completion) tokens."
+    )
     # advanced
     max_attempts: int = Field(
         4,
@@ -195,6 +204,13 @@ class LLMSettings(BaseModel):
         ge=1,
         le=256,
         description="Global limit of concurrent LLM and embedding calls.",
+        json_schema_extra=ADVANCED,
+    )
+    max_output_tokens: int | None = Field(
+        None,
+        ge=1,
+        description="max_tokens of each LLM request (unset = the endpoint's default); a "
+        "cut-off answer is asked again once with at least 4096.",
         json_schema_extra=ADVANCED,
     )
 

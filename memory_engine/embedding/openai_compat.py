@@ -82,6 +82,8 @@ class OpenAICompatEmbedder:
             backoff_initial=backoff_initial,
             backoff_max=backoff_max,
             client=client,
+            settings_hint="MEMORY_EMBEDDING_API_KEY, MEMORY_EMBEDDING_BASE_URL and "
+            "MEMORY_EMBEDDING_MODEL",
         )
         self.model_name = model
         self.dim = dim

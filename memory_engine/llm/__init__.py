@@ -32,6 +32,7 @@ def build_llm(settings: Settings) -> WriteLLM:
             timeout=settings.llm.timeout,
             max_attempts=settings.llm.max_attempts,
             response_format=settings.llm.response_format,
+            max_output_tokens=settings.llm.max_output_tokens,
         )
     from memory_engine.llm.rules import RulesLLM
 

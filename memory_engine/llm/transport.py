@@ -7,7 +7,9 @@ engine's typed errors. Used by ``llm.openai_compat`` and ``embedding.openai_comp
 Retry policy: bounded attempts (first included), exponential backoff from
 ``backoff_initial`` seconds doubled per retry plus up to 25 % jitter, capped at
 ``backoff_max``; a numeric ``Retry-After`` header wins, capped the same way. Retried: HTTP 429,
-408, 409, 5xx, connection errors and timeouts. Everything else fails at once.
+408, 409, 5xx, connection errors and timeouts. Everything else fails at once; HTTP 401/403
+(key or model refused) becomes the ``auth_error`` class given, whose message names the settings
+to check.
 """
 
 from __future__ import annotations
@@ -64,6 +66,9 @@ class OpenAIEndpoint:
         backoff_max: cap of one backoff and of ``Retry-After``, in seconds, >= 0.
         client: a ready ``openai.OpenAI`` client to use instead of building one; it should
             have ``max_retries=0`` or retries multiply.
+        auth_error: the class raised for HTTP 401/403 (never retried); default ``error``.
+        settings_hint: the settings a 401/403 message tells the user to check, e.g.
+            ``"MEMORY_LLM_API_KEY, MEMORY_LLM_BASE_URL"``.
 
     Raises:
         ValueError: a numeric argument is out of range.
@@ -82,6 +87,8 @@ class OpenAIEndpoint:
         backoff_initial: float = 0.5,
         backoff_max: float = 8.0,
         client: openai.OpenAI | None = None,
+        auth_error: type[MemoryEngineError] | None = None,
+        settings_hint: str = "",
     ) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts must be >= 1")
@@ -91,6 +98,8 @@ class OpenAIEndpoint:
         self.model = model
         self.kind = kind
         self._error = error
+        self._auth_error = auth_error or error
+        self._settings_hint = settings_hint
         self._max_attempts = max_attempts
         self._backoff_initial = backoff_initial
         self._backoff_max = backoff_max
@@ -137,6 +146,8 @@ class OpenAIEndpoint:
                 with attempt:
                     attempts += 1
                     response = request(self.client)
+        except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
+            raise self._refused(exc, prior_attempts + attempts) from exc
         except openai.OpenAIError as exc:
             total = prior_attempts + attempts
             raise self._error(
@@ -148,6 +159,23 @@ class OpenAIEndpoint:
                 attempts=total,
             ) from exc
         return response, attempts
+
+    def _refused(self, exc: openai.APIStatusError, attempts: int) -> MemoryEngineError:
+        """The configuration error of a 401 (key refused) or 403 (model or action refused)."""
+        what = (
+            "refused the API key"
+            if exc.status_code == 401
+            else f"refused access to model {self.model!r}"
+        )
+        check = f"; check {self._settings_hint}" if self._settings_hint else ""
+        return self._auth_error(
+            f"{self.kind} endpoint {self.base_url} {what} (HTTP {exc.status_code}){check}. "
+            f"Not retried. Server said: {exc.message}",
+            model=self.model,
+            base_url=self.base_url,
+            status=exc.status_code,
+            attempts=attempts,
+        )
 
     def close(self) -> None:
         """Close the HTTP client's connections."""

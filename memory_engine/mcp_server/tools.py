@@ -70,6 +70,12 @@ class WriteArgs(_Args):
         None, description="When the fact was observed (ISO 8601 with time zone); default now."
     )
     session_id: SessionId | None = None
+    mode: Literal["raw", "extract"] = Field(
+        "raw",
+        description="raw = store content as given (default); extract = pass what the user "
+        "said and the engine decides whether it is worth remembering, distils short facts "
+        "(type and importance by content) and supersedes facts they correct.",
+    )
 
 
 class SearchArgs(_Args):
@@ -160,17 +166,33 @@ def _write(engine: MemoryEngine, binding: Binding, a: WriteArgs) -> tuple[dict[s
         observed_at=a.observed_at,
         actor="mcp",
         reason="memory_write",
+        mode=a.mode,
     )
     stored = [
         {"memory_id": str(o.existing_id or o.memory_id), "status": o.status}
         for o in result.outcomes
     ]
     created = sum(1 for s in stored if s["status"] == "created")
+    data: dict[str, Any] = {"stored": stored, "created": created}
+    if a.mode == "extract":
+        data.update(
+            remembered=bool(result.remembered),
+            reason=result.reason or "",
+            actions=result.actions,
+            write_id=result.write_id,
+        )
+        if not result.remembered:
+            return data, f"Nothing stored: {result.reason or 'not worth remembering'}."
     text = f"Stored {created} new memor{'y' if created == 1 else 'ies'}"
     if len(stored) > created:
         text += f"; {len(stored) - created} already known (duplicate)"
     text += ". Ids: " + ", ".join(s["memory_id"] for s in stored)
-    return {"stored": stored, "created": created}, text
+    superseded = [x for x in data.get("actions", []) if x.get("action") == "supersede"]
+    if superseded:
+        text += (
+            f"; superseded {len(superseded)} older memor{'y' if len(superseded) == 1 else 'ies'}"
+        )
+    return data, text
 
 
 def _search(engine: MemoryEngine, binding: Binding, a: SearchArgs) -> tuple[dict[str, Any], str]:
@@ -249,7 +271,9 @@ TOOLS: dict[str, ToolSpec] = {
             "can be recalled in later conversations. Write one self-contained statement in the "
             "user's language (e.g. 'Alice is allergic to peanuts'). Do not store greetings, your "
             "own reasoning, secrets, or results of these memory tools. Duplicates are detected "
-            "and reported instead of stored twice.",
+            "and reported instead of stored twice. With mode='extract', pass what the user said "
+            "as is: the engine keeps only what is worth remembering, as short facts, and "
+            "supersedes the facts they correct.",
             WriteArgs,
             _write,
         ),

@@ -12,6 +12,11 @@ policy (``block``) is recorded as ``refused`` at once, with its input redacted a
 ``pending``. Re-running a write is safe: inserts dedupe by content hash.
 
 Every row belongs to one tenant; every read filters by tenant (and narrows by the scope's ids).
+
+LLM usage: ``prompt_tokens``, ``completion_tokens``, ``llm_requests`` and ``cost`` (None when no
+price is configured) of all the LLM requests a write made, set when it ends (``finish``); a
+journal of an earlier version gets the columns when opened. ``usage_by_day`` sums them per UTC
+day of ``created_at``.
 """
 
 from __future__ import annotations
@@ -45,7 +50,11 @@ CREATE TABLE IF NOT EXISTS writes (
     updated_at TEXT NOT NULL,
     result     TEXT,
     error      TEXT,
-    trail      TEXT
+    trail      TEXT,
+    prompt_tokens     INTEGER NOT NULL DEFAULT 0,
+    completion_tokens INTEGER NOT NULL DEFAULT 0,
+    llm_requests      INTEGER NOT NULL DEFAULT 0,
+    cost              REAL
 );
 CREATE INDEX IF NOT EXISTS writes_status ON writes (status, seq);
 CREATE INDEX IF NOT EXISTS writes_tenant ON writes (tenant_id, seq);
@@ -53,6 +62,17 @@ CREATE INDEX IF NOT EXISTS writes_hash ON writes (tenant_id, input_hash);
 """
 
 STATUSES = ("pending", "running", "done", "skipped", "failed", "refused")
+
+#: Rows of ``usage_by_day`` (named here: the class's ``list`` method hides the builtin in it).
+UsageRows = list[dict[str, Any]]
+
+#: Usage columns added after the first version, with their SQL type (added when missing).
+_USAGE_COLUMNS = {
+    "prompt_tokens": "INTEGER NOT NULL DEFAULT 0",
+    "completion_tokens": "INTEGER NOT NULL DEFAULT 0",
+    "llm_requests": "INTEGER NOT NULL DEFAULT 0",
+    "cost": "REAL",
+}
 
 
 class WriteJournal:
@@ -67,7 +87,16 @@ class WriteJournal:
         self._conn.execute("PRAGMA synchronous=FULL")
         self._conn.execute("PRAGMA busy_timeout=10000")
         self._conn.executescript(_SCHEMA)
+        self._add_usage_columns()
         self.recover()
+
+    def _add_usage_columns(self) -> None:
+        """Give a journal of an earlier version the usage columns (idempotent)."""
+        with self._lock:
+            have = {row[1] for row in self._conn.execute("PRAGMA table_info(writes)")}
+            for name, sql_type in _USAGE_COLUMNS.items():
+                if name not in have:
+                    self._conn.execute(f"ALTER TABLE writes ADD COLUMN {name} {sql_type}")
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -169,19 +198,37 @@ class WriteJournal:
         result: dict[str, Any] | None = None,
         error: dict[str, Any] | None = None,
         trail: dict[str, Any] | None = None,
+        usage: dict[str, Any] | None = None,
     ) -> None:
-        """Record the end state of a write (``done``, ``skipped``, ``failed`` or ``refused``)."""
+        """Record the end state of a write (``done``, ``skipped``, ``failed`` or ``refused``).
+
+        Args:
+            usage: LLM usage of this run (``llm.usage.UsageMeter.as_dict``: prompt_tokens,
+                completion_tokens, requests, cost); added to what earlier runs of the same
+                write (retries) spent. None = no LLM request.
+        """
         if status not in STATUSES:
             raise ValueError(status)
+        used = usage or {}
+        cost = used.get("cost")
         with self._tx() as c:
             c.execute(
-                "UPDATE writes SET status=?, result=?, error=?, trail=?, updated_at=? WHERE id=?",
+                "UPDATE writes SET status=?, result=?, error=?, trail=?, updated_at=?,"
+                " prompt_tokens=prompt_tokens+?, completion_tokens=completion_tokens+?,"
+                " llm_requests=llm_requests+?,"
+                " cost=CASE WHEN ? IS NULL THEN cost ELSE coalesce(cost, 0) + ? END"
+                " WHERE id=?",
                 (
                     status,
                     json.dumps(result, ensure_ascii=False, default=str) if result else None,
                     json.dumps(error, ensure_ascii=False, default=str) if error else None,
                     json.dumps(trail, ensure_ascii=False, default=str) if trail else None,
                     utcnow().isoformat(),
+                    int(used.get("prompt_tokens") or 0),
+                    int(used.get("completion_tokens") or 0),
+                    int(used.get("requests") or 0),
+                    cost,
+                    cost,
                     write_id,
                 ),
             )
@@ -278,6 +325,44 @@ class WriteJournal:
             next_cursor=encode_cursor(last_seq) if more else None,
             truncated=more,
         )
+
+    def usage_by_day(self, scope: Scope, *, days: int = 30) -> UsageRows:
+        """LLM usage of the scope's writes per UTC day of ``created_at``, newest day first.
+
+        Args:
+            scope: the tenant (rows narrowed by its user/agent/session ids when set).
+            days: how many most recent days that have writes to return (>= 1).
+
+        Returns:
+            ``[{"day": "YYYY-MM-DD", "writes", "llm_requests", "prompt_tokens",
+            "completion_tokens", "cost"}]``; ``cost`` is None on a day with no priced write.
+        """
+        sql = (
+            "SELECT substr(created_at, 1, 10) AS day, count(*), sum(llm_requests),"
+            " sum(prompt_tokens), sum(completion_tokens), sum(cost)"
+            " FROM writes WHERE tenant_id=?"
+        )
+        args: list[Any] = [scope.tenant_id]
+        for key in ("user_id", "agent_id", "session_id"):
+            value = getattr(scope, key)
+            if value is not None:
+                sql += f" AND json_extract(scope, '$.{key}') = ?"
+                args.append(value)
+        sql += " GROUP BY day ORDER BY day DESC LIMIT ?"
+        args.append(max(1, int(days)))
+        with self._lock:
+            rows = self._conn.execute(sql, args).fetchall()
+        return [
+            {
+                "day": day,
+                "writes": int(n),
+                "llm_requests": int(req or 0),
+                "prompt_tokens": int(p or 0),
+                "completion_tokens": int(c or 0),
+                "cost": None if cost is None else round(float(cost), 8),
+            }
+            for day, n, req, p, c, cost in rows
+        ]
 
     def counts(self) -> dict[str, int]:
         """Writes per status, all tenants (for the worker and tests)."""

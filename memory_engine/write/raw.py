@@ -71,6 +71,8 @@ class WriteResult(BaseModel):
     reason: str | None = None
     actions: list[dict[str, Any]] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    # LLM usage of an extract-mode write: prompt_tokens, completion_tokens, requests, cost
+    usage: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:

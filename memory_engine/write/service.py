@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from memory_engine.deps import EngineDeps, check_scope
 from memory_engine.errors import InvalidInputError, MemoryEngineError, error_from_dict
+from memory_engine.llm.usage import UsageMeter, metering
 from memory_engine.models import MemorySource, MemoryType, Page, Scope
 from memory_engine.stores.base import InsertOutcome
 from memory_engine.text import clean_text
@@ -293,6 +294,7 @@ class WriteService:
         ``run_extract``) and record how it ended in the journal."""
         journal = self._deps.journal
         scope, actor = accepted.scope, accepted.actor
+        spent: dict[str, Any] | None = None
         try:
             if accepted.mode == "raw":
                 raw = write_batch(
@@ -325,27 +327,47 @@ class WriteService:
                 for mid in done["result"]["rows"]:
                     self._reinforce_id(scope, mid, write_id, actor)
             else:
-                outcome = run_extract(
-                    accepted, parts=self._parts(), write_id=write_id, dry_run=dry_run
-                )
+                with metering() as meter:
+                    try:
+                        outcome = run_extract(
+                            accepted, parts=self._parts(), write_id=write_id, dry_run=dry_run
+                        )
+                    finally:
+                        spent = self._usage(meter)
         except MemoryEngineError as exc:
-            return self._fail(write_id, exc, index)
+            return self._fail(write_id, exc, index, usage=spent)
         result = _result(index, outcome)
+        if spent is not None:
+            result = result.model_copy(update={"usage": spent})
         status = "done" if outcome.remembered and not dry_run else "skipped"
         journal.finish(
             write_id,
             status,
             result={"reason": outcome.reason, "rows": outcome.rows, "actions": result.actions},
-            trail={**outcome.trail, "warnings": outcome.warnings},
+            trail={**outcome.trail, "warnings": outcome.warnings, "usage": spent},
+            usage=spent,
         )
         return result
 
-    def _fail(self, write_id: str, exc: MemoryEngineError, index: int = 0) -> WriteResult:
-        """Record ``exc`` as the end of write ``write_id`` (input kept for ``retry_write``)."""
+    def _usage(self, meter: UsageMeter) -> dict[str, Any]:
+        """The meter's totals with their cost at the configured prices (None if unpriced)."""
+        llm = self._deps.settings.llm
+        return meter.as_dict(llm.price_input_per_mtok, llm.price_output_per_mtok)
+
+    def _fail(
+        self,
+        write_id: str,
+        exc: MemoryEngineError,
+        index: int = 0,
+        *,
+        usage: dict[str, Any] | None = None,
+    ) -> WriteResult:
+        """Record ``exc`` as the end of write ``write_id`` (input kept for ``retry_write``),
+        with the LLM ``usage`` the failed run spent."""
         error = exc.to_dict()
         error["details"]["write_id"] = write_id
-        self._deps.journal.finish(write_id, "failed", error=error)
-        return WriteResult(index=index, error=error, write_id=write_id)
+        self._deps.journal.finish(write_id, "failed", error=error, usage=usage)
+        return WriteResult(index=index, error=error, write_id=write_id, usage=usage)
 
     def _still_active(self, scope: Scope, done: dict[str, Any]) -> bool:
         rows = (done.get("result") or {}).get("rows") or []
@@ -505,6 +527,11 @@ class WriteService:
         return self._deps.journal.list(
             check_scope(scope), limit=self._deps.page_limit(limit), cursor=cursor, status=status
         )
+
+    def write_usage(self, scope: Scope, *, days: int = 30) -> list[dict[str, Any]]:
+        """LLM tokens and cost of the scope's writes per UTC day, newest first (see
+        ``WriteJournal.usage_by_day``; ``cost`` needs ``MEMORY_LLM_PRICE_*_PER_MTOK``)."""
+        return self._deps.journal.usage_by_day(check_scope(scope), days=days)
 
     def retry_write(self, scope: Scope, write_id: str) -> None:
         """Queue a failed write again (its raw input was kept)."""

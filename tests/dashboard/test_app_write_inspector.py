@@ -1,13 +1,20 @@
-"""Page tests of the Write Inspector (AppTest, real engine + DB, offline rules LLM)."""
+"""Page tests of the Write Inspector (AppTest, real engine + DB, offline rules LLM; the
+tokens and cost test uses the stub's chat endpoint through the real ``openai`` client)."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Iterator
+
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from memory_engine import MemoryEngine, Scope
 from memory_engine.dashboard.i18n import t
+from memory_engine.llm.openai_compat import OpenAICompatLLM
 from tests.dashboard.conftest import new_tenant
 from tests.dashboard.helpers import assert_clean, button, run_app
+from tests.support.openai_stub import OpenAIStub
 
 PAGE = "pages/write_inspector.py"
 
@@ -83,3 +90,88 @@ def test_conflicts_page_reject_restores(journal_engine: MemoryEngine) -> None:
     assert journal_engine.get(scope, thu).status == "active"
     zh = run_app(page="pages/conflicts.py", tenant=tenant, lang="zh")
     assert [s.value for s in zh.title] == ["冲突审核"]
+
+
+@pytest.fixture
+def stub_llm_engine(
+    journal_engine: MemoryEngine, stub: OpenAIStub, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Callable[..., MemoryEngine]]:
+    """Factory: ``make(input_price, output_price)`` -> the pages' engine with the stub's chat
+    endpoint as its LLM (real ``openai`` client) and those prices per million tokens."""
+    from memory_engine.dashboard import stores
+
+    clients: list[OpenAICompatLLM] = []
+
+    def make(price_in: float | None, price_out: float | None) -> MemoryEngine:
+        settings = journal_engine.settings
+        llm_settings = settings.llm.model_copy(
+            update={"price_input_per_mtok": price_in, "price_output_per_mtok": price_out}
+        )
+        llm = OpenAICompatLLM(base_url=stub.base_url, model="stub-chat")
+        clients.append(llm)
+        engine = MemoryEngine(
+            settings.model_copy(update={"llm": llm_settings}),
+            store=journal_engine.store,
+            embedder=journal_engine.embedder,
+            journal=journal_engine.write_journal,
+            llm=llm,
+        )
+        monkeypatch.setattr(stores, "engine_for", lambda store: engine)
+        return engine
+
+    yield make
+    for llm in clients:
+        llm.close()
+
+
+ALLERGY = json.dumps(
+    {"should_remember": True, "reason": "health", "facts": [{"content": "用户对花生过敏"}]},
+    ensure_ascii=False,
+)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_write_inspector_shows_tokens_and_cost_per_write_and_per_day(
+    stub_llm_engine: Callable[..., MemoryEngine], stub: OpenAIStub, lang: str
+) -> None:
+    tenant = new_tenant("cost")
+    scope = Scope.of(tenant)
+    stub.chat_reply = ALLERGY
+    result = stub_llm_engine(2.5, 10.0).write(scope, "我对花生过敏", mode="extract")
+    prompt, completion = (sum(x) for x in zip(*stub.chat_usage, strict=True))
+    cost = (prompt * 2.5 + completion * 10.0) / 1e6
+    at = run_app(page=PAGE, tenant=tenant, lang=lang, write=str(result.write_id))
+    col = {k: t(f"wcol.{k}", lang) for k in ("write_id", "day", "tokens_in", "tokens_out", "cost")}
+    (history,) = [d.value for d in at.dataframe if col["write_id"] in d.value.columns]
+    assert list(history[col["tokens_in"]]) == [prompt]
+    assert list(history[col["tokens_out"]]) == [completion]
+    assert list(history[col["cost"]]) == [pytest.approx(cost)]
+    (per_day,) = [d.value for d in at.dataframe if col["day"] in d.value.columns]
+    assert list(per_day[col["tokens_in"]]) == [prompt]
+    assert list(per_day[col["cost"]]) == [pytest.approx(cost)]
+    assert t("write.usage", lang) in [h.value for h in at.subheader]
+    line = t(
+        "write.usage_of_write",
+        lang,
+        prompt=prompt,
+        completion=completion,
+        requests=len(stub.chat_usage),
+        cost=f"{cost:.6f}",
+    )
+    assert line in [c.value for c in at.caption]
+    assert t("write.usage_unpriced", lang) not in [c.value for c in at.caption]
+
+
+def test_write_inspector_without_prices_shows_tokens_and_how_to_get_the_cost(
+    stub_llm_engine: Callable[..., MemoryEngine], stub: OpenAIStub
+) -> None:
+    tenant = new_tenant("noprice")
+    stub.chat_reply = ALLERGY
+    result = stub_llm_engine(None, None).write(Scope.of(tenant), "我对花生过敏", mode="extract")
+    at = run_app(page=PAGE, tenant=tenant, write=str(result.write_id))
+    (per_day,) = [d.value for d in at.dataframe if "day (UTC)" in d.value.columns]
+    assert list(per_day["tokens in"]) == [stub.chat_usage[0][0]]
+    assert per_day["cost"].isna().all()
+    captions = [c.value for c in at.caption]
+    assert t("write.usage_unpriced", "en") in captions
+    assert any(c.endswith("cost " + t("write.cost_unpriced", "en")) for c in captions)

@@ -72,7 +72,8 @@ def test_out_of_range_arguments_are_refused(openai_stub: OpenAIStub, bad: dict) 
 
 
 def test_llm_attempts_add_up_across_format_step_down(openai_stub: OpenAIStub) -> None:
-    """Each HTTP 400 steps down one output format; the attempts of every format count."""
+    """Each HTTP 400 about response_format steps down one output format; the attempts of
+    every format count."""
     llm = OpenAICompatLLM(
         base_url=openai_stub.base_url,
         model="stub-chat",
@@ -81,7 +82,13 @@ def test_llm_attempts_add_up_across_format_step_down(openai_stub: OpenAIStub) ->
         backoff_max=0.05,
     )
     item = ExtractInput(text="hello", observed_at=datetime(2024, 1, 1, tzinfo=UTC))
-    openai_stub.fail_next(3, status=400, path="/v1/chat/completions")
+    openai_stub.fail_next(
+        3,
+        status=400,
+        path="/v1/chat/completions",
+        message="response_format is not supported with this model",
+        param="response_format",
+    )
     with pytest.raises(LLMError) as info:
         llm.extract(item)
     assert info.value.details["attempts"] == 3  # 400 is not retried: one per format
@@ -97,3 +104,16 @@ def test_llm_attempts_add_up_across_format_step_down(openai_stub: OpenAIStub) ->
     openai_stub.chat_reply = json.dumps({"should_remember": False, "reason": "x", "facts": []})
     _, call = llm.extract(item)
     assert call.response_format == "text" and call.attempts == 2
+
+
+def test_401_is_not_retried_and_names_the_settings(openai_stub: OpenAIStub) -> None:
+    openai_stub.require_api_key("sk-right")
+    endpoint = _endpoint(
+        openai_stub, api_key="sk-wrong", max_attempts=4, settings_hint="MEMORY_EMBEDDING_API_KEY"
+    )
+    with pytest.raises(EmbeddingError, match="refused the API key") as info:
+        endpoint.call(lambda c: c.embeddings.create(model="stub-8", input=["x"]))
+    assert "check MEMORY_EMBEDDING_API_KEY" in info.value.message
+    assert info.value.details["status"] == 401 and info.value.details["attempts"] == 1
+    assert openai_stub.count() == 1
+    assert isinstance(info.value.__cause__, openai.AuthenticationError)

@@ -9,6 +9,10 @@ ephemeral port from a background thread. Usage::
         stub.chat_reply = '{"ok": true}'      # canned chat completion content
         stub.script_chat("first", "second")   # the next chat requests get these, in order
         stub.reject_response_format("json_schema")  # 400 for structured-output requests
+        stub.script_chat(ChatAnswer(content=None, refusal="I can't help with that."))
+        stub.limit_output(20)                 # replies over 20 chars: cut, finish_reason length
+        stub.context_window(4000)             # prompts over 4000 chars: 400 context length
+        stub.require_api_key("sk-right")      # any other bearer key: 401
 
 Embeddings are deterministic: every word of the input (``\\w+``, lowercased) is hashed into
 one of ``dim`` buckets with a sign (+1/-1), summed, then L2-normalised. Texts that share words
@@ -30,11 +34,30 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["OpenAIStub", "RecordedRequest", "stub_vector"]
+__all__ = ["ChatAnswer", "OpenAIStub", "RecordedRequest", "stub_vector"]
 
 _WORD_RE = re.compile(r"\w+")
 
-ChatReply = str | Callable[[dict[str, Any]], str]
+
+@dataclass(frozen=True)
+class ChatAnswer:
+    """One chat completion as an endpoint may send it.
+
+    Attributes:
+        content: ``message.content`` (None = JSON null, as with a refusal).
+        refusal: ``message.refusal`` (OpenAI structured-output refusals).
+        finish_reason: ``stop``, ``length``, ...
+        reasoning_content: a separate reasoning field (DeepSeek-R1, Qwen3, vLLM reasoning
+            parsers); clients must ignore it.
+    """
+
+    content: str | None
+    refusal: str | None = None
+    finish_reason: str = "stop"
+    reasoning_content: str | None = None
+
+
+ChatReply = str | ChatAnswer | Callable[[dict[str, Any]], "str | ChatAnswer"]
 
 
 def stub_vector(text: str, dim: int) -> list[float]:
@@ -68,6 +91,9 @@ class _Failure:
     status: int
     retry_after: float | None
     path: str | None
+    message: str | None = None
+    code: str | None = None
+    param: str | None = None
 
 
 class OpenAIStub:
@@ -75,9 +101,11 @@ class OpenAIStub:
 
     Attributes:
         dims: model name -> embedding dimension; unknown models get 404 ``model_not_found``.
-        chat_reply: content of every chat completion: a string, or a function of the request
-            body returning one.
+        chat_reply: content of every chat completion: a string, a ``ChatAnswer``, or a
+            function of the request body returning either.
         requests: every request received, in arrival order (thread-safe append).
+        chat_usage: ``(prompt_tokens, completion_tokens)`` of every chat completion answered
+            with a 200, in order (what the ``usage`` field said).
     """
 
     def __init__(
@@ -101,6 +129,11 @@ class OpenAIStub:
         self._failures: list[_Failure] = []
         self._script: list[ChatReply] = []
         self.rejected_formats: set[str] = set()
+        self.output_limit: int | None = None
+        self.honour_max_tokens = True
+        self.context_chars: int | None = None
+        self.api_key: str | None = None
+        self.chat_usage: list[tuple[int, int]] = []
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -163,22 +196,47 @@ class OpenAIStub:
         status: int = 500,
         retry_after: float | None = None,
         path: str | None = None,
+        message: str | None = None,
+        code: str | None = None,
+        param: str | None = None,
     ) -> None:
         """Make the next ``n`` requests (to ``path`` if given, e.g. "/v1/embeddings") fail.
 
         Args:
             n: number of failing requests.
-            status: HTTP status to answer (e.g. 429, 500, 503).
+            status: HTTP status to answer (e.g. 400, 403, 429, 500, 503).
             retry_after: value of a ``Retry-After`` header, in seconds, if any.
             path: only requests to this path fail; None = any path.
+            message, code, param: the OpenAI error body's fields (default: a generic
+                ``stub failure <status>``).
         """
         with self._lock:
-            self._failures.extend(_Failure(status, retry_after, path) for _ in range(n))
+            self._failures.extend(
+                _Failure(status, retry_after, path, message, code, param) for _ in range(n)
+            )
+
+    def limit_output(self, chars: int | None, *, honour_max_tokens: bool = True) -> None:
+        """Cut chat replies longer than ``chars`` characters to that length and answer
+        ``finish_reason: "length"``, like a model hitting its output limit. With
+        ``honour_max_tokens`` a request's ``max_tokens`` replaces the limit (one stub token
+        = one character); None removes the limit."""
+        self.output_limit = chars
+        self.honour_max_tokens = honour_max_tokens
+
+    def context_window(self, chars: int | None) -> None:
+        """Answer chat requests whose messages hold more than ``chars`` characters with
+        HTTP 400 ``context_length_exceeded`` (OpenAI's wording); None removes the limit."""
+        self.context_chars = chars
+
+    def require_api_key(self, key: str | None) -> None:
+        """Answer HTTP 401 ``invalid_api_key`` to requests without ``Bearer <key>``."""
+        self.api_key = key
 
     def script_chat(self, *replies: ChatReply) -> None:
         """Queue chat completion contents: each chat request takes the next one; when the
-        queue is empty, ``chat_reply`` answers. A reply is a string or a function of the
-        request body returning one."""
+        queue is empty, ``chat_reply`` answers. A reply is a string (the content), a
+        ``ChatAnswer`` (refusal, finish reason, reasoning field) or a function of the request
+        body returning either."""
         with self._lock:
             self._script.extend(replies)
 
@@ -207,6 +265,9 @@ class OpenAIStub:
             self._script.clear()
             self.rejected_formats.clear()
             self.requests.clear()
+            self.chat_usage.clear()
+        self.output_limit = self.context_chars = self.api_key = None
+        self.honour_max_tokens = True
 
     def count(self, path: str = "/v1/embeddings") -> int:
         """Number of requests received on ``path`` (failed ones included)."""
@@ -244,12 +305,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _error(self, status: int, message: str, code: str, headers: Mapping[str, str] = {}) -> None:
-        self._send(
-            status,
-            {"error": {"message": message, "type": "invalid_request_error", "code": code}},
-            headers,
-        )
+    def _error(
+        self,
+        status: int,
+        message: str,
+        code: str,
+        headers: Mapping[str, str] = {},
+        param: str | None = None,
+    ) -> None:
+        error = {"message": message, "type": "invalid_request_error", "code": code, "param": param}
+        self._send(status, {"error": error}, headers)
 
     def do_GET(self) -> None:  # noqa: N802 - stdlib name
         if self.path.rstrip("/") == "/v1/models":
@@ -269,7 +334,7 @@ class _Handler(BaseHTTPRequestHandler):
         if owner.latency:
             time.sleep(owner.latency)
         path = self.path.split("?", 1)[0].rstrip("/")
-        failure = owner._take_failure(path)
+        failure = owner._take_failure(path) or self._rejection(path, body)
         status = failure.status if failure else 200
         owner._record(
             RecordedRequest(path, body, status, {k.lower(): v for k, v in self.headers.items()})
@@ -279,7 +344,13 @@ class _Handler(BaseHTTPRequestHandler):
             if failure.retry_after is not None:
                 headers["Retry-After"] = f"{failure.retry_after:g}"
             code = "rate_limit_exceeded" if failure.status == 429 else "stub_failure"
-            self._error(failure.status, f"stub failure {failure.status}", code, headers)
+            self._error(
+                failure.status,
+                failure.message or f"stub failure {failure.status}",
+                failure.code or code,
+                headers,
+                failure.param,
+            )
             return
         if not isinstance(body, dict) or "_raw" in body:
             self._error(400, "body is not a JSON object", "invalid_json")
@@ -325,19 +396,50 @@ class _Handler(BaseHTTPRequestHandler):
             },
         )
 
-    def _chat(self, body: dict[str, Any]) -> None:
+    def _rejection(self, path: str, body: Any) -> _Failure | None:
+        """The error a configured rule gives this request (key, format, context), or None."""
+        owner = self.owner
+        key = owner.api_key
+        if key is not None and self.headers.get("Authorization") != f"Bearer {key}":
+            return _Failure(401, None, path, "Incorrect API key provided.", "invalid_api_key")
+        if path != "/v1/chat/completions" or not isinstance(body, dict):
+            return None
         fmt = body.get("response_format")
-        if isinstance(fmt, dict) and fmt.get("type") in self.owner.rejected_formats:
-            self._error(400, f"response_format {fmt.get('type')} is not supported", "bad_format")
-            return
+        if isinstance(fmt, dict) and fmt.get("type") in owner.rejected_formats:
+            message = f"response_format {fmt.get('type')} is not supported"
+            return _Failure(400, None, path, message, "bad_format")
+        messages = [m for m in body.get("messages", []) if isinstance(m, dict)]
+        chars = sum(len(str(m.get("content", ""))) for m in messages)
+        limit = owner.context_chars
+        if limit is not None and chars > limit:
+            message = (
+                f"This model's maximum context length is {limit} tokens. However, your "
+                f"messages resulted in {chars} tokens. Please reduce the length of the messages."
+            )
+            return _Failure(400, None, path, message, "context_length_exceeded", "messages")
+        return None
+
+    def _chat(self, body: dict[str, Any]) -> None:
+        messages = [m for m in body.get("messages", []) if isinstance(m, dict)]
         reply = self.owner._next_chat()
-        content = reply(body) if callable(reply) else reply
-        prompt_tokens = sum(
-            len(_WORD_RE.findall(str(m.get("content", ""))))
-            for m in body.get("messages", [])
-            if isinstance(m, dict)
-        )
-        completion_tokens = len(_WORD_RE.findall(content))
+        answer = reply(body) if callable(reply) else reply
+        if not isinstance(answer, ChatAnswer):
+            answer = ChatAnswer(content=answer)
+        content, finish = answer.content, answer.finish_reason
+        cap = self.owner.output_limit
+        if cap is not None and self.owner.honour_max_tokens and body.get("max_tokens"):
+            cap = int(body["max_tokens"])
+        if cap is not None and content is not None and len(content) > cap:
+            content, finish = content[:cap], "length"
+        prompt_tokens = sum(len(_WORD_RE.findall(str(m.get("content", "")))) for m in messages)
+        completion_tokens = len(_WORD_RE.findall(content or answer.refusal or ""))
+        with self.owner._lock:
+            self.owner.chat_usage.append((prompt_tokens, completion_tokens))
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        if answer.refusal is not None:
+            message["refusal"] = answer.refusal
+        if answer.reasoning_content is not None:
+            message["reasoning_content"] = answer.reasoning_content
         self._send(
             200,
             {
@@ -348,8 +450,8 @@ class _Handler(BaseHTTPRequestHandler):
                 "choices": [
                     {
                         "index": 0,
-                        "message": {"role": "assistant", "content": content},
-                        "finish_reason": "stop",
+                        "message": message,
+                        "finish_reason": finish,
                     }
                 ],
                 "usage": {

@@ -1,5 +1,6 @@
-"""Frames of the Write Inspector and Conflicts pages: past writes (journal rows), the actions
-of a write, the stored memories shown to the judge, and the Conflicts review queue.
+"""Frames of the Write Inspector and Conflicts pages: past writes (journal rows, with their
+LLM tokens and cost), LLM usage per day, the actions of a write, the stored memories shown to
+the judge, and the Conflicts review queue.
 """
 
 from __future__ import annotations
@@ -24,10 +25,47 @@ def writes_frame(items: list[dict[str, Any]], lang: str) -> pd.DataFrame:
             t("wcol.mode", lang): w.get("mode", ""),
             t("wcol.input", lang): str((w.get("request") or {}).get("text", ""))[:INPUT_PREVIEW],
             t("wcol.detail", lang): str((w.get("result") or {}).get("reason") or ""),
+            t("wcol.tokens_in", lang): int(w.get("prompt_tokens") or 0),
+            t("wcol.tokens_out", lang): int(w.get("completion_tokens") or 0),
+            t("wcol.cost", lang): w.get("cost"),
         }
         for w in items
     ]
     return pd.DataFrame(rows)
+
+
+def usage_frame(days: list[dict[str, Any]], lang: str) -> pd.DataFrame:
+    """LLM usage per UTC day (``MemoryEngine.write_usage`` rows), newest first: writes, LLM
+    requests, input and output tokens, cost (empty when no price is configured)."""
+    return pd.DataFrame(
+        [
+            {
+                t("wcol.day", lang): d["day"],
+                t("wcol.writes", lang): d["writes"],
+                t("wcol.llm_requests", lang): d["llm_requests"],
+                t("wcol.tokens_in", lang): d["prompt_tokens"],
+                t("wcol.tokens_out", lang): d["completion_tokens"],
+                t("wcol.cost", lang): d["cost"],
+            }
+            for d in days
+        ]
+    )
+
+
+def usage_line(row: dict[str, Any], lang: str) -> str | None:
+    """One line on the LLM usage of a write (journal row), or None when it made no request."""
+    requests = int(row.get("llm_requests") or 0)
+    if not requests:
+        return None
+    cost = row.get("cost")
+    return t(
+        "write.usage_of_write",
+        lang,
+        prompt=int(row.get("prompt_tokens") or 0),
+        completion=int(row.get("completion_tokens") or 0),
+        requests=requests,
+        cost=t("write.cost_unpriced", lang) if cost is None else f"{float(cost):.6f}",
+    )
 
 
 def actions_frame(actions: list[dict[str, Any]], lang: str) -> pd.DataFrame:

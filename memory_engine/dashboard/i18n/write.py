@@ -67,7 +67,27 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "en": "This write has no trail (status {status}).",
         "zh": "该写入没有轨迹（状态 {status}）。",
     },
+    "write.usage": {"en": "LLM tokens and cost per day", "zh": "每日 LLM tokens 与费用"},
+    "write.usage_unpriced": {
+        "en": "Set MEMORY_LLM_PRICE_INPUT_PER_MTOK and MEMORY_LLM_PRICE_OUTPUT_PER_MTOK "
+        "(price per million tokens) to see the cost of each write.",
+        "zh": "设置 MEMORY_LLM_PRICE_INPUT_PER_MTOK 与 MEMORY_LLM_PRICE_OUTPUT_PER_MTOK"
+        "（每百万 tokens 的价格）即可看到每次写入的费用。",
+    },
+    "write.usage_of_write": {
+        "en": "LLM usage: {prompt} input + {completion} output tokens in {requests} "
+        "request(s); cost {cost}",
+        "zh": "LLM 用量：{requests} 次请求，输入 {prompt} tokens，输出 {completion} tokens；"
+        "费用 {cost}",
+    },
+    "write.cost_unpriced": {"en": "not priced", "zh": "未设置价格"},
     # ---- wcol.*: Write Inspector and Conflicts table columns
+    "wcol.tokens_in": {"en": "tokens in", "zh": "输入 tokens"},
+    "wcol.tokens_out": {"en": "tokens out", "zh": "输出 tokens"},
+    "wcol.cost": {"en": "cost", "zh": "费用"},
+    "wcol.day": {"en": "day (UTC)", "zh": "日期（UTC）"},
+    "wcol.writes": {"en": "writes", "zh": "写入数"},
+    "wcol.llm_requests": {"en": "LLM requests", "zh": "LLM 请求数"},
     "wcol.write_id": {"en": "write id", "zh": "写入 ID"},
     "wcol.status": {"en": "status", "zh": "状态"},
     "wcol.mode": {"en": "mode", "zh": "模式"},
