@@ -120,6 +120,16 @@ def allowed(action: Action | str, tenant: str | None = None) -> bool:
     return account is not None and account.can(action, tenant)
 
 
+def client_address() -> str:
+    """The browser's address as Streamlit sees it (``st.context.ip_address``); "unknown" when
+    Streamlit cannot tell (then every such browser shares one back-off, never none)."""
+    try:
+        address = st.context.ip_address
+    except Exception:  # noqa: BLE001 - outside a browser session (AppTest)
+        address = None
+    return str(address) if address else "unknown"
+
+
 def _password_form(lang: str) -> None:
     st.title(t("auth.title", lang))
     problem = secrets_problem()
@@ -135,7 +145,9 @@ def _password_form(lang: str) -> None:
         submitted = st.form_submit_button(t("auth.submit", lang), type="primary")
     if submitted:
         try:
-            st.session_state[SS_ACCOUNT] = accounts().sign_in(name or "", password or "")
+            st.session_state[SS_ACCOUNT] = accounts().sign_in(
+                name or "", password or "", source=client_address()
+            )
         except AuthError as exc:
             st.error(t("auth.failed", lang, message=_failure(exc, lang)))
             return
