@@ -361,6 +361,37 @@ class McpSettings(BaseModel):
     )
     host: str = Field("127.0.0.1", description="Host the MCP http server binds to.")
     port: int = Field(8765, ge=0, le=65535, description="Port of the MCP http server.")
+    allowed_hosts: tuple[str, ...] = Field(
+        (),
+        description="Host headers the MCP http server accepts besides its own address and "
+        'localhost (JSON list, e.g. ["mcp.example.com", "mcp:*"]; ":*" = any port).',
+    )
+    allowed_origins: tuple[str, ...] = Field(
+        (),
+        description="Origin headers the MCP http server accepts besides http://localhost and "
+        'its own address (JSON list, e.g. ["https://app.example.com"]).',
+    )
+    max_sessions: int = Field(
+        10_000, ge=1, description="Open MCP http sessions at most, all tokens together."
+    )
+    sessions_per_token: int = Field(
+        100, ge=1, description="Open MCP http sessions at most per bearer token (below max)."
+    )
+    session_idle_s: float = Field(
+        600.0, gt=0, description="An MCP http session without a request for this long is closed."
+    )
+    write_rate_per_token: float = Field(
+        10.0,
+        gt=0,
+        description="memory_write/update/delete calls per second per bearer token (burst = "
+        "2 s of calls); over it, HTTP 429 with Retry-After.",
+    )
+    read_rate_per_token: float = Field(
+        20.0,
+        gt=0,
+        description="memory_search/history calls per second per bearer token (burst = 2 s of "
+        "calls); over it, HTTP 429 with Retry-After.",
+    )
 
 
 class DashboardSettings(BaseModel):
