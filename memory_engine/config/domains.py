@@ -54,7 +54,21 @@ class StorageSettings(BaseModel):
     )
     db_pool_max: int = Field(5, ge=1, le=100, description="Max connections in the pool.")
     trace_retention: int = Field(
-        1000, ge=0, description="Search traces kept per tenant (oldest removed first)."
+        1000,
+        ge=0,
+        description="Search traces kept per client of a tenant (per user and agent id, oldest "
+        "removed first), so one noisy client cannot push out the others' traces; 0 = none.",
+    )
+    trace_retention_days: float = Field(
+        30.0,
+        ge=0,
+        description="Traces older than this many days before the newest one are removed "
+        "(0 = no age limit).",
+    )
+    trace_retention_tenant: int = Field(
+        20_000,
+        ge=1,
+        description="Search traces kept per tenant at most, all clients together (oldest first).",
     )
     qdrant_url: str | None = Field(
         None, description="Qdrant server or cluster URL (store=qdrant); unset = local mode."
