@@ -18,7 +18,7 @@ $(STAMP): requirements.txt pyproject.toml
 
 run: setup
 	# Local single-user session (banner shown); set MEMORY_DASHBOARD_AUTH=password for sign-in.
-	MEMORY_DASHBOARD_AUTH=$${MEMORY_DASHBOARD_AUTH:-none} $(VENV)/bin/streamlit run app.py
+	MEMORY_DASHBOARD_AUTH=$${MEMORY_DASHBOARD_AUTH:-none} $(VENV)/bin/streamlit run app.py --server.address 127.0.0.1
 
 browser:
 	@bash scripts/ensure-chromium.sh

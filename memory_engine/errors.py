@@ -75,6 +75,16 @@ class VersionConflictError(MemoryEngineError):
     code = "version_conflict"
 
 
+class MemoryDeletedError(MemoryEngineError):
+    """Raised when an update, archive or second delete names a memory that is deleted.
+
+    A deleted memory changes only by ``restore`` (back to active) or ``purge`` (erased); the
+    refused call changes nothing (no new version, no event). Details: ``memory_id``, ``version``.
+    """
+
+    code = "memory_deleted"
+
+
 class EmbeddingMismatchError(MemoryEngineError):
     """Raised when the configured embedder's model name or dimension differs from the store's.
 

@@ -54,7 +54,21 @@ class StorageSettings(BaseModel):
     )
     db_pool_max: int = Field(5, ge=1, le=100, description="Max connections in the pool.")
     trace_retention: int = Field(
-        1000, ge=0, description="Search traces kept per tenant (oldest removed first)."
+        1000,
+        ge=0,
+        description="Search traces kept per client of a tenant (per user and agent id, oldest "
+        "removed first), so one noisy client cannot push out the others' traces; 0 = none.",
+    )
+    trace_retention_days: float = Field(
+        30.0,
+        ge=0,
+        description="Traces older than this many days before the newest one are removed "
+        "(0 = no age limit).",
+    )
+    trace_retention_tenant: int = Field(
+        20_000,
+        ge=1,
+        description="Search traces kept per tenant at most, all clients together (oldest first).",
     )
     qdrant_url: str | None = Field(
         None, description="Qdrant server or cluster URL (store=qdrant); unset = local mode."
@@ -377,6 +391,37 @@ class McpSettings(BaseModel):
     )
     host: str = Field("127.0.0.1", description="Host the MCP http server binds to.")
     port: int = Field(8765, ge=0, le=65535, description="Port of the MCP http server.")
+    allowed_hosts: tuple[str, ...] = Field(
+        (),
+        description="Host headers the MCP http server accepts besides its own address and "
+        'localhost (JSON list, e.g. ["mcp.example.com", "mcp:*"]; ":*" = any port).',
+    )
+    allowed_origins: tuple[str, ...] = Field(
+        (),
+        description="Origin headers the MCP http server accepts besides http://localhost and "
+        'its own address (JSON list, e.g. ["https://app.example.com"]).',
+    )
+    max_sessions: int = Field(
+        10_000, ge=1, description="Open MCP http sessions at most, all tokens together."
+    )
+    sessions_per_token: int = Field(
+        100, ge=1, description="Open MCP http sessions at most per bearer token (below max)."
+    )
+    session_idle_s: float = Field(
+        600.0, gt=0, description="An MCP http session without a request for this long is closed."
+    )
+    write_rate_per_token: float = Field(
+        10.0,
+        gt=0,
+        description="memory_write/update/delete calls per second per bearer token (burst = "
+        "2 s of calls); over it, HTTP 429 with Retry-After.",
+    )
+    read_rate_per_token: float = Field(
+        20.0,
+        gt=0,
+        description="memory_search/history calls per second per bearer token (burst = 2 s of "
+        "calls); over it, HTTP 429 with Retry-After.",
+    )
 
 
 class DashboardSettings(BaseModel):

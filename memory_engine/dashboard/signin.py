@@ -93,10 +93,56 @@ def _plain(value: Any) -> Any:
     return value
 
 
+#: Names a local-mode page may be opened at (Host header without its port).
+LOCAL_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]"})
+#: Bind addresses of local mode (``server.address``; unset = every interface, refused).
+LOCAL_ADDRESSES = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def _host_name(host: str) -> str:
+    """``host`` of a Host header or an Origin without scheme and port, lower case."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host.split("]", 1)[0] + "]"
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def local_refusal() -> tuple[str, str] | None:
+    """Why this browser session may not use local mode, as (i18n key, value), or None.
+
+    Local mode (``MEMORY_DASHBOARD_AUTH=none``) makes every visitor an admin, so it answers only
+    when the server listens on a loopback address (``server.address``) and the page was opened
+    at a loopback name: the Host header of the session's websocket names localhost, 127.0.0.1
+    or [::1] (any port), and so does its Origin when the browser sent one. Streamlit itself only
+    checks that Host and Origin agree, which a DNS-rebinding page (``http://evil.example:PORT``
+    resolving to 127.0.0.1) satisfies. A session without headers (``AppTest``) is not a browser
+    and passes.
+    """
+    address = str(st.get_option("server.address") or "").strip().lower()
+    if address not in LOCAL_ADDRESSES and not address.startswith("127."):
+        return "auth.local_refused_address", address or "0.0.0.0"
+    try:
+        headers = st.context.headers
+        host = headers.get("Host") or ""
+        origin = headers.get("Origin") or ""
+    except Exception:  # noqa: BLE001 - no request context (AppTest, bare mode)
+        return None
+    if not host and not origin:
+        return None
+    if _host_name(host) not in LOCAL_NAMES:
+        return "auth.local_refused_host", host or "-"
+    if origin:
+        scheme, _, rest = origin.partition("://")
+        if scheme.lower() not in ("http", "https") or _host_name(rest) not in LOCAL_NAMES:
+            return "auth.local_refused_host", origin
+    return None
+
+
 def current_account() -> Account | None:
-    """The signed-in account of this browser session, or None."""
+    """The signed-in account of this browser session, or None (also in local mode when the
+    session was not opened at a loopback name, ``local_refusal``)."""
     if auth_mode() is AuthMode.NONE:
-        return LOCAL_ACCOUNT
+        return LOCAL_ACCOUNT if local_refusal() is None else None
     account = st.session_state.get(SS_ACCOUNT)
     if not isinstance(account, Account):
         return None
@@ -120,6 +166,16 @@ def allowed(action: Action | str, tenant: str | None = None) -> bool:
     return account is not None and account.can(action, tenant)
 
 
+def client_address() -> str:
+    """The browser's address as Streamlit sees it (``st.context.ip_address``); "unknown" when
+    Streamlit cannot tell (then every such browser shares one back-off, never none)."""
+    try:
+        address = st.context.ip_address
+    except Exception:  # noqa: BLE001 - outside a browser session (AppTest)
+        address = None
+    return str(address) if address else "unknown"
+
+
 def _password_form(lang: str) -> None:
     st.title(t("auth.title", lang))
     problem = secrets_problem()
@@ -135,7 +191,9 @@ def _password_form(lang: str) -> None:
         submitted = st.form_submit_button(t("auth.submit", lang), type="primary")
     if submitted:
         try:
-            st.session_state[SS_ACCOUNT] = accounts().sign_in(name or "", password or "")
+            st.session_state[SS_ACCOUNT] = accounts().sign_in(
+                name or "", password or "", source=client_address()
+            )
         except AuthError as exc:
             st.error(t("auth.failed", lang, message=_failure(exc, lang)))
             return
@@ -167,6 +225,11 @@ def require_account(lang: str) -> Account:
     """The signed-in account; otherwise shows the sign-in page and stops the script run."""
     mode = auth_mode()
     if mode is AuthMode.NONE:
+        refusal = local_refusal()
+        if refusal is not None:  # before anything of the data renders
+            key, value = refusal
+            st.error(t(key, lang, host=md(value), address=md(value)))
+            st.stop()
         # A coloured sidebar note, not st.warning: page warnings stay the pages' own.
         st.sidebar.markdown(
             f":material/lock_open: :orange-background[{t('auth.local_banner', lang)}]"

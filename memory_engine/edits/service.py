@@ -14,7 +14,7 @@ from typing import Any
 from memory_engine import text as textmod
 from memory_engine.deps import EngineDeps, as_uuid, check_scope
 from memory_engine.entities import memory_terms
-from memory_engine.errors import InvalidInputError
+from memory_engine.errors import InvalidInputError, MemoryDeletedError
 from memory_engine.models import (
     EventAction,
     Memory,
@@ -153,7 +153,8 @@ class EditService:
 
         Raises:
             InvalidInputError (no reason, bad value), MemoryNotFoundError, VersionConflictError,
-            SensitiveDataError (the tenant's PII policy is ``block``).
+            SensitiveDataError (the tenant's PII policy is ``block``), MemoryDeletedError (the
+            memory is deleted: restore it first).
         """
         scope = check_scope(scope)
         if not reason or not str(reason).strip():
@@ -171,13 +172,12 @@ class EditService:
         )
         if not changes:
             raise InvalidInputError("nothing to change")
+        current = self._live(scope, memory_id, "update")
         embedding = terms = None
         if screen:  # what the screen found joins the memory's metadata (earlier findings kept)
-            current = self._deps.store.get(as_uuid(memory_id), scope=scope)
             changes["metadata"] = {**current.metadata, **screen}
         if "content" in changes or "entities" in changes:
             # the keyword terms hold the content's and the entity names' terms
-            current = self._deps.store.get(as_uuid(memory_id), scope=scope)
             terms = memory_terms(
                 changes.get("content", current.content),
                 changes.get("entities", current.entities),
@@ -196,6 +196,22 @@ class EditService:
             reason=reason,
         )
 
+    def _live(self, scope: Scope, memory_id: uuid.UUID | str, what: str) -> Memory:
+        """The memory, unless it is deleted. The store's version check on the change that
+        follows refuses a memory deleted in between (VersionConflictError).
+
+        Raises:
+            MemoryNotFoundError, MemoryDeletedError.
+        """
+        current = self._deps.store.get(as_uuid(memory_id), scope=scope)
+        if current.status is MemoryStatus.DELETED:
+            raise MemoryDeletedError(
+                f"memory {current.id} is deleted; restore it before you {what} it",
+                memory_id=str(current.id),
+                version=current.version,
+            )
+        return current
+
     def _set_status(
         self,
         status: MemoryStatus,
@@ -205,10 +221,14 @@ class EditService:
         reason: str | None,
         actor: str,
     ) -> Memory:
-        """Change the status with its event action (archive, restore or delete)."""
+        """Change the status with its event action (archive, restore or delete). Only restore
+        may leave ``deleted``; archive or delete of a deleted memory is MemoryDeletedError."""
+        scope = check_scope(scope)
+        if status is not MemoryStatus.ACTIVE:
+            self._live(scope, memory_id, _STATUS_ACTIONS[status].value)
         return self._deps.store.update(
             as_uuid(memory_id),
-            scope=check_scope(scope),
+            scope=scope,
             expected_version=expected_version,
             changes={"status": status},
             actor=actor,
@@ -253,7 +273,12 @@ class EditService:
         reason: str | None = None,
         actor: str = "api",
     ) -> Memory:
-        """Soft delete: status ``deleted`` (hidden everywhere by default; purge removes it)."""
+        """Soft delete: status ``deleted`` (hidden everywhere by default; purge removes it).
+
+        Raises:
+            MemoryDeletedError: already deleted (nothing changes: no new version, no event).
+            MemoryNotFoundError, VersionConflictError.
+        """
         return self._set_status(
             MemoryStatus.DELETED, scope, memory_id, expected_version, reason, actor
         )
@@ -269,9 +294,12 @@ class EditService:
         """Hard delete (erasure): row, vector and keyword terms removed, the content redacted
         from every audit snapshot and stored trace; a ``purge`` event remains.
 
-        ``purge_verified`` (``lifecycle.service``) does the same and then proves it with a
-        ``purge_proof`` event.
+        The write journal keeps no input of a write that produced or quotes the memory
+        (``WriteJournal.erase_memory``). ``purge_verified`` (``lifecycle.service``) does the
+        same and then proves it with a ``purge_proof`` event.
         """
-        self._deps.store.purge(
-            as_uuid(memory_id), scope=check_scope(scope), actor=actor, reason=reason
-        )
+        scope = check_scope(scope)
+        mid = as_uuid(memory_id)
+        content = self._deps.store.get(mid, scope=scope).content
+        self._deps.store.purge(mid, scope=scope, actor=actor, reason=reason)
+        self._deps.journal.erase_memory(scope.tenant_id, mid, content)

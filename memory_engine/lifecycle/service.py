@@ -78,7 +78,8 @@ class MaintenanceReport(BaseModel):
 class PurgeProof(BaseModel):
     """Proof of a verified purge (also stored as the details of a ``purge_proof`` event).
 
-    ``checked`` holds the counts of :meth:`MemoryStore.index_presence` after the purge;
+    ``checked`` holds the counts of :meth:`MemoryStore.index_presence` after the purge, plus
+    ``journal_writes_with_content`` (writes of the journal still quoting the content);
     ``dense_hit``/``keyword_hit``: the id came back from a dense search with the memory's own
     content vector, or a keyword search with its terms, over every status; ``row_found``: a
     ``get`` still found it. ``ok`` is True when every count is 0 and nothing was found.
@@ -326,10 +327,13 @@ class LifecycleService:
         """Purge (erase) a memory, then prove it: re-query every index and record the proof.
 
         Steps: read the memory; embed its content and tokenize it (the probes); purge (row,
-        vector, keyword terms, content redacted from events and traces); re-run the redaction
+        vector, keyword terms, content redacted from events and traces); erase it from the
+        write journal (``WriteJournal.erase_memory``: inputs, trails); re-run the redaction
         if anything still holds content; then check ``index_presence``, a ``get``, a dense
         search with the content's own vector and a keyword search with its terms (every
-        status). A ``purge_proof`` event records what was checked, when and the result.
+        status) and that no journalled write still quotes the content
+        (``checked["journal_writes_with_content"]``). A ``purge_proof`` event records what was
+        checked, when and the result.
 
         Raises:
             MemoryNotFoundError, VersionConflictError (``expected_version`` stale).
@@ -343,11 +347,17 @@ class LifecycleService:
         self._deps.store.purge(
             mid, scope=scope, actor=actor, reason=reason, expected_version=expected_version
         )
+        journal = self._deps.journal
+        scrubbed = journal.erase_memory(scope.tenant_id, mid, memory.content)
         checked = self._deps.store.index_presence(mid, scope=tenant)
-        redacted: dict[str, int] = {}
+        redacted: dict[str, int] = {"journal_writes": scrubbed} if scrubbed else {}
         if checked["events_with_content"] or checked["traces_with_content"]:
-            redacted = self._deps.store.redact_history(mid, scope=tenant)
+            redacted.update(self._deps.store.redact_history(mid, scope=tenant))
             checked = self._deps.store.index_presence(mid, scope=tenant)
+        checked = {
+            **checked,
+            "journal_writes_with_content": journal.quotes(scope.tenant_id, memory.content),
+        }
         try:
             self._deps.store.get(mid, scope=tenant)
             row_found = True

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +36,24 @@ from memory_engine.models import Scope
 
 @dataclass(frozen=True)
 class Binding:
-    """The scope every tool call of one client acts for (session ids may narrow it)."""
+    """The scope every tool call of one client acts for (session ids may narrow it).
+
+    ``token_id`` names the bearer token the client presented (``token-`` + the first 12 hex
+    digits of its SHA-256, never the token); None for the server's own binding (stdio, or http
+    without a token map).
+    """
 
     tenant_id: str
     user_id: str | None = None
     agent_id: str | None = None
+    token_id: str | None = field(default=None, compare=False)  # who, not what scope
+
+    @property
+    def actor(self) -> str:
+        """The audit actor of this client's changes: ``mcp:<token id or server>[:<user>]``,
+        e.g. ``mcp:token-3f2a9c1b12ab:alice`` (the user id when the binding has one)."""
+        who = f"mcp:{self.token_id or 'server'}"
+        return f"{who}:{self.user_id}" if self.user_id else who
 
     def scope(self, session_id: str | None = None) -> Scope:
         """The bound scope, narrowed to ``session_id`` when given. Raises TenantScopeError."""
@@ -49,7 +62,12 @@ class Binding:
         )
 
     def as_claims(self) -> dict[str, Any]:
-        return {"tenant": self.tenant_id, "user_id": self.user_id, "agent_id": self.agent_id}
+        return {
+            "tenant": self.tenant_id,
+            "user_id": self.user_id,
+            "agent_id": self.agent_id,
+            "token_id": self.token_id,
+        }
 
 
 #: Shortest bearer token accepted in a token map (characters).
@@ -79,6 +97,11 @@ def _check_key(key: str, binding: Binding, where: str) -> None:
 
 def _digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def token_id(digest: str) -> str:
+    """The printable id of a token from its SHA-256 hex digest (``token-`` + 12 hex digits)."""
+    return f"token-{digest[:12].lower()}"
 
 
 def _binding_of(entry: Any, where: str) -> Binding:
@@ -114,7 +137,9 @@ class TokenMap:
         for digest, binding in self._by_digest.items():
             if hmac.compare_digest(digest, presented):
                 found = binding
-        return found
+        if found is None:
+            return None
+        return Binding(found.tenant_id, found.user_id, found.agent_id, token_id(presented))
 
     @classmethod
     def parse(cls, text: str, *, where: str) -> TokenMap:
@@ -183,7 +208,7 @@ class TokenMapVerifier:
             return None
         return AccessToken(
             token="(redacted)",
-            client_id=f"{binding.tenant_id}:{binding.user_id or ''}:{binding.agent_id or ''}",
+            client_id=binding.token_id or binding.tenant_id,  # one owner of sessions per token
             scopes=["memory"],
             claims={"binding": binding.as_claims()},
         )
@@ -194,4 +219,4 @@ def binding_from_claims(claims: dict[str, Any] | None) -> Binding | None:
     raw = (claims or {}).get("binding")
     if not isinstance(raw, dict) or not isinstance(raw.get("tenant"), str):
         return None
-    return Binding(raw["tenant"], raw.get("user_id"), raw.get("agent_id"))
+    return Binding(raw["tenant"], raw.get("user_id"), raw.get("agent_id"), raw.get("token_id"))

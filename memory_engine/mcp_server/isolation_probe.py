@@ -115,9 +115,13 @@ class McpProber:
             recorder.probe("mcp.tenant_argument", a, b, partial(self._refused, query, key, b))
 
     def _refused(self, query: str, key: str, b: Planted) -> str | None:
-        """``memory_search`` naming B in argument ``key`` must be refused as invalid params."""
+        """``memory_search`` naming B in argument ``key`` must be refused: an ``invalid_input``
+        tool error (the argument is not in the schema) or a JSON-RPC invalid-params error."""
         try:
             result = self._call("memory_search", {"query": query, key: b.tenant})
         except MCPError:
             return None  # JSON-RPC invalid params: the tenant never comes from an argument
+        error = (result.structured_content or {}).get("error") if result.is_error else None
+        if error == "invalid_input":
+            return None  # refused as an unknown argument: the tenant never comes from one
         return f"memory_search accepted {key!r} (is_error={result.is_error})"

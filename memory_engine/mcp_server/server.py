@@ -1,12 +1,19 @@
 """The MCP server (official ``mcp`` SDK, low-level ``Server``) over stdio or streamable HTTP.
 
-* ``tools/list`` lists the five memory tools with their JSON schemas and annotations.
-* ``tools/call`` validates the arguments strictly; malformed calls (arguments as a string,
-  null, an array, unknown keys, wrong types, unknown tool) get a JSON-RPC invalid-params error
-  (-32602) and the server keeps serving. Engine errors become ``isError`` results carrying
-  ``{"error", "message", "details"}``; anything unexpected is logged (stderr) and answered with
-  a generic ``isError`` result, never a traceback.
-* The scope comes from the ``Binding`` (settings or bearer token), never from arguments.
+* ``tools/list`` lists the five memory tools with their input and output JSON schemas and
+  annotations.
+* ``tools/call`` validates the arguments strictly. Arguments that break the tool's schema
+  (unknown keys, wrong types, out of range, a required one missing) are answered with an
+  ``isError`` result (``invalid_input``, a message naming each field) the model can correct;
+  a call the protocol itself refuses (arguments as a string or an array, an unknown tool) gets
+  a JSON-RPC invalid-params error (-32602). The server keeps serving either way. Engine errors
+  become ``isError`` results carrying ``{"error", "message", "details"}``; anything unexpected
+  is logged (stderr) and answered with a generic ``isError`` result, never a traceback.
+* The scope comes from the ``Binding`` (settings or bearer token), never from arguments; the
+  audit actor of every change is the binding's (``mcp:<token id>:<user>``).
+* http: Host/Origin validation is on for every bind address (localhost names, the bound
+  address, ``MEMORY_MCP_ALLOWED_HOSTS`` / ``_ORIGINS``); per-token session cap, idle timeout and
+  tool-call rates (``limits.ClientLimits``, HTTP 429 with ``Retry-After``).
 * stdio: the SDK diverts fd 1 to stderr while serving, so only JSON-RPC reaches stdout; the
   store is opened lazily inside that window, so child processes (embedded PostgreSQL) cannot
   write to the wire either. Logging goes to stderr.
@@ -27,12 +34,13 @@ import mcp_types as types
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
-from starlette.applications import Starlette
+from starlette.types import ASGIApp
 
 from memory_engine.config import Settings
 from memory_engine.engine import MemoryEngine
-from memory_engine.errors import ConfigError, MemoryEngineError
+from memory_engine.errors import ConfigError, InvalidInputError, MemoryEngineError
 from memory_engine.mcp_server.binding import (
     Binding,
     TokenMap,
@@ -40,6 +48,7 @@ from memory_engine.mcp_server.binding import (
     binding_from_claims,
     settings_binding,
 )
+from memory_engine.mcp_server.limits import ClientLimits, LimitSettings
 from memory_engine.mcp_server.tools import TOOLS, ToolArgumentError, input_schema, parse_arguments
 from memory_engine.retrieval.gcfreeze import server_settings
 
@@ -80,6 +89,7 @@ def _tool_list() -> list[types.Tool]:
             title=spec.title,
             description=spec.description,
             input_schema=input_schema(spec),
+            output_schema=spec.output,
             annotations=types.ToolAnnotations(
                 title=spec.title,
                 read_only_hint=spec.read_only,
@@ -134,9 +144,12 @@ def build_server(
         try:
             args = parse_arguments(spec, params.arguments)
         except ToolArgumentError as exc:
-            raise MCPError(
-                code=types.INVALID_PARAMS, message=exc.message, data={"errors": exc.errors}
-            ) from None
+            if exc.not_an_object:
+                raise MCPError(
+                    code=types.INVALID_PARAMS, message=exc.message, data={"errors": exc.errors}
+                ) from None
+            log.info("tool %s: invalid arguments: %s", spec.name, exc.message)
+            return _error_result(InvalidInputError(exc.message, errors=exc.errors).to_dict())
         bound = _request_binding(ctx, binding, tokens)
 
         def run() -> tuple[dict[str, Any], str]:
@@ -187,6 +200,22 @@ def run_stdio(settings: Settings, *, binding: Binding | None = None) -> None:
         holder.close()
 
 
+def transport_security(settings: Settings, host: str) -> TransportSecuritySettings:
+    """Host/Origin validation (DNS rebinding protection) of the http server, on for every bind
+    address: the localhost names, the bound address (unless a wildcard such as 0.0.0.0) and
+    ``MEMORY_MCP_ALLOWED_HOSTS`` / ``MEMORY_MCP_ALLOWED_ORIGINS``. A request without an Origin
+    header (not from a browser) passes the Origin check; its Host must still be allowed."""
+    names = ["127.0.0.1", "localhost", "[::1]"]
+    bound = f"[{host}]" if ":" in host else host
+    if host not in ("0.0.0.0", "::", "") and bound not in names:
+        names.append(bound)
+    hosts = [f"{n}:*" for n in names] + list(settings.mcp.allowed_hosts)
+    origins = [f"http://{n}:*" for n in names] + list(settings.mcp.allowed_origins)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+    )
+
+
 def build_http_app(
     holder: EngineHolder,
     settings: Settings,
@@ -194,12 +223,16 @@ def build_http_app(
     host: str,
     port: int,
     binding: Binding | None = None,
-) -> Starlette:
+) -> ASGIApp:
     """The streamable HTTP app at ``/mcp``; with a token map every request needs a bearer token.
 
+    The app is wrapped in ``limits.ClientLimits`` (sessions and tool-call rates per token) and
+    validates Host/Origin (``transport_security``) whatever the bind address.
+
     Raises:
-        ConfigError: neither a token map nor a tenant is configured, or the token map is bad
-            (e.g. a token shorter than ``binding.MIN_TOKEN_CHARS`` characters).
+        ConfigError: neither a token map nor a tenant is configured, the token map is bad
+            (e.g. a token shorter than ``binding.MIN_TOKEN_CHARS`` characters), or
+            ``MEMORY_MCP_SESSIONS_PER_TOKEN`` is not below ``MEMORY_MCP_MAX_SESSIONS``.
     """
     tokens = TokenMap.from_settings(settings)
     bound = binding or settings_binding(settings)
@@ -210,19 +243,27 @@ def build_http_app(
         )
     if tokens is not None and bound is not None:
         log.warning("token map configured: MEMORY_MCP_TENANT is ignored over http")
+    limits = LimitSettings.from_settings(settings)
     server = build_server(holder, binding=None if tokens else bound, tokens=tokens)
+    common: dict[str, Any] = {
+        "host": host,
+        "transport_security": transport_security(settings, host),
+        "session_idle_timeout": limits.session_idle_s,
+        "max_sessions": limits.max_sessions,
+    }
     if tokens is None:
         if host not in ("127.0.0.1", "localhost", "::1"):
             log.warning(
                 "MCP http server on %s without bearer tokens: every client is %s", host, bound
             )
-        return server.streamable_http_app(host=host)
+        return ClientLimits(server.streamable_http_app(**common), limits)
     auth = AuthSettings(
         issuer_url=f"http://{'localhost' if ':' in host else host}:{port or 1}",
         resource_server_url=None,
         required_scopes=["memory"],
     )
-    return server.streamable_http_app(host=host, auth=auth, token_verifier=TokenMapVerifier(tokens))
+    app = server.streamable_http_app(auth=auth, token_verifier=TokenMapVerifier(tokens), **common)
+    return ClientLimits(app, limits)
 
 
 def run_http(settings: Settings, *, host: str, port: int, binding: Binding | None = None) -> None:

@@ -1,9 +1,15 @@
 """The MCP memory tools: argument models (JSON schemas), descriptions and engine calls.
 
 Each tool validates its ``arguments`` against a strict pydantic model (no unknown keys, no type
-coercion); a mismatch is a ``ToolArgumentError`` that the server answers with a JSON-RPC
+coercion); a mismatch is a ``ToolArgumentError`` that the server answers with a tool result
+``isError: true`` (error ``invalid_input``, a readable message naming each field and
+``details.errors``), so the model can correct its call (MCP 2025-11-25: input validation errors
+are tool execution errors). Arguments that are not a JSON object at all stay a JSON-RPC
 invalid-params error. Engine errors (``MemoryEngineError``) become tool results with
 ``isError: true`` and the canonical error shape ``{"error", "message", "details"}``.
+
+Every tool declares an ``outputSchema`` (``output_schema``) that its ``structuredContent``
+matches; changes are audited with the client's actor (``Binding.actor``: token id and user).
 
 No argument names a tenant, user or agent: the scope is the server's ``Binding``.
 """
@@ -18,6 +24,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from memory_engine.engine import MemoryEngine
+from memory_engine.mcp_server import outputs
 from memory_engine.mcp_server.binding import Binding
 from memory_engine.models import Memory, MemorySource, MemoryType
 from memory_engine.write.tool_calls import refuse_memory_tool_call
@@ -36,7 +43,13 @@ SessionId = Annotated[
     ),
 ]
 MemoryId = Annotated[
-    str, Field(min_length=1, max_length=64, description="Id (UUID) of the memory, from a result.")
+    str,
+    Field(
+        min_length=1,
+        max_length=64,
+        description="Id (UUID) of the memory, from a result.",
+        json_schema_extra={"format": "uuid"},
+    ),
 ]
 Reason = Annotated[str, Field(min_length=1, max_length=500, description="Why (kept in the audit).")]
 
@@ -124,17 +137,26 @@ class ToolSpec:
     description: str
     args: type[_Args]
     run: Callable[[MemoryEngine, Binding, Any], tuple[dict[str, Any], str]]
+    output: dict[str, Any]
     read_only: bool = False
     destructive: bool = False
 
 
 class ToolArgumentError(Exception):
-    """Arguments that do not match the tool's schema (answered as JSON-RPC invalid params)."""
+    """Arguments that do not match the tool's schema (answered as an ``isError`` tool result;
+    ``not_an_object``: arguments that are no JSON object, answered as JSON-RPC invalid params)."""
 
-    def __init__(self, message: str, errors: list[dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        errors: list[dict[str, Any]] | None = None,
+        *,
+        not_an_object: bool = False,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.errors = errors or []
+        self.not_an_object = not_an_object
 
 
 def _memory_view(m: Memory) -> dict[str, Any]:
@@ -164,7 +186,7 @@ def _write(engine: MemoryEngine, binding: Binding, a: WriteArgs) -> tuple[dict[s
         tags=a.tags,
         entities=a.entities,
         observed_at=a.observed_at,
-        actor="mcp",
+        actor=binding.actor,
         reason="memory_write",
         mode=a.mode,
     )
@@ -227,7 +249,7 @@ def _update(engine: MemoryEngine, binding: Binding, a: UpdateArgs) -> tuple[dict
         memory_type=MemoryType(a.memory_type) if a.memory_type else None,
         tags=a.tags,
         reason=a.reason,
-        actor="mcp",
+        actor=binding.actor,
     )
     return {"memory": _memory_view(mem)}, f"Updated memory {mem.id} (now version {mem.version})."
 
@@ -235,7 +257,11 @@ def _update(engine: MemoryEngine, binding: Binding, a: UpdateArgs) -> tuple[dict
 def _delete(engine: MemoryEngine, binding: Binding, a: DeleteArgs) -> tuple[dict[str, Any], str]:
     version = a.expected_version or _current_version(engine, binding, a.memory_id)
     mem = engine.delete(
-        binding.scope(), a.memory_id, expected_version=version, reason=a.reason, actor="mcp"
+        binding.scope(),
+        a.memory_id,
+        expected_version=version,
+        reason=a.reason,
+        actor=binding.actor,
     )
     data = {"memory_id": str(mem.id), "status": mem.status.value, "version": mem.version}
     return data, f"Deleted memory {mem.id} (it no longer appears in searches)."
@@ -276,6 +302,7 @@ TOOLS: dict[str, ToolSpec] = {
             "supersedes the facts they correct.",
             WriteArgs,
             _write,
+            output=outputs.WRITE,
         ),
         ToolSpec(
             "memory_search",
@@ -286,6 +313,7 @@ TOOLS: dict[str, ToolSpec] = {
             "it. Each memory has an id and version for memory_update / memory_delete.",
             SearchArgs,
             _search,
+            output=outputs.SEARCH,
             read_only=True,
         ),
         ToolSpec(
@@ -296,6 +324,7 @@ TOOLS: dict[str, ToolSpec] = {
             "expected_version to make sure nobody changed it since you read it.",
             UpdateArgs,
             _update,
+            output=outputs.UPDATE,
         ),
         ToolSpec(
             "memory_delete",
@@ -304,6 +333,7 @@ TOOLS: dict[str, ToolSpec] = {
             "from searches; the audit trail keeps that it was deleted and why.",
             DeleteArgs,
             _delete,
+            output=outputs.DELETE,
             destructive=True,
         ),
         ToolSpec(
@@ -313,6 +343,7 @@ TOOLS: dict[str, ToolSpec] = {
             "oldest first, with who changed it and why.",
             HistoryArgs,
             _history,
+            output=outputs.HISTORY,
             read_only=True,
         ),
     )
@@ -330,9 +361,13 @@ def input_schema(spec: ToolSpec) -> dict[str, Any]:
 
 def parse_arguments(spec: ToolSpec, arguments: Any) -> _Args:
     """Validate ``arguments`` for ``spec``. Raises ToolArgumentError (never coerces types)."""
+    if arguments is None:  # absent or null: no arguments given (required ones are reported)
+        arguments = {}
     if not isinstance(arguments, dict):
-        kind = "null" if arguments is None else type(arguments).__name__
-        raise ToolArgumentError(f"{spec.name}: arguments must be a JSON object, got {kind}")
+        kind = type(arguments).__name__
+        raise ToolArgumentError(
+            f"{spec.name}: arguments must be a JSON object, got {kind}", not_an_object=True
+        )
     try:
         return spec.args.model_validate(arguments)
     except ValidationError as exc:

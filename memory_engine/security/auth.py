@@ -32,10 +32,10 @@ from __future__ import annotations
 
 import enum
 import functools
+import logging
 import os
-import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +44,7 @@ import bcrypt
 
 from memory_engine.errors import InvalidInputError, MemoryEngineError
 from memory_engine.models import Scope
+from memory_engine.security.signin_limits import LockoutPolicy, SignInLimiter
 
 
 class AuthMode(enum.StrEnum):
@@ -82,13 +83,14 @@ REQUIRED: dict[Action, Role] = {
     Action.ADMIN: Role.ADMIN,
 }
 
-#: Failed sign-ins per user name before a lockout, and the lockout length (seconds).
+#: Failed sign-ins per user name (from any address) before a lockout, and the lockout length
+#: (seconds, the ceiling: refused attempts do not extend it). See ``security.signin_limits``.
 MAX_FAILURES = 5
 LOCKOUT_SECONDS = 60.0
-#: Most user names whose recent failures are remembered. Names typed at random (unknown
-#: users count too) would otherwise grow the table without end; past the bound the names whose
-#: last failure is oldest are forgotten first. Each failure costs a bcrypt check (~0.2 s), so
-#: evicting a locked name within its window takes far longer than the window itself.
+#: Most user names (and client addresses) whose recent failures are remembered. Names typed at
+#: random (unknown users count too) would otherwise grow the table without end; past the bound
+#: the entries idle longest are forgotten first. Each admitted failure costs a bcrypt check
+#: (~0.2 s) and one address backs off after 5, so evicting a locked name takes many addresses.
 MAX_TRACKED_NAMES = 10_000
 BCRYPT_ROUNDS = 12
 
@@ -191,72 +193,125 @@ def _grant(entry: Mapping[str, Any], name: str, via: str) -> Account:
     return Account(name=name, role=role, tenants=tuple(tenants), via=via)
 
 
+@dataclass(frozen=True)
+class SignInRecord:
+    """One audited sign-in attempt.
+
+    Attributes:
+        name: the user name as typed (stripped); unknown names are recorded too.
+        source: the client address, or None when the caller did not know it.
+        outcome: ``success``, ``failure`` (wrong name or password) or ``refused`` (locked or
+            backing off; no password was checked).
+        reason: for ``refused``, ``account_locked`` or ``source_backoff``; else "".
+        retry_s: seconds until the name (or source) may try again; 0 when not limited.
+        locked: True when this attempt's failure locked the name or started the source's
+            back-off (a lockout event).
+    """
+
+    name: str
+    source: str | None
+    outcome: str
+    reason: str = ""
+    retry_s: float = 0.0
+    locked: bool = False
+
+
+AUDIT_LOG = logging.getLogger("memory_engine.audit.signin")
+
+
+def log_sign_in(record: SignInRecord) -> None:
+    """The default audit sink: one line per attempt on the ``memory_engine.audit.signin`` logger
+    (INFO for a success, WARNING otherwise), never the password."""
+    level = logging.INFO if record.outcome == "success" else logging.WARNING
+    AUDIT_LOG.log(
+        level,
+        "sign-in %s name=%r source=%s%s%s",
+        record.outcome,
+        record.name,
+        record.source or "-",
+        f" reason={record.reason}" if record.reason else "",
+        f" retry_s={record.retry_s:.0f}" + (" lockout" if record.locked else "")
+        if record.retry_s
+        else "",
+    )
+
+
 class Accounts:
     """Accounts loaded from the ``memory_auth`` mapping of secrets.toml, with sign-in lockout.
 
+    Every attempt is reserved in a ``SignInLimiter`` before its password is hashed (see
+    ``security.signin_limits``) and reported to ``audit``.
+
     Args:
         config: the ``memory_auth`` mapping (``users``, ``oidc_users``); None = no accounts.
-        max_tracked: most user names whose failures are remembered (>= 1); failures older than
-            ``LOCKOUT_SECONDS`` are pruned on every failed sign-in.
+        max_tracked: most user names (and most client addresses) whose failures are
+            remembered (>= 1); idle entries are pruned on every attempt.
+        policy: the lockout limits; default ``LockoutPolicy()`` (5 failures lock a name for
+            60 s; a source backs off 1 s, 2 s, 4 s ... up to 15 min after 5 failures).
+        audit: called with a ``SignInRecord`` for every attempt; default ``log_sign_in``.
     """
 
     def __init__(
-        self, config: Mapping[str, Any] | None, *, max_tracked: int = MAX_TRACKED_NAMES
+        self,
+        config: Mapping[str, Any] | None,
+        *,
+        max_tracked: int = MAX_TRACKED_NAMES,
+        policy: LockoutPolicy | None = None,
+        audit: Callable[[SignInRecord], None] | None = None,
     ) -> None:
         config = config or {}
         self.users: dict[str, Mapping[str, Any]] = dict(config.get("users", {}) or {})
         self.oidc_users: dict[str, Mapping[str, Any]] = dict(config.get("oidc_users", {}) or {})
-        # name -> times (monotonic s) of its last failures inside the window, at most
-        # MAX_FAILURES, oldest first; insertion order = order of the last failure.
-        self._failures: dict[str, list[float]] = {}
-        self._max_tracked = max(1, max_tracked)
-        self._lock = threading.Lock()
+        self.limiter = SignInLimiter(
+            policy
+            or LockoutPolicy(
+                account_failures=MAX_FAILURES,
+                account_lockout_s=LOCKOUT_SECONDS,
+                account_window_s=LOCKOUT_SECONDS,
+            ),
+            max_tracked=max_tracked,
+        )
+        self._audit = audit or log_sign_in
 
     @property
     def tracked_names(self) -> int:
         """Number of user names holding failure records (<= ``max_tracked``)."""
-        with self._lock:
-            return len(self._failures)
+        return self.limiter.tracked_names
 
-    def _recent(self, name: str, now: float) -> list[float]:
-        """The name's failures inside the window; an expired entry is dropped. Lock held."""
-        recent = [t for t in self._failures.get(name, ()) if now - t < LOCKOUT_SECONDS]
-        if recent:
-            self._failures[name] = recent
-        else:
-            self._failures.pop(name, None)
-        return recent
+    def _report(self, record: SignInRecord) -> None:
+        try:
+            self._audit(record)
+        except Exception:  # noqa: BLE001 - a broken sink never opens or blocks a sign-in
+            logging.getLogger(__name__).exception("sign-in audit sink failed")
 
-    def _locked_for(self, name: str, now: float) -> float:
-        recent = self._recent(name, now)
-        if len(recent) >= MAX_FAILURES:
-            return LOCKOUT_SECONDS - (now - recent[-MAX_FAILURES])
-        return 0.0
-
-    def _record_failure(self, name: str, now: float) -> None:
-        """Remember a failure; prune expired names and keep the table bounded. Lock held."""
-        recent = self._recent(name, now)
-        self._failures.pop(name, None)  # re-insert: the dict stays ordered by last failure
-        self._failures[name] = (recent + [now])[-MAX_FAILURES:]
-        while self._failures:  # oldest last failure first: expired names form a prefix
-            first = next(iter(self._failures))
-            expired = now - self._failures[first][-1] >= LOCKOUT_SECONDS
-            if not expired and len(self._failures) <= self._max_tracked:
-                break
-            del self._failures[first]
-
-    def sign_in(self, name: str, password: str, *, now: float | None = None) -> Account:
+    def sign_in(
+        self, name: str, password: str, *, source: str | None = None, now: float | None = None
+    ) -> Account:
         """Check a name and password; returns the Account.
 
+        The attempt is reserved (and counted as a failure) before the password is hashed, so
+        parallel attempts cannot outrun the lockout; unknown names cost the same bcrypt check as
+        known ones.
+
+        Args:
+            name: the user name (stripped).
+            password: the password as typed.
+            source: the client address (the dashboard passes the browser's); None skips the
+                per-source back-off (the per-name lockout still applies).
+            now: monotonic seconds (tests); default ``time.monotonic()``.
+
         Raises:
-            AuthError: unknown name or wrong password (one message for both), or locked out
-                after ``MAX_FAILURES`` failures within ``LOCKOUT_SECONDS``.
+            AuthError: unknown name or wrong password (one message for both), or "too many
+                failed sign-ins" (``retry_s`` in the details) while the name is locked or the
+                source backs off.
         """
         now = time.monotonic() if now is None else now
         name = name.strip()
-        with self._lock:
-            wait = self._locked_for(name, now)
-        if wait > 0:
+        verdict = self.limiter.reserve(name, source, now)
+        if verdict.reservation is None:
+            wait = verdict.retry_s
+            reason = verdict.refusal.value if verdict.refusal else ""
+            self._report(SignInRecord(name, source, "refused", reason, wait))
             raise AuthError(f"too many failed sign-ins; try again in {wait:.0f} s", retry_s=wait)
         entry = self.users.get(name)
         stored = str(entry.get("password_hash", "")) if entry else ""
@@ -269,9 +324,12 @@ class Accounts:
         else:  # spend the same time on unknown names (no user enumeration by timing)
             bcrypt.checkpw(b"x", _dummy_hash())
         if not ok or entry is None:
-            with self._lock:
-                self._record_failure(name, now)
+            state = self.limiter.state(name, source, now)
+            wait = max(state.values())
+            self._report(SignInRecord(name, source, "failure", retry_s=wait, locked=wait > 0))
             raise AuthError("wrong name or password")
+        self.limiter.release(verdict.reservation)
+        self._report(SignInRecord(name, source, "success"))
         return _grant(entry, name, "password")
 
     def refresh(self, account: Account) -> Account | None:

@@ -21,6 +21,7 @@ day of ``created_at``.
 
 from __future__ import annotations
 
+import builtins
 import json
 import sqlite3
 import threading
@@ -86,6 +87,8 @@ class WriteJournal:
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=FULL")
         self._conn.execute("PRAGMA busy_timeout=10000")
+        # erased inputs (``erase_memory``) are overwritten on disk, not left in free pages
+        self._conn.execute("PRAGMA secure_delete=ON")
         self._conn.executescript(_SCHEMA)
         self._add_usage_columns()
         self.recover()
@@ -363,6 +366,79 @@ class WriteJournal:
             }
             for day, n, req, p, c, cost in rows
         ]
+
+    @staticmethod
+    def _quoting(
+        c: sqlite3.Connection, tenant_id: str, content: str, memory_id: str | None = None
+    ) -> builtins.list[str]:
+        """Ids of the tenant's writes whose result names ``memory_id`` (when given) or whose
+        stored input, result, error or trail holds ``content`` verbatim (as JSON text)."""
+        quoted = json.dumps(content, ensure_ascii=False)[1:-1] if content.strip() else None
+        clauses: builtins.list[str] = []
+        args: builtins.list[Any] = [tenant_id]
+        if memory_id is not None:
+            clauses.append("instr(coalesce(result, ''), ?) > 0")
+            args.append(memory_id)
+        if quoted:
+            for column in ("request", "result", "error", "trail"):
+                clauses.append(f"instr(coalesce({column}, ''), ?) > 0")
+                args.append(quoted)
+        if not clauses:
+            return []
+        sql = f"SELECT id FROM writes WHERE tenant_id=? AND ({' OR '.join(clauses)})"  # noqa: S608
+        return [row[0] for row in c.execute(sql, args).fetchall()]
+
+    def erase_memory(self, tenant_id: str, memory_id: uuid.UUID | str, content: str) -> int:
+        """Erase a purged memory from the journal; returns how many writes were scrubbed.
+
+        Every write of the tenant that produced the memory (its result names the id) or quotes
+        its text keeps its id, status, times and result rows, but its input (text, tags,
+        entities, metadata), error and trail are replaced by a ``purged`` marker; a write not
+        finished yet (pending, running, failed) becomes ``refused`` so that it never runs with
+        the marker as input. The whole input goes, also when it produced other memories: the
+        input held the purged fact.
+        """
+        mid = str(memory_id)
+        marker = f"[purged: memory {mid}]"
+        now = utcnow().isoformat()
+        with self._tx() as c:
+            ids = self._quoting(c, tenant_id, content, mid)
+            for write_id in ids:
+                row = c.execute(
+                    "SELECT request, result, status FROM writes WHERE id=?", (write_id,)
+                ).fetchone()
+                request = json.loads(row[0]) if row[0] else {}
+                request.update(text=marker, tags=[], entities=[], metadata={})
+                result = json.loads(row[1]) if row[1] else None
+                if isinstance(result, dict):
+                    result = {k: v for k, v in result.items() if k in ("rows", "reason")}
+                    result["purged"] = [*result.get("purged", []), mid]
+                    if "reason" in result and content and content in str(result["reason"]):
+                        result["reason"] = marker
+                status = "refused" if row[2] in ("pending", "running", "failed") else row[2]
+                error = {"error": "purged", "message": marker} if status == "refused" else None
+                c.execute(
+                    "UPDATE writes SET request=?, result=?, error=?, trail=NULL, status=?,"
+                    " updated_at=? WHERE id=?",
+                    (
+                        json.dumps(request, ensure_ascii=False),
+                        json.dumps(result, ensure_ascii=False, default=str) if result else None,
+                        json.dumps(error, ensure_ascii=False) if error else None,
+                        status,
+                        now,
+                        write_id,
+                    ),
+                )
+        if ids:  # old page images leave the WAL file too (best effort while others read)
+            with self._lock:
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return len(ids)
+
+    def quotes(self, tenant_id: str, content: str) -> int:
+        """How many writes of the tenant still hold ``content`` verbatim (the purge proof's
+        ``journal_writes_with_content``; 0 after ``erase_memory``)."""
+        with self._lock:
+            return len(self._quoting(self._conn, tenant_id, content))
 
     def counts(self) -> dict[str, int]:
         """Writes per status, all tenants (for the worker and tests)."""

@@ -22,7 +22,8 @@ class TokenBuckets:
     """Token buckets keyed by string. Thread-safe.
 
     Args:
-        rate: tokens added per second (> 0); also the bucket size (burst).
+        rate: tokens added per second (> 0); also the bucket size (burst) unless ``burst``.
+        burst: bucket size in tokens (>= 1); default ``max(1, rate)``.
         clock: monotonic seconds (injectable for tests).
         sleep: how to wait (injectable for tests).
     """
@@ -31,13 +32,14 @@ class TokenBuckets:
         self,
         rate: float,
         *,
+        burst: float | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         if rate <= 0:
             raise ValueError("rate must be > 0")
         self.rate = rate
-        self.capacity = max(1.0, rate)
+        self.capacity = max(1.0, rate if burst is None else burst)
         self._clock = clock
         self._sleep = sleep
         self._buckets: dict[str, tuple[float, float]] = {}
@@ -58,6 +60,11 @@ class TokenBuckets:
             while len(self._buckets) > MAX_BUCKETS:
                 self._buckets.pop(next(iter(self._buckets)))
         return wait
+
+    def try_take(self, key: str) -> float:
+        """Take one token of ``key`` without waiting: 0.0 when taken, else the seconds until
+        one is free (nothing taken)."""
+        return self._take(key)
 
     def acquire(self, key: str, *, max_wait: float = 30.0) -> float:
         """Take one token of ``key``, sleeping while none is free; returns seconds waited.

@@ -54,12 +54,18 @@ class HttpServer:
 
 @pytest.fixture
 def start_http_server(tmp_path: Path, mcp_db_url: str) -> Iterator[Callable[..., HttpServer]]:
-    """Factory: ``start_http_server(tokens=None, tenant=None)`` -> a started ``HttpServer`` on a
-    free port (the server binds port 0 and logs the address); stopped after the test."""
+    """Factory: ``start_http_server(tokens=None, tenant=None, host="127.0.0.1", **env)`` -> a
+    started ``HttpServer`` on a free port of ``host`` (the server binds port 0 and logs the
+    address), with extra ``MEMORY_*`` environment ``env``; stopped after the test."""
     started: list[HttpServer] = []
 
-    def start(tokens: dict[str, Any] | None = None, tenant: str | None = None) -> HttpServer:
-        extra: dict[str, str] = {}
+    def start(
+        tokens: dict[str, Any] | None = None,
+        tenant: str | None = None,
+        host: str = "127.0.0.1",
+        **env: str,
+    ) -> HttpServer:
+        extra: dict[str, str] = dict(env)
         if tokens is not None:
             path = tmp_path / f"tokens-{len(started)}.json"
             path.write_text(json.dumps(tokens), encoding="utf-8")
@@ -69,7 +75,7 @@ def start_http_server(tmp_path: Path, mcp_db_url: str) -> Iterator[Callable[...,
         err_path = tmp_path / f"http-{len(started)}.stderr"
         with err_path.open("wb") as err:
             proc = subprocess.Popen(
-                server_cmd("http", "--host", "127.0.0.1", "--port", "0"),
+                server_cmd("http", "--host", host, "--port", "0"),
                 env=server_env(mcp_db_url, **extra),
                 cwd=tmp_path,
                 stdout=subprocess.DEVNULL,

@@ -29,6 +29,32 @@ MALFORMED: list[tuple[str, Any]] = [
     ("unknown tool", {"name": "memory_drop_all", "arguments": {}}),
     ("name not a string", {"name": 7, "arguments": {}}),
 ]
+#: Calls whose arguments break the tool's schema: an ``isError`` result (``invalid_input``)
+#: the model can read and correct (MCP 2025-11-25); the others stay JSON-RPC invalid params.
+SCHEMA_ERRORS = {
+    "arguments null",
+    "arguments missing",
+    "unknown key",
+    "tenant key",
+    "wrong type",
+    "string for int",
+    "out of range",
+    "missing required",
+}
+
+
+async def assert_refused(client: Any, label: str, params: Any, protocol_codes: set[int]) -> None:
+    """``params`` is refused: a tool error for a schema error, else a JSON-RPC error."""
+    if label in SCHEMA_ERRORS:
+        result = await raw_call(client, params)
+        assert result.is_error and result.structured_content, label
+        assert result.structured_content["error"] == "invalid_input", label
+        assert result.structured_content["details"]["errors"], label
+        assert "invalid arguments" in text_of(result), label
+        return
+    with pytest.raises(MCPError) as info:
+        await raw_call(client, params)
+    assert info.value.code in protocol_codes, (label, info.value)
 
 
 def test_stdio_tools_write_search_update_delete_history(mcp_db_url: str, tmp_path: Path) -> None:
@@ -118,7 +144,7 @@ def test_stdio_tools_write_search_update_delete_history(mcp_db_url: str, tmp_pat
     anyio.run(main)
 
 
-def test_stdio_malformed_calls_are_invalid_params_and_server_keeps_serving(
+def test_stdio_malformed_calls_are_refused_and_server_keeps_serving(
     mcp_db_url: str, tmp_path: Path
 ) -> None:
     tenant = new_tenant_id("mcp")
@@ -127,9 +153,7 @@ def test_stdio_malformed_calls_are_invalid_params_and_server_keeps_serving(
         with (tmp_path / "stderr.log").open("w") as errlog:
             async with stdio_client(mcp_db_url, tenant, errlog, tmp_path) as client:
                 for label, params in MALFORMED:
-                    with pytest.raises(MCPError) as info:
-                        await raw_call(client, params)
-                    assert info.value.code == types.INVALID_PARAMS, label
+                    await assert_refused(client, label, params, {types.INVALID_PARAMS})
                     ok = await client.call_tool("memory_search", {"query": "anything"})
                     assert not ok.is_error, label
                 empty = await client.call_tool("memory_write", {"content": "   "})
@@ -149,13 +173,14 @@ def test_tool_argument_cannot_switch_tenant(mcp_db_url: str, tmp_path: Path) -> 
                 a_id = w["stored"][0]["memory_id"]
             async with stdio_client(mcp_db_url, tenant_b, errlog, tmp_path) as b:
                 for key in ("tenant", "tenant_id", "scope"):
-                    with pytest.raises(MCPError) as info:
-                        await b.call_tool("memory_search", {"query": "codename", key: tenant_a})
-                    assert info.value.code == types.INVALID_PARAMS
-                with pytest.raises(MCPError):
-                    await b.call_tool(
-                        "memory_write", {"content": "x", "session_id": f"{tenant_a}/../"}
-                    )
+                    r = await b.call_tool("memory_search", {"query": "codename", key: tenant_a})
+                    assert r.is_error and r.structured_content, key
+                    assert r.structured_content["error"] == "invalid_input", key
+                r = await b.call_tool(
+                    "memory_write", {"content": "x", "session_id": f"{tenant_a}/../"}
+                )
+                assert r.is_error and r.structured_content
+                assert r.structured_content["error"] == "invalid_input"
                 res = structured(await b.call_tool("memory_search", {"query": "Codename Falcon"}))
                 assert res["memories"] == []
                 for tool, args in (

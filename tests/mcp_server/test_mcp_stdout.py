@@ -127,8 +127,11 @@ def test_stdout_carries_only_jsonrpc_with_debug_logging(
         msg = json.loads(line)
         assert msg["jsonrpc"] == "2.0"
         assert ("result" in msg) or ("error" in msg) or ("method" in msg)
-    for i in (4, 5, 6, 7):
+    for i in (4, 5):  # arguments that are no JSON object: the protocol refuses the call
         assert responses[i]["error"]["code"] == -32602, responses[i]
+    for i in (6, 7):  # null arguments, an unknown key: a tool error the model can correct
+        assert responses[i]["result"]["isError"] is True, responses[i]
+        assert responses[i]["result"]["structuredContent"]["error"] == "invalid_input"
     assert responses[8]["result"]["isError"] is True
     if model == "working":
         assert responses[3]["result"]["structuredContent"]["created"] == 1

@@ -19,6 +19,25 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "en": "Signed in as **{name}** ({role})",
         "zh": "当前用户 **{name}**（{role}）",
     },
+    "auth.local_refused_host": {
+        "en": "Refused: local mode (MEMORY_DASHBOARD_AUTH=none) answers only pages opened at "
+        "http://localhost, http://127.0.0.1 or http://[::1], and this page was opened as "
+        "`{host}`. A page of another site that points its name at this machine (DNS "
+        "rebinding) sees nothing. To serve other machines, create accounts and use "
+        "MEMORY_DASHBOARD_AUTH=password.",
+        "zh": "已拒绝：本地模式（MEMORY_DASHBOARD_AUTH=none）只响应通过 http://localhost、"
+        "http://127.0.0.1 或 http://[::1] 打开的页面，而此页面的地址是 `{host}`。其他网站"
+        "把域名指向本机（DNS 重绑定）也看不到任何数据。若要为其他机器提供服务，请创建账号"
+        "并使用 MEMORY_DASHBOARD_AUTH=password。",
+    },
+    "auth.local_refused_address": {
+        "en": "Refused: local mode (MEMORY_DASHBOARD_AUTH=none) serves this machine only, but "
+        "the server listens on `{address}`. Start it with --server.address 127.0.0.1 "
+        "(`make run` does), or create accounts and use MEMORY_DASHBOARD_AUTH=password.",
+        "zh": "已拒绝：本地模式（MEMORY_DASHBOARD_AUTH=none）只服务本机，但服务器监听在 "
+        "`{address}`。请用 --server.address 127.0.0.1 启动（`make run` 即如此），或创建账号"
+        "并使用 MEMORY_DASHBOARD_AUTH=password。",
+    },
     "auth.local_banner": {
         "en": "Local mode: no sign-in (MEMORY_DASHBOARD_AUTH=none). Everyone who can reach "
         "this port acts as admin. Use it only on your own machine.",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from datetime import timedelta
 from typing import Any
 
 import psycopg
@@ -243,7 +244,9 @@ class PgWriter:
             redact_in_tx(cur, memory_id, scope.tenant_id)
 
     def save_trace(self, trace: Trace, *, scope: Scope) -> None:
-        """Store a trace, then drop the scope tenant's oldest traces beyond ``trace_retention``.
+        """Store a trace, then drop the oldest traces of its client (same user and agent id)
+        beyond ``trace_retention``, the tenant's traces older than ``trace_retention_days``
+        before this one, and the tenant's oldest beyond ``trace_retention_tenant``.
 
         Traces are immutable: saving an id that is already stored keeps the stored one.
 
@@ -272,8 +275,30 @@ class PgWriter:
                     Jsonb(trace.model_dump(mode="json")),
                 ],
             )
-            cur.execute(
+            storage = self._conn.settings.storage
+            args = {
+                "t": scope.tenant_id,
+                "u": trace.scope.user_id,
+                "a": trace.scope.agent_id,
+                "keep": keep,
+                "ceiling": storage.trace_retention_tenant,
+            }
+            cur.execute(  # this client's oldest beyond its count
                 "DELETE FROM traces WHERE tenant_id = %(t)s AND id IN (SELECT id FROM traces "
-                "WHERE tenant_id = %(t)s ORDER BY created_at DESC, id DESC OFFSET %(keep)s)",
-                {"t": scope.tenant_id, "keep": keep},
+                "WHERE tenant_id = %(t)s AND user_id IS NOT DISTINCT FROM %(u)s "
+                "AND agent_id IS NOT DISTINCT FROM %(a)s "
+                "ORDER BY created_at DESC, id DESC OFFSET %(keep)s)",
+                args,
+            )
+            if storage.trace_retention_days > 0:
+                newest = ensure_utc(trace.created_at) or trace.created_at
+                cutoff = newest - timedelta(days=storage.trace_retention_days)
+                cur.execute(
+                    "DELETE FROM traces WHERE tenant_id = %s AND created_at < %s",
+                    [scope.tenant_id, cutoff],
+                )
+            cur.execute(  # the tenant's ceiling, all clients together
+                "DELETE FROM traces WHERE tenant_id = %(t)s AND id IN (SELECT id FROM traces "
+                "WHERE tenant_id = %(t)s ORDER BY created_at DESC, id DESC OFFSET %(ceiling)s)",
+                args,
             )

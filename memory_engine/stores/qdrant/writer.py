@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from datetime import UTC
+from datetime import UTC, timedelta
 from typing import Any
 
 from qdrant_client import QdrantClient, models
@@ -44,6 +44,7 @@ from memory_engine.stores.qdrant.codec import (
     memory_point,
     scope_filter,
     to_us,
+    us_range,
     utc_memory,
 )
 from memory_engine.stores.qdrant.connection import QdrantConnection
@@ -355,7 +356,9 @@ class QdrantWriter:
     # ------------------------------------------------------------------ traces
 
     def save_trace(self, trace: Trace, *, scope: Scope) -> None:
-        """Store a trace, then drop the tenant's oldest traces beyond ``trace_retention``.
+        """Store a trace, then drop the oldest traces of its client (same user and agent id)
+        beyond ``trace_retention``, the tenant's traces older than ``trace_retention_days``
+        before this one, and the tenant's oldest beyond ``trace_retention_tenant``.
 
         Traces are immutable: saving an id that is already stored keeps the stored one.
 
@@ -384,17 +387,32 @@ class QdrantWriter:
         point = models.PointStruct(
             id=derived_id("trace", scope.tenant_id, str(trace.id)), vector={}, payload=payload
         )
+        storage = self._settings.storage
         tenant = scope_filter(Scope.of(scope.tenant_id))
+        caller = models.Filter(
+            must=[
+                *(tenant.must if isinstance(tenant.must, list) else []),
+                *(_same_or_null(k, getattr(trace.scope, k)) for k in ("user_id", "agent_id")),
+            ]
+        )
         with self._conn.writing() as client:
             client.upsert(self._conn.traces, [point], update_mode=models.UpdateMode.INSERT_ONLY)
-            excess = (
-                int(client.count(self._conn.traces, count_filter=tenant, exact=True).count) - keep
-            )
-            if excess > 0:
-                self._drop_oldest_traces(client, tenant, excess)
+            for flt, limit in ((caller, keep), (tenant, storage.trace_retention_tenant)):
+                if flt is tenant and storage.trace_retention_days > 0:
+                    cutoff = created - timedelta(days=storage.trace_retention_days)
+                    old = scope_filter(
+                        Scope.of(scope.tenant_id), us_range("created_us", lt=to_us(cutoff))
+                    )
+                    client.delete(
+                        self._conn.traces, points_selector=models.FilterSelector(filter=old)
+                    )
+                count = int(client.count(self._conn.traces, count_filter=flt, exact=True).count)
+                if count > limit:
+                    self._drop_oldest_traces(client, flt, count - limit)
         self._conn.check_size(self._conn.traces)
 
     def _drop_oldest_traces(self, client: QdrantClient, tenant: models.Filter, n: int) -> None:
+        """Delete the ``n`` oldest traces matching ``tenant`` (a tenant or a client filter)."""
         keys = ["created_us", "trace_id"]
         rows, _ = client.scroll(
             self._conn.traces,
@@ -420,3 +438,10 @@ class QdrantWriter:
             ),
         )[:n]
         client.delete(self._conn.traces, points_selector=[r.id for r in oldest])
+
+
+def _same_or_null(key: str, value: str | None) -> models.Condition:
+    """``key == value``, or ``key`` is null/absent when ``value`` is None."""
+    if value is None:
+        return models.IsNullCondition(is_null=models.PayloadField(key=key))
+    return match(key, value)
