@@ -2,7 +2,7 @@
 models, OpenAI-compatible endpoints.
 
 ``build_embedder(settings)`` is the one place that turns settings into an embedder. Heavy
-imports (torch, sentence-transformers) happen only when MiniLM first embeds.
+models load only when they first embed; no embedder imports torch.
 """
 
 from __future__ import annotations
