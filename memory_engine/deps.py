@@ -158,6 +158,33 @@ class EngineDeps:
             self._embedding_checked = True
         return self._embedder
 
+    def warm_up(self, sample: str | None = None) -> None:
+        """Load the embedder's model and the text tokenizers now (idempotent, thread-safe).
+
+        Builds the embedder from the settings (not yet checked against the store, so the
+        store is not opened here) and calls its ``warm_up()`` when it has one; then
+        :func:`memory_engine.text.warm_up` with ``sample``. Loads already under way in another
+        thread are waited for, never repeated.
+
+        Args:
+            sample: the text about to be searched or written, or ``None`` (any language).
+
+        Raises:
+            MemoryEngineError: the embedder cannot be built or its model cannot be loaded.
+        """
+        if self._embedder is None:
+            with self.lock:
+                if self._embedder is None:
+                    from memory_engine.embedding import build_embedder
+
+                    self._embedder = build_embedder(self.settings)
+        load = getattr(self._embedder, "warm_up", None)
+        if callable(load):
+            load()
+        from memory_engine import text
+
+        text.warm_up(sample)
+
     @property
     def llm(self) -> WriteLLM:
         """The write-decision LLM (``MEMORY_LLM_PROVIDER`` unless injected)."""
