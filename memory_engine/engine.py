@@ -273,16 +273,20 @@ class MemoryEngine:
     context = _Delegate("_context", ContextService.context)
     observe = _Delegate("_context", ContextService.observe)
 
-    def warm_up(self, *, sample: str | None = None, background: bool = False) -> Future[None]:
+    def warm_up(
+        self, *, sample: str | None = None, open_store: bool = False, background: bool = False
+    ) -> Future[None]:
         """Load the embedding model and the tokenizers before the first search or write.
 
-        A long-lived process (dashboard, MCP server) calls this with ``background=True`` at
-        start; a search or write arriving while it runs waits for the loads in progress
-        instead of starting them again. The store is not opened by the warm-up.
+        A long-lived process (dashboard, MCP server) calls this with ``open_store=True,
+        background=True`` at start; a search or write arriving while it runs waits for the
+        loads in progress instead of starting them again.
 
         Args:
             sample: the text about to be searched or written (jieba is loaded only if it
                 holds Han characters), or ``None`` for any language.
+            open_store: also open the store (start the embedded PostgreSQL) and check the
+                embedder against it.
             background: run in a daemon thread and return at once.
 
         Returns:
@@ -297,7 +301,7 @@ class MemoryEngine:
 
         def run() -> None:
             try:
-                self._deps.warm_up(sample)
+                self._deps.warm_up(sample, open_store=open_store)
             except Exception as exc:
                 if not background:
                     raise
