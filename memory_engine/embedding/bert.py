@@ -76,7 +76,7 @@ class BertConfig:
 
 @dataclass(frozen=True)
 class _Layer:
-    qkv_w: np.ndarray  # (hidden, 3*hidden), input-major so x @ w
+    qkv_w: np.ndarray  # (hidden, 3*hidden): x @ w; the others too, as (in, out)
     qkv_b: np.ndarray  # (3*hidden,)
     out_w: np.ndarray  # (hidden, hidden)
     out_b: np.ndarray
@@ -186,7 +186,8 @@ class BertEncoder:
             p = f"encoder.layer.{i}."
 
             def lin(name: str, p: str = p) -> tuple[np.ndarray, np.ndarray]:
-                return np.ascontiguousarray(get(p + name + ".weight").T), get(p + name + ".bias")
+                # (in, out) as a transposed view: BLAS reads it without a copy
+                return get(p + name + ".weight").T, get(p + name + ".bias")
 
             (qw, qb), (kw, kb), (vw, vb) = (
                 lin("attention.self.query"),
@@ -198,7 +199,7 @@ class BertEncoder:
             fw, fb = lin("output.dense")
             layers.append(
                 _Layer(
-                    qkv_w=np.ascontiguousarray(np.concatenate([qw, kw, vw], axis=1)),
+                    qkv_w=np.concatenate([qw, kw, vw], axis=1),
                     qkv_b=np.concatenate([qb, kb, vb]),
                     out_w=ow,
                     out_b=ob,
