@@ -102,9 +102,11 @@ def warm_up_in_background() -> Future[None] | None:
 
 
 def clear_engines() -> None:
-    """Forget the cached engines and embedder (tests, after changing ``MEMORY_*``)."""
+    """Forget the cached engines and embedder (tests, after changing ``MEMORY_*``); the next
+    page load warms up the new default engine."""
     engine_for.clear()
     _shared_embedder.clear()
+    warm_up_in_background.clear()
 
 
 def current_store() -> str:
