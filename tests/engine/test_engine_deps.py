@@ -16,7 +16,7 @@ from memory_engine.deps import JOURNAL_FILE
 from memory_engine.llm.rules import RulesLLM
 from memory_engine.write.journal import WriteJournal
 
-PUBLIC_NAMES = 62  # 63 before the facade: set_llm and open_write_journal removed, settings added
+PUBLIC_NAMES = 63  # 63 before the facade: set_llm and open_write_journal removed, settings added; warm_up added
 
 
 class CountingLLM:
