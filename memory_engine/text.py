@@ -142,10 +142,10 @@ def _jieba() -> jieba.Tokenizer:
         if _jieba_tokenizer is None:
             import jieba
 
+            from memory_engine.jieba_cache import load_tokenizer
+
             jieba.setLogLevel(logging.WARNING)
-            new_tok = jieba.Tokenizer()
-            new_tok.initialize()
-            _jieba_tokenizer = new_tok
+            _jieba_tokenizer = load_tokenizer()  # jieba's dictionary, from a faster copy
         return _jieba_tokenizer
 
 
