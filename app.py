@@ -113,6 +113,7 @@ def sidebar(lang: str, tenant: str | None, account: Account) -> None:
 
 
 st.set_page_config(page_title="Memory Inspector", page_icon=":material/psychology:", layout="wide")
+stores.warm_up_in_background()  # once per server: model, tokenizers and store load meanwhile
 state.sync_url()
 LANG = state.current_lang()
 TENANT = state.current_tenant()

@@ -158,6 +158,38 @@ class EngineDeps:
             self._embedding_checked = True
         return self._embedder
 
+    def warm_up(self, sample: str | None = None, *, open_store: bool = False) -> None:
+        """Load the embedder's model and the text tokenizers now (idempotent, thread-safe).
+
+        Builds the embedder from the settings (checked against the store only when
+        ``open_store``) and calls its ``warm_up()`` when it has one; then
+        :func:`memory_engine.text.warm_up` with ``sample``; then, if ``open_store``, opens
+        the store and checks the embedder against it. Loads already under way in another
+        thread are waited for, never repeated.
+
+        Args:
+            sample: the text about to be searched or written, or ``None`` (any language).
+            open_store: also open the store (start the embedded PostgreSQL).
+
+        Raises:
+            MemoryEngineError: the embedder cannot be built, its model cannot be loaded, or
+                (``open_store``) the store is unavailable or holds another model's vectors.
+        """
+        if self._embedder is None:
+            with self.lock:
+                if self._embedder is None:
+                    from memory_engine.embedding import build_embedder
+
+                    self._embedder = build_embedder(self.settings)
+        load = getattr(self._embedder, "warm_up", None)
+        if callable(load):
+            load()
+        from memory_engine import text
+
+        text.warm_up(sample)
+        if open_store:
+            _ = self.embedder  # opens the store and checks the model against it
+
     @property
     def llm(self) -> WriteLLM:
         """The write-decision LLM (``MEMORY_LLM_PROVIDER`` unless injected)."""

@@ -25,7 +25,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
+import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any, Concatenate, Generic, ParamSpec, Self, TypeVar, overload
 
 from memory_engine.config import Settings
@@ -48,6 +51,8 @@ from memory_engine.stores.base import MemoryStore
 from memory_engine.write.journal import WriteJournal
 from memory_engine.write.raw import Extractor, raw_extractor
 from memory_engine.write.service import WriteService
+
+_log = logging.getLogger(__name__)
 
 __all__ = ["EDITABLE_FIELDS", "MAX_QUERY_CHARS", "MemoryEngine"]
 
@@ -270,6 +275,49 @@ class MemoryEngine:
     add_turn = _Delegate("_context", ContextService.add_turn)
     context = _Delegate("_context", ContextService.context)
     observe = _Delegate("_context", ContextService.observe)
+
+    def warm_up(
+        self, *, sample: str | None = None, open_store: bool = False, background: bool = False
+    ) -> Future[None]:
+        """Load the embedding model and the tokenizers before the first search or write.
+
+        A long-lived process (dashboard, MCP server) calls this with ``open_store=True,
+        background=True`` at start; a search or write arriving while it runs waits for the
+        loads in progress instead of starting them again.
+
+        Args:
+            sample: the text about to be searched or written (jieba is loaded only if it
+                holds Han characters), or ``None`` for any language.
+            open_store: also open the store (start the embedded PostgreSQL) and check the
+                embedder against it.
+            background: run in a daemon thread and return at once.
+
+        Returns:
+            A future done when warm-up ends; its ``result()`` raises what the warm-up
+            raised (a failed warm-up is also logged as a warning and is otherwise harmless:
+            the first search raises the same error itself).
+
+        Raises:
+            MemoryEngineError: ``background=False`` and the model cannot be loaded.
+        """
+        future: Future[None] = Future()
+
+        def run() -> None:
+            try:
+                self._deps.warm_up(sample, open_store=open_store)
+            except Exception as exc:
+                if not background:
+                    raise
+                _log.warning("warm-up failed (the first search will retry): %s", exc)
+                future.set_exception(exc)
+            else:
+                future.set_result(None)
+
+        if background:
+            threading.Thread(target=run, name="memory-engine-warm-up", daemon=True).start()
+        else:
+            run()
+        return future
 
     # ------------------------------------------------------------------ closing
     def close(self) -> None:

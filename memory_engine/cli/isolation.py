@@ -17,16 +17,21 @@ import typer
 from memory_engine.cli.common import advance, app, fail, open_engine, out, progress, run
 from memory_engine.cli.isolation_probe import CliProber
 from memory_engine.cli.reports import print_isolation
-from memory_engine.dashboard.isolation_probe import DashboardProber
 from memory_engine.engine import MemoryEngine
 from memory_engine.errors import InvalidInputError
 from memory_engine.isolation.check import run_isolation_check
 from memory_engine.isolation.probe import Prober
-from memory_engine.mcp_server.isolation_probe import McpProber
 
 
 def frontend_probers(engine: MemoryEngine) -> list[Prober]:
-    """The probers of the CLI, the MCP server and the dashboard, built on ``engine``."""
+    """The probers of the CLI, the MCP server and the dashboard, built on ``engine``.
+
+    Imported here, not at the top: the MCP SDK costs ~0.5 s to import, which every other
+    command would pay at start.
+    """
+    from memory_engine.dashboard.isolation_probe import DashboardProber
+    from memory_engine.mcp_server.isolation_probe import McpProber
+
     return [CliProber(engine), McpProber(engine), DashboardProber(engine)]
 
 

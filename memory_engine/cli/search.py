@@ -26,6 +26,8 @@ def search(
 
     def work() -> Any:
         engine = open_engine()
+        # The model and tokenizers load while the store starts (a new process pays both).
+        engine.warm_up(sample=query, background=True)
         try:
             return engine.search(Scope.of(tenant, user_id=user), query, k=k)
         finally:

@@ -14,6 +14,8 @@ value is dropped from the URL, never guessed at.
 
 from __future__ import annotations
 
+import logging
+from concurrent.futures import Future
 from typing import Any, Final
 
 import streamlit as st
@@ -23,6 +25,8 @@ from memory_engine.config import Settings
 from memory_engine.dashboard.i18n import t
 from memory_engine.retrieval.gcfreeze import server_settings
 from memory_engine.stores.transfer import store_settings
+
+_log = logging.getLogger(__name__)
 
 QP_STORE: Final = "store"
 SS_STORE: Final = "mi_store"
@@ -76,10 +80,33 @@ def engine_for(store: str) -> MemoryEngine:
     return MemoryEngine(store_settings(settings, store), embedder=_shared_embedder())
 
 
+@st.cache_resource(show_spinner=False)
+def warm_up_in_background() -> Future[None] | None:
+    """Start, once per server process, loading what the first search needs, in a thread.
+
+    Called at every page load (before sign-in); only the first call starts anything: the
+    engine of the default store opens its store and loads the embedding model and the
+    tokenizers (:meth:`MemoryEngine.warm_up`). A search arriving meanwhile waits for those
+    loads instead of starting them again.
+
+    Returns:
+        The warm-up's future, or ``None`` when the settings are invalid (the page shows that
+        error itself).
+    """
+    try:
+        engine = engine_for(Settings().storage.backend)
+    except Exception as exc:  # noqa: BLE001 - bad MEMORY_* settings: reported by the page
+        _log.warning("no warm-up: %s", exc)
+        return None
+    return engine.warm_up(open_store=True, background=True)
+
+
 def clear_engines() -> None:
-    """Forget the cached engines and embedder (tests, after changing ``MEMORY_*``)."""
+    """Forget the cached engines and embedder (tests, after changing ``MEMORY_*``); the next
+    page load warms up the new default engine."""
     engine_for.clear()
     _shared_embedder.clear()
+    warm_up_in_background.clear()
 
 
 def current_store() -> str:

@@ -2,17 +2,21 @@
 models, OpenAI-compatible endpoints.
 
 ``build_embedder(settings)`` is the one place that turns settings into an embedder. Heavy
-imports (torch, sentence-transformers) happen only when MiniLM first embeds.
+models load only when they first embed; no embedder imports torch.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from memory_engine.config import Settings
 from memory_engine.embedding.base import Embedder, normalize_vectors
 from memory_engine.embedding.minilm import MINILM_DIM, MINILM_MODEL_NAME, MiniLMEmbedder
-from memory_engine.embedding.openai_compat import OpenAICompatEmbedder
 from memory_engine.embedding.usem3 import USEM3_DIM, USEM3_MODEL_NAME, UseM3Embedder
 from memory_engine.errors import ConfigError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from memory_engine.embedding.openai_compat import OpenAICompatEmbedder
 
 __all__ = [
     "Embedder",
@@ -28,6 +32,15 @@ _OFFLINE = {
     "minilm": (MINILM_MODEL_NAME, MINILM_DIM, _MINILM_ALIASES),
     "use_m3": (USEM3_MODEL_NAME, USEM3_DIM, frozenset({USEM3_MODEL_NAME, "use_m3", "usem3"})),
 }
+
+
+def __getattr__(name: str) -> Any:
+    """``OpenAICompatEmbedder`` on first access: the openai client costs ~0.7 s to import."""
+    if name == "OpenAICompatEmbedder":
+        from memory_engine.embedding.openai_compat import OpenAICompatEmbedder
+
+        return OpenAICompatEmbedder
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def build_embedder(settings: Settings) -> Embedder:
@@ -72,6 +85,8 @@ def build_embedder(settings: Settings) -> Embedder:
                 "embedder=openai_compat needs MEMORY_EMBEDDING_BASE_URL, "
                 "MEMORY_EMBEDDING_MODEL and MEMORY_EMBEDDING_DIM"
             )
+        from memory_engine.embedding.openai_compat import OpenAICompatEmbedder
+
         key = settings.embedding.api_key.get_secret_value() if settings.embedding.api_key else None
         return OpenAICompatEmbedder(
             base_url=settings.embedding.base_url,

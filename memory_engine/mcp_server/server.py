@@ -77,6 +77,20 @@ class EngineHolder:
                     self._engine = self._factory()
         return self._engine
 
+    def warm_up(self) -> None:
+        """Build the engine, open its store and load the model and tokenizers in a thread.
+
+        A tool call arriving meanwhile waits for the loads under way (never loads twice).
+        """
+
+        def run() -> None:
+            try:
+                self.get().warm_up(open_store=True)
+            except Exception as exc:  # the first tool call reports the same error
+                log.warning("warm-up failed (the first tool call will retry): %s", exc)
+
+        threading.Thread(target=run, name="memory-engine-warm-up", daemon=True).start()
+
     def close(self) -> None:
         if self._engine is not None:
             self._engine.close()
@@ -192,6 +206,7 @@ def run_stdio(settings: Settings, *, binding: Binding | None = None) -> None:
 
     async def main() -> None:
         async with stdio_server() as (read_stream, write_stream):
+            holder.warm_up()  # inside the fd diversion: nothing it prints reaches stdout
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
     try:
@@ -290,6 +305,7 @@ def run_http(settings: Settings, *, host: str, port: int, binding: Binding | Non
         app, log_level=settings.log_level.lower(), access_log=False, log_config=None
     )
     server = uvicorn.Server(config)
+    holder.warm_up()
     print(f"listening on http://{host}:{actual_port}/mcp", file=sys.stderr, flush=True)
     try:
         server.run(sockets=[sock])
