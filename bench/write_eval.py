@@ -40,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from memory_engine import MemoryEngine, Settings  # noqa: E402
+from memory_engine import MemoryEngine, MemoryEngineError, Settings  # noqa: E402
 from memory_engine.write.evaluation import load_cases  # noqa: E402
 from memory_engine.write.evaluation_run import run_suite  # noqa: E402
 
@@ -62,14 +62,17 @@ def main(argv: list[str] | None = None) -> dict:
     cases = load_cases(args.data / f"{name}.jsonl" for name in SPLITS[args.split])
     if args.cases is not None:
         cases = cases[: args.cases]
-    report = run_suite(
-        cases,
-        Settings(),
-        engine_factory=MemoryEngine,
-        provider=PROVIDERS[args.provider] if args.provider else None,  # type: ignore[arg-type]
-        details=args.details,
-        progress=lambda n, total: print(f"{n}/{total}", end="\r", file=sys.stderr),
-    )
+    try:
+        report = run_suite(
+            cases,
+            Settings(),
+            engine_factory=MemoryEngine,
+            provider=PROVIDERS[args.provider] if args.provider else None,  # type: ignore[arg-type]
+            details=args.details,
+            progress=lambda n, total: print(f"{n}/{total}", end="\r", file=sys.stderr),
+        )
+    except MemoryEngineError as exc:  # a setting or the store: one line, no traceback
+        raise SystemExit(f"write_eval: {exc}") from exc
     report = {"split": args.split, **report}
     text = json.dumps(report, ensure_ascii=False, indent=2)
     if args.out:

@@ -27,6 +27,7 @@ from memory_engine.write.evaluation import (
     parse_case,
 )
 from memory_engine.write.evaluation_score import NO_ENTITY_LINKS, score_case, summarise
+from tests.support.openai_stub import OpenAIStub
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "bench/data/write_eval"
@@ -260,8 +261,9 @@ def test_the_shipped_set_covers_every_category_in_both_languages_and_both_parts(
     }
 
 
-def test_write_eval_runs_from_the_command_line_and_prints_one_json_object(tmp_path: Path) -> None:
-    """As a user runs it: an empty folder, only MEMORY_DATA_DIR set, three cases."""
+def _three_cases(folder: Path) -> Path:
+    """A data folder whose dev part holds the first chit-chat, negation and tool-output cases
+    of the shipped development set."""
     rows = [json.loads(line) for line in (DATA / "dev.jsonl").read_text("utf-8").splitlines()]
     pick = {"chitchat", "negation", "tool_output"}
     chosen = []
@@ -269,27 +271,41 @@ def test_write_eval_runs_from_the_command_line_and_prints_one_json_object(tmp_pa
         if row["category"] in pick:
             pick.discard(row["category"])
             chosen.append(row)
-    data = tmp_path / "cases"
-    data.mkdir()
-    (data / "dev.jsonl").write_text(
+    folder.mkdir()
+    (folder / "dev.jsonl").write_text(
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in chosen), encoding="utf-8"
     )
+    return folder
+
+
+def _run_bench(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+    """``bench/write_eval.py`` as a user runs it: an empty folder, only MEMORY_DATA_DIR (and
+    ``env``) set; returns the printed JSON, checked against ``--out``."""
+    data = _three_cases(tmp_path / "cases")
     out = tmp_path / "report.json"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
-    env["MEMORY_DATA_DIR"] = str(tmp_path / "data")
+    run_env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
+    run_env["MEMORY_DATA_DIR"] = str(tmp_path / "data")
+    run_env.update(env or {})
     proc = subprocess.run(
         [sys.executable, str(ROOT / "bench/write_eval.py"), "--split", "dev", "--data", str(data)]
-        + ["--provider", "rules", "--out", str(out)],
+        + ["--out", str(out), *args],
         capture_output=True,
         text=True,
-        env=env,
+        env=run_env,
         cwd=tmp_path,
         timeout=600,
         check=False,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    report = json.loads(proc.stdout)
+    report: dict[str, Any] = json.loads(proc.stdout)
     assert report == json.loads(out.read_text("utf-8"))
+    # the suite ran in a throwaway folder: the user's data folder was not touched
+    assert not (tmp_path / "data").exists() or not any((tmp_path / "data").iterdir())
+    return report
+
+
+def test_write_eval_runs_from_the_command_line_and_prints_one_json_object(tmp_path: Path) -> None:
+    report = _run_bench(tmp_path, "--provider", "rules")
     assert report["cases"] == 3 and report["provider"] == "rules"
     assert report["turns_written"] >= 3 and report["write_errors"] == 0
     for key in (
@@ -309,4 +325,36 @@ def test_write_eval_runs_from_the_command_line_and_prints_one_json_object(tmp_pa
     assert set(report["by_category"]) == {"chitchat", "negation", "tool_output"}
     assert 0.0 <= report["should_remember_accuracy"] <= 1.0
     assert isinstance(report["failing_cases"], list)
-    assert not (tmp_path / "data").exists() or not any((tmp_path / "data").iterdir())
+
+
+def test_write_eval_scores_the_configured_openai_compatible_llm(
+    tmp_path: Path, stub: OpenAIStub
+) -> None:
+    """Without ``--provider`` the suite uses MEMORY_LLM_*: here the local stub, whose one
+    answer (a single fact) is wrong for most turns, and the report says so."""
+    fact = {
+        "content": "用户不吃香菜",
+        "memory_type": "semantic",
+        "importance": 0.6,
+        "confidence": 0.9,
+        "entities": [],
+        "tags": [],
+        "valid_from": None,
+        "valid_until": None,
+    }
+    stub.chat_reply = json.dumps(
+        {"should_remember": True, "reason": "a fact", "facts": [fact]}, ensure_ascii=False
+    )
+    env = {
+        "MEMORY_LLM_PROVIDER": "openai_compat",
+        "MEMORY_LLM_BASE_URL": stub.base_url,
+        "MEMORY_LLM_MODEL": "stub-chat",
+    }
+    report = _run_bench(tmp_path, env=env)
+    assert report["provider"] == "openai_compat" and report["model"] == "stub-chat"
+    assert report["write_errors"] == 0
+    assert stub.count("/v1/chat/completions") >= 3
+    # the same fact for a greeting: should-remember and precision both drop below 1
+    assert report["should_remember_accuracy"] < 1.0
+    assert report["fact_precision"] < 1.0
+    assert report["failing_cases"]
