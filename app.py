@@ -177,6 +177,12 @@ page = st.navigation(
             url_path="write_inspector",
         ),
         st.Page(
+            "pages/write_eval.py",
+            title=t("nav.write_eval", LANG),
+            icon=":material/fact_check:",
+            url_path="write_eval",
+        ),
+        st.Page(
             "pages/conflicts.py",
             title=t("nav.conflicts", LANG),
             icon=":material/rule:",

@@ -38,6 +38,7 @@ PREFIX_FILE = {
     "write": "write",
     "wcol": "write",
     "conflicts": "write",
+    "weval": "evaluation",
     "pii": "pii",
     "pcol": "pii",
     "isolation": "isolation",

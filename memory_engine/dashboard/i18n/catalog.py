@@ -15,6 +15,7 @@ from memory_engine.dashboard.i18n import (
     audit,
     auth,
     context,
+    evaluation,
     isolation,
     labels,
     memories,
@@ -49,6 +50,7 @@ AREAS: Final = MappingProxyType(
             auth,
             context,
             write,
+            evaluation,
             pii,
             isolation,
         )

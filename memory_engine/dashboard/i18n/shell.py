@@ -22,6 +22,7 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "nav.context_preview": {"en": "Context Preview", "zh": "上下文预览"},
     "nav.write_inspector": {"en": "Write Inspector", "zh": "写入检查"},
     "nav.conflicts": {"en": "Conflicts", "zh": "冲突审核"},
+    "nav.write_eval": {"en": "Write Evaluation", "zh": "写入评测"},
     "nav.isolation": {"en": "Isolation", "zh": "租户隔离"},
     # ---- sidebar.*: sidebar
     "sidebar.tenant": {"en": "Tenant", "zh": "租户"},
