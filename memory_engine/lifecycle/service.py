@@ -49,6 +49,7 @@ from memory_engine.models import (
     ensure_utc,
 )
 from memory_engine.scoring import PRESET_ARCHIVE_FLOOR, RetentionParams, retention
+from memory_engine.security.policy import redact_stored
 
 log = logging.getLogger(__name__)
 
@@ -340,14 +341,20 @@ class LifecycleService:
         tenant = Scope.of(scope.tenant_id)
         vector = self._deps.embedder.embed([memory.content])[0]
         terms = list(dict.fromkeys(textmod.tokenize(memory.content)))
+        reason = redact_stored(reason, tenant_id=scope.tenant_id, settings=self._deps.settings)
         self._deps.store.purge(
             mid, scope=scope, actor=actor, reason=reason, expected_version=expected_version
         )
-        checked = self._deps.store.index_presence(mid, scope=tenant)
+        content = memory.content
+        checked = self._deps.store.index_presence(mid, scope=tenant, content=content)
         redacted: dict[str, int] = {}
-        if checked["events_with_content"] or checked["traces_with_content"]:
-            redacted = self._deps.store.redact_history(mid, scope=tenant)
-            checked = self._deps.store.index_presence(mid, scope=tenant)
+        if (
+            checked["events_with_content"]
+            or checked["traces_with_content"]
+            or checked.get("reasons_with_content")
+        ):
+            redacted = self._deps.store.redact_history(mid, scope=tenant, content=content)
+            checked = self._deps.store.index_presence(mid, scope=tenant, content=content)
         try:
             self._deps.store.get(mid, scope=tenant)
             row_found = True
