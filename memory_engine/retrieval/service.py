@@ -72,8 +72,12 @@ def stored_trace(trace: Trace, settings: Settings) -> Trace:
     def redact(value: Any) -> Any:
         return redact_stored(value, tenant_id=trace.tenant_id, settings=settings)
 
+    seen: dict[str, str] = {}  # a memory is in several legs: each content is screened once
+
     def candidate(c: TraceCandidate) -> TraceCandidate:
-        content = redact(c.content)
+        if c.content not in seen:
+            seen[c.content] = redact(c.content)
+        content = seen[c.content]
         return c if content == c.content else c.model_copy(update={"content": content})
 
     config = dict(trace.config)

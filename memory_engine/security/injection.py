@@ -39,6 +39,7 @@ characters shown as ``\\uXXXX``), so even an unflagged string cannot close the d
 from __future__ import annotations
 
 import enum
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -351,6 +352,13 @@ def screen(text: str, source: MemorySource | str = MemorySource.TOOL_OUTPUT) -> 
     return Screening(action, tuple(rules), tuple(snippets))
 
 
+@functools.lru_cache(maxsize=4096)
+def _screen_cached(content: str, source: str) -> Screening:
+    """``screen`` of a stored memory's content (pure, so cached: a search renders the same
+    memories again and again)."""
+    return screen(content, source)
+
+
 def memory_flags(memory: Memory) -> tuple[str, ...]:
     """The screening rules a stored memory is flagged for, sorted: those its write recorded
     (``metadata["screening"]["rules"]``) and those its content matches now (``screen`` with
@@ -358,7 +366,7 @@ def memory_flags(memory: Memory) -> tuple[str, ...]:
     from a user source is not a flag. Empty for a clean memory."""
     stored = memory.metadata.get("screening") if isinstance(memory.metadata, dict) else None
     rules = set(stored.get("rules") or ()) if isinstance(stored, dict) else set()
-    now = screen(memory.content, memory.source)
+    now = _screen_cached(memory.content, str(memory.source))
     if now.flagged:
         rules.update(now.rules)
     if not now.flagged and rules == {"url"}:

@@ -209,6 +209,26 @@ _GROUPS = re.compile(rf"\d+(?:{_SEPARATOR}{{1,3}}[\dXx]+)+")
 _GROUP_SPLIT = re.compile(rf"{_SEPARATOR}{{1,3}}")
 
 
+#: Full-width ASCII forms and the ideographic space (NFKC folds them).
+_FOLDABLE = re.compile("[\uff01-\uff5e\u3000]")
+
+
+def _split_number(run: str) -> bool:
+    """True for digit groups joined by separators that look like one split number: every
+    group but the last of 3+ digits, or every group one digit; 11+ digits in all."""
+    groups = _GROUP_SPLIT.split(run)
+    digits = [len(g.rstrip("Xx")) for g in groups]
+    split = all(n >= 3 for n in digits[:-1]) or all(len(g) == 1 for g in groups)
+    return split and sum(digits) >= 11
+
+
+def _needs_skeleton(text: str) -> bool:
+    """True when the skeleton may differ from ``text`` in a way a pattern can see."""
+    if _INVISIBLE.search(text) or _FOLDABLE.search(text):
+        return True
+    return any(_split_number(m.group(0)) for m in _GROUPS.finditer(text))
+
+
 def _skeleton(text: str) -> tuple[str, list[int]]:
     """``(skeleton, origin)``: ``text`` without invisible characters, NFKC-folded character
     by character (full-width digits become ASCII), with the separators inside split numbers
@@ -226,10 +246,7 @@ def _skeleton(text: str) -> tuple[str, list[int]]:
     flat = "".join(chars)
     drop: set[int] = set()
     for m in _GROUPS.finditer(flat):
-        groups = _GROUP_SPLIT.split(m.group(0))
-        digits = [len(g.rstrip("Xx")) for g in groups]
-        split_number = all(n >= 3 for n in digits[:-1]) or all(len(g) == 1 for g in groups)
-        if not split_number or sum(digits) < 11:
+        if not _split_number(m.group(0)):
             continue
         for sep in _GROUP_SPLIT.finditer(m.group(0)):
             drop.update(range(m.start() + sep.start(), m.start() + sep.end()))
@@ -256,10 +273,11 @@ def detect(text: str) -> list[Finding]:
             taken.append((start, end))
             found.append(Finding(kind, start, end, _mask(text[start:end])))
 
-    skeleton, origin = _skeleton(text)
     views: list[tuple[str, list[int] | None]] = [(text, None)]
-    if skeleton != text:
-        views.append((skeleton, origin))
+    if _needs_skeleton(text):
+        skeleton, origin = _skeleton(text)
+        if skeleton != text:
+            views.append((skeleton, origin))
     for kind, pattern in _PATTERNS:
         for view, where in views:
             for m in pattern.finditer(view):

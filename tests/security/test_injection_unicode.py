@@ -171,3 +171,13 @@ def test_hidden_characters_reach_the_block_escaped(engine: MemoryEngine) -> None
     result = engine.search(scope, "invoice total ACME", min_score=0.0)
     assert result.memories
     assert "\u202e" not in result.block and "\\u202e0001$\\u202c" in result.block
+
+
+def test_extract_mode_manual_write_that_screens_as_injection_is_not_remembered(
+    engine: MemoryEngine,
+) -> None:
+    scope = Scope.of(new_tenant_id("injx"))
+    result = engine.write(scope, LISTED_BYPASSES["disregard_everything_above"], mode="extract")
+    assert result.remembered is False and result.memory_ids == [], result
+    trail = engine.write_trail(scope, str(result.write_id))
+    assert trail["guard"]["injection"] is True
