@@ -181,11 +181,14 @@ class Candidate(_Frozen):
     ``scores`` names each score by kind; every score is "higher is better":
     ``cosine`` in [-1, 1], ``bm25`` >= 0 (unbounded), ``rrf`` in (0, legs/(rrf_k+1)].
     ``ranks`` are 1-based positions per leg/stage (``dense``, ``keyword``, ``fused``, ``final``).
+    ``flags`` (returned memories only): the injection-screening rules the memory is flagged
+    for (``security.injection.memory_flags``), sorted; empty for a clean memory.
     """
 
     memory: Memory
     scores: dict[str, float] = Field(default_factory=dict)
     ranks: dict[str, int] = Field(default_factory=dict)
+    flags: tuple[str, ...] = ()
 
 
 class TraceCandidate(_Frozen):

@@ -371,6 +371,15 @@ class SecuritySettings(BaseModel):
     injection_screening: bool = Field(
         True, description="Screen writes for prompt injection (flag or quarantine by source)."
     )
+    injection_manual_policy: Literal["quarantine", "flag"] = Field(
+        "quarantine",
+        description="What a manual write (API default, MCP memory_write, dashboard) that "
+        "screens as injection gets: quarantine (stored archived, out of search) or flag.",
+    )
+    injection_tenant_policies: dict[str, Literal["quarantine", "flag"]] = Field(
+        default_factory=dict,
+        description='Per-tenant overrides of injection_manual_policy, e.g. {"lab": "flag"} (JSON).',
+    )
 
 
 class McpSettings(BaseModel):

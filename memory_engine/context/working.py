@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from memory_engine import text as textmod
 from memory_engine.config import Settings
 from memory_engine.context.working_store import Message, Role, SessionState, WorkingStore
+from memory_engine.security.policy import redact_stored
 from memory_engine.text import clean_text
 
 log = logging.getLogger(__name__)
@@ -242,6 +243,8 @@ class WorkingMemory:
             text = clean_text(
                 content, max_chars=self.settings.write.max_input_chars, field="content"
             )
+            # kept in the working store: the PII redaction pass of every stored text
+            text = redact_stored(text, tenant_id=tenant_id, settings=self.settings)
             msgs.append(Message(role=role, content=text))
         if msgs:
             self.store.append(tenant_id, session_id, msgs)

@@ -5,12 +5,17 @@ shared link (``?tenant=``, ``?trace=``), a stored search query (an agent's, over
 engine message quoting input became an image the browser fetched, or a link. ``md(value)``
 backslash-escapes the characters that make links, images, autolinks, HTML, Streamlit's
 directives (``:red[...]``), code, bold and LaTeX (KaTeX has ``\\href``): ``\\ [ ] < > ` * $``.
-Everything else (``. - _ ! :``) stays as it is, so ids and messages keep their exact text.
+Everything else (``. - _ ! :``) stays as it is, so ids and messages keep their exact text,
+except invisible formatting characters (bidi overrides and isolates, zero-width and Unicode tag
+characters), which are shown as ``\\uXXXX`` (``memory_engine.text.show_invisible``) so a value
+cannot reorder or hide what is displayed around it.
 """
 
 from __future__ import annotations
 
 import re
+
+from memory_engine.text import show_invisible
 
 __all__ = ["Md", "escape", "md"]
 
@@ -18,8 +23,9 @@ _SPECIAL = re.compile(r"([\\`*\[\]<>$])")
 
 
 def escape(text: str) -> str:
-    """``text`` with those characters backslash-escaped (renders as the same characters)."""
-    return _SPECIAL.sub(r"\\\1", text)
+    """``text`` with those characters backslash-escaped (renders as the same characters) and
+    its invisible formatting characters shown as ``\\uXXXX``."""
+    return _SPECIAL.sub(r"\\\1", show_invisible(text))
 
 
 class Md(str):

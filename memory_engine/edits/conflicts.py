@@ -14,6 +14,7 @@ from typing import Any, Literal
 from memory_engine.deps import EngineDeps, as_uuid, check_scope
 from memory_engine.errors import InvalidInputError, MemoryEngineError
 from memory_engine.models import MemoryStatus, Scope, utcnow
+from memory_engine.security.policy import redact_stored
 
 #: Journal rows scanned per ``list_conflicts`` call, per conflict asked for.
 SCAN_FACTOR = 4
@@ -95,7 +96,11 @@ class ConflictReview:
         if not any(a.get("target_id") == str(old_uuid) for a in actions):
             raise InvalidInputError(f"write {write_id} made no decision about {old_uuid}")
         old = self._deps.store.get(old_uuid, scope=scope)
-        note = f"conflict review ({decision}): {reason.strip()}"[:500]
+        # stored in the event and the journal: the PII redaction pass of every stored text
+        reason = redact_stored(
+            reason.strip(), tenant_id=scope.tenant_id, settings=self._deps.settings
+        )
+        note = f"conflict review ({decision}): {reason}"[:500]
         if decision == "reject" and old.status == MemoryStatus.SUPERSEDED:
             self._deps.store.update(
                 old.id,
@@ -120,7 +125,7 @@ class ConflictReview:
             )
         review = {
             "decision": decision,
-            "reason": reason.strip(),
+            "reason": reason,
             "actor": actor,
             "at": utcnow().isoformat(),
         }

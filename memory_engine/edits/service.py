@@ -23,7 +23,12 @@ from memory_engine.models import (
     MemoryType,
     Scope,
 )
-from memory_engine.security.policy import screen_write
+from memory_engine.security.policy import (
+    findings_in,
+    redact_stored,
+    refuse_blocked,
+    screen_write,
+)
 from memory_engine.text import clean_text
 
 #: Fields ``update`` accepts.
@@ -75,13 +80,25 @@ class EditService:
             )
         return {"fields": diff, "content_diff": content_diff, "version": mem.version}
 
+    def _reason(self, scope: Scope, reason: str | None) -> str | None:
+        """An edit's reason through the PII redaction pass (``security.policy.redact_stored``)."""
+        return redact_stored(reason, tenant_id=scope.tenant_id, settings=self._deps.settings)
+
     def _screened_changes(
         self, scope: Scope, changes: dict[str, Any]
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """``_normalise_changes``, then the write screen on new content (the tenant's PII
-        policy: redacted, or SensitiveDataError under ``block``; injection flagged, as for
-        text from a user). Returns (changes, metadata entries recording the screen)."""
+        """``_normalise_changes``, then the write screen: new tags and entities through the
+        tenant's PII policy (redacted, or SensitiveDataError under ``block``), new content
+        through ``screen_write`` (PII policy, then injection, as for a manual write). Returns
+        (changes, metadata entries recording the screen)."""
         out = self._normalise_changes(changes)
+        settings = self._deps.settings
+        lists: dict[str, Any] = {k: out[k] for k in ("tags", "entities") if k in out}
+        if lists:
+            refuse_blocked(
+                findings_in(lists, settings), tenant_id=scope.tenant_id, settings=settings
+            )
+            out.update(redact_stored(lists, tenant_id=scope.tenant_id, settings=settings))
         if "content" not in out:
             return out, {}
         screened = screen_write(
@@ -89,6 +106,7 @@ class EditService:
             source=MemorySource.MANUAL,
             tenant_id=scope.tenant_id,
             settings=self._deps.settings,
+            escalate_manual=False,
         )
         out["content"] = screened.text
         return out, screened.metadata()
@@ -193,7 +211,7 @@ class EditService:
             embedding=embedding,
             terms=terms,
             actor=actor,
-            reason=reason,
+            reason=self._reason(scope, reason),
         )
 
     def _live(self, scope: Scope, memory_id: uuid.UUID | str, what: str) -> Memory:
@@ -232,7 +250,7 @@ class EditService:
             expected_version=expected_version,
             changes={"status": status},
             actor=actor,
-            reason=reason,
+            reason=self._reason(scope, reason),
             action=_STATUS_ACTIONS[status].value,
         )
 
@@ -301,5 +319,5 @@ class EditService:
         scope = check_scope(scope)
         mid = as_uuid(memory_id)
         content = self._deps.store.get(mid, scope=scope).content
-        self._deps.store.purge(mid, scope=scope, actor=actor, reason=reason)
+        self._deps.store.purge(mid, scope=scope, actor=actor, reason=self._reason(scope, reason))
         self._deps.journal.erase_memory(scope.tenant_id, mid, content)

@@ -49,6 +49,7 @@ from memory_engine.models import (
     ensure_utc,
 )
 from memory_engine.scoring import PRESET_ARCHIVE_FLOOR, RetentionParams, retention
+from memory_engine.security.policy import redact_stored
 
 log = logging.getLogger(__name__)
 
@@ -344,19 +345,25 @@ class LifecycleService:
         tenant = Scope.of(scope.tenant_id)
         vector = self._deps.embedder.embed([memory.content])[0]
         terms = list(dict.fromkeys(textmod.tokenize(memory.content)))
+        reason = redact_stored(reason, tenant_id=scope.tenant_id, settings=self._deps.settings)
         self._deps.store.purge(
             mid, scope=scope, actor=actor, reason=reason, expected_version=expected_version
         )
+        content = memory.content
         journal = self._deps.journal
-        scrubbed = journal.erase_memory(scope.tenant_id, mid, memory.content)
-        checked = self._deps.store.index_presence(mid, scope=tenant)
+        scrubbed = journal.erase_memory(scope.tenant_id, mid, content)
+        checked = self._deps.store.index_presence(mid, scope=tenant, content=content)
         redacted: dict[str, int] = {"journal_writes": scrubbed} if scrubbed else {}
-        if checked["events_with_content"] or checked["traces_with_content"]:
-            redacted.update(self._deps.store.redact_history(mid, scope=tenant))
-            checked = self._deps.store.index_presence(mid, scope=tenant)
+        if (
+            checked["events_with_content"]
+            or checked["traces_with_content"]
+            or checked.get("reasons_with_content")
+        ):
+            redacted.update(self._deps.store.redact_history(mid, scope=tenant, content=content))
+            checked = self._deps.store.index_presence(mid, scope=tenant, content=content)
         checked = {
             **checked,
-            "journal_writes_with_content": journal.quotes(scope.tenant_id, memory.content),
+            "journal_writes_with_content": journal.quotes(scope.tenant_id, content),
         }
         try:
             self._deps.store.get(mid, scope=tenant)

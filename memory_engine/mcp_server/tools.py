@@ -220,7 +220,12 @@ def _write(engine: MemoryEngine, binding: Binding, a: WriteArgs) -> tuple[dict[s
 def _search(engine: MemoryEngine, binding: Binding, a: SearchArgs) -> tuple[dict[str, Any], str]:
     result = engine.search(binding.scope(a.session_id), a.query, k=a.k)
     memories = [
-        {**_memory_view(c.memory), "rank": c.ranks.get("final"), "scores": c.scores}
+        {
+            **_memory_view(c.memory),
+            "rank": c.ranks.get("final"),
+            "scores": c.scores,
+            "flags": list(c.flags),  # injection-screening rules; [] for a clean memory
+        }
         for c in result.memories
     ]
     data = {

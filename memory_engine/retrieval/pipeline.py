@@ -26,7 +26,7 @@ from memory_engine.models import (
     Trace,
     TraceCandidate,
 )
-from memory_engine.retrieval.block import format_line, render_block
+from memory_engine.retrieval.block import flag_line, format_line, memory_flags, render_block
 from memory_engine.retrieval.diversity import DROP_DUPLICATE, dedupe, mmr_order
 from memory_engine.retrieval.expansion import MAX_EXPANSIONS, Expander, composite_query
 from memory_engine.retrieval.legs import run_legs
@@ -257,20 +257,30 @@ def run_search(
 
     returned: list[Candidate] = []
     budget_used = textmod.count_tokens(render_block([]))
+    flagged: list[tuple[int, tuple[str, ...]]] = []
     for c in kept:
         if len(returned) >= options.k:
             dropped.append(_summarise(c, DROP_TOP_K))
             continue
-        line_tokens = textmod.count_tokens(format_line(len(returned) + 1, c.memory)) + 1
+        position = len(returned) + 1
+        line_tokens = textmod.count_tokens(format_line(position, c.memory)) + 1
+        flags = memory_flags(c.memory)
+        if flags:  # the header's flag line grows with each flagged memory
+            line_tokens += textmod.count_tokens(flag_line([*flagged, (position, flags)])) - (
+                textmod.count_tokens(flag_line(flagged)) if flagged else -1
+            )
         if options.token_budget and budget_used + line_tokens > options.token_budget:
             dropped.append(_summarise(c, DROP_BUDGET))
             continue
         budget_used += line_tokens
+        if flags:
+            flagged.append((position, flags))
         returned.append(
             Candidate(
                 memory=c.memory,
                 scores=c.scores,
-                ranks={**c.ranks, "final": len(returned) + 1},
+                ranks={**c.ranks, "final": position},
+                flags=flags,
             )
         )
     stages += ["top_k", "budget"]

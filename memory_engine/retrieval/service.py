@@ -19,12 +19,13 @@ from pydantic import ValidationError
 from memory_engine.config import Settings
 from memory_engine.deps import EngineDeps, check_scope
 from memory_engine.errors import InvalidInputError
-from memory_engine.models import Page, Scope, SearchResult, Trace
+from memory_engine.models import Page, Scope, SearchResult, Trace, TraceCandidate
 from memory_engine.retrieval.gcfreeze import freeze_once
 from memory_engine.retrieval.guarded import guarded_search
 from memory_engine.retrieval.pipeline import SearchOptions
 from memory_engine.retrieval.weighting import WeightFn, retention_weight_fn
 from memory_engine.scoring import RetentionParams
+from memory_engine.security.policy import redact_stored
 from memory_engine.text import clean_text
 
 #: Longest accepted search query, in characters.
@@ -59,6 +60,42 @@ def search_options(settings: Settings, **overrides: Any) -> SearchOptions:
         first = exc.errors()[0]
         field = ".".join(str(p) for p in first.get("loc", ()))
         raise InvalidInputError(f"invalid {field}: {first.get('msg')}", field=field) from exc
+
+
+def stored_trace(trace: Trace, settings: Settings) -> Trace:
+    """``trace`` as it is stored: every text in it through the PII redaction pass
+    (``security.policy.redact_stored`` under the trace tenant's policy): the query, the
+    searched queries and terms, the recent turns of its configuration, every candidate's
+    content snapshot, the memory block and the warnings. The same object when nothing changed.
+    """
+
+    def redact(value: Any) -> Any:
+        return redact_stored(value, tenant_id=trace.tenant_id, settings=settings)
+
+    seen: dict[str, str] = {}  # a memory is in several legs: each content is screened once
+
+    def candidate(c: TraceCandidate) -> TraceCandidate:
+        if c.content not in seen:
+            seen[c.content] = redact(c.content)
+        content = seen[c.content]
+        return c if content == c.content else c.model_copy(update={"content": content})
+
+    config = dict(trace.config)
+    if config.get("recent_turns"):
+        config["recent_turns"] = redact(config["recent_turns"])
+    update: dict[str, Any] = {
+        "query": redact(trace.query),
+        "searched_queries": redact(trace.searched_queries),
+        "query_terms": redact(trace.query_terms),
+        "config": config,
+        "candidates": [candidate(c) for c in trace.candidates],
+        "legs": {name: [candidate(c) for c in leg] for name, leg in trace.legs.items()},
+        "block": redact(trace.block),
+        "warnings": redact(trace.warnings),
+    }
+    if all(update[k] == getattr(trace, k) for k in update):
+        return trace
+    return trace.model_copy(update=update)
 
 
 class AsOfSearch(Protocol):
@@ -143,7 +180,8 @@ class SearchService:
         """
         deps = self._deps
         scope = check_scope(scope)
-        query = clean_query(query)
+        # the query and recent turns are stored in the trace: the PII redaction pass first
+        query = redact_stored(clean_query(query), tenant_id=scope.tenant_id, settings=deps.settings)
         opts = options or self.search_options(
             k=k,
             legs=tuple(legs) if legs is not None else None,
@@ -156,6 +194,15 @@ class SearchService:
         )
         if not opts.legs:
             raise InvalidInputError("at least one retrieval leg is needed")
+        if opts.recent_turns:
+            turns = redact_stored(
+                opts.recent_turns, tenant_id=scope.tenant_id, settings=deps.settings
+            )
+            opts = (
+                opts
+                if turns == opts.recent_turns
+                else opts.model_copy(update={"recent_turns": turns})
+            )
         if as_of is not None:
             return self._history.search_as_of(scope, query, as_of=as_of, options=opts)
         embedder = deps.embedder if "dense" in opts.legs else None
@@ -173,7 +220,7 @@ class SearchService:
             reranker=deps.reranker,
         )
         if save_trace:
-            deps.store.save_trace(result.trace, scope=scope)
+            deps.store.save_trace(stored_trace(result.trace, deps.settings), scope=scope)
             self._bookkeeping.after_search(scope, query, result)  # access counts, restore
         if deps.settings.gc_freeze:
             freeze_once()  # once per process: no more 70-160 ms full collections mid-search

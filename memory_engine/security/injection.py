@@ -11,25 +11,40 @@ persona_switch          flag                        quarantine
 exfiltration            flag                        quarantine
 secret_request          flag                        quarantine
 role_marker             flag                        quarantine
+block_imitation         flag                        quarantine
 fence                   flag                        quarantine
+hidden_text             flag                        quarantine
 url                     allow                       flag
 ======================  ==========================  ==================================
 
-The strongest action of all matched rules wins (allow < flag < quarantine). Matching runs on an
-NFKC-normalised, case-folded copy with zero-width characters removed, so full-width letters
-(``ｉｇｎｏｒｅ``) and ``ig\u200bnore`` are caught too. Screening never changes the text; the
-memory block escapes content separately (``retrieval/block.py``), so even an unflagged string
-cannot close the data fence.
+The strongest action of all matched rules wins (allow < flag < quarantine). Matching runs on
+``normalise(text)``: Unicode tag characters (U+E0020-E007E, invisible in most renderers)
+decoded to the ASCII they spell, zero-width and bidi controls removed, line and paragraph
+separators (U+2028, U+2029, NEL, VT, FF) turned into line breaks, NFKC (full-width
+``ｉｇｎｏｒｅ``, ``＜/memory_data＞``), Cyrillic and Greek homoglyphs mapped to the Latin
+letters they imitate (``Іgnore аll``), case folded, runs of spaces collapsed. The rules are
+general shapes, not sentences: an override verb (ignore, disregard, forget, pay no attention
+to, 忽略, 无视, 不要理会...) near an instruction word or a position word (above, previous,
+以上, 前面...); a line that starts like a role (``SYSTEM:``, ``system prompt:``, ``[admin]``,
+``系统提示：``); a line imitating the memory block's own numbered format
+(``2. 2024-01-01 00:00 UTC · semantic · manual · 1.00 · ...``). ``hidden_text``: tag
+characters outside an emoji flag sequence, or a bidi override (U+202D/U+202E).
+
+``security.policy.escalate`` quarantines a ``manual`` write that this table only flags, under
+the tenant's injection policy. Screening never changes the text; the memory block escapes
+content separately (``retrieval/block.py``: entities, line separators, bidi controls and tag
+characters shown as ``\\uXXXX``), so even an unflagged string cannot close the data fence.
 """
 
 from __future__ import annotations
 
 import enum
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
 
-from memory_engine.models import MemorySource
+from memory_engine.models import Memory, MemorySource
 
 
 class ScreenAction(enum.StrEnum):
@@ -45,13 +60,41 @@ _RANK = {ScreenAction.ALLOW: 0, ScreenAction.FLAG: 1, ScreenAction.QUARANTINE: 2
 #: Sources whose text is the user's own words (trusted more than tool output and imports).
 USER_SOURCES = frozenset({MemorySource.CONVERSATION, MemorySource.MANUAL})
 
+#: English verbs that throw away what came before, and the words for what they throw away.
+_EN_DROP = (
+    r"(?:ignore|disregard|forget|override|bypass|discard|abandon|neglect|set aside|"
+    r"pay no (?:attention|heed|mind) to|take no notice of|don'?t (?:follow|obey|heed)|"
+    r"do not (?:follow|obey|heed)|stop (?:following|obeying)|no longer (?:follow|obey))"
+)
+_EN_ORDERS = (
+    r"(?:instructions?|prompts?|rules?|guidelines?|guidance|directions?|directives?|context|"
+    r"messages?|orders?|commands?|constraints?|restrictions?|polic(?:y|ies)|programming|"
+    r"safeguards?|guardrails?)"
+)
+_EN_EVERYTHING = (
+    r"(?:everything|anything|all|whatever|what|the (?:text|content|lines?|conversation))"
+)
+_EN_BEFORE = (
+    r"(?:above|before|previous(?:ly)?|prior|earlier|preceding|foregoing|so far|until now|"
+    r"up to now|above-mentioned|aforementioned)"
+)
+_ZH_DROP = r"(?:忽略|无视|不要理会|不理会|别理会|不用理会|不必理会|不要管|别管|不用管|抛开|忽视|漠视|绕过|丢掉|丢弃)"
+_ZH_FORGET = r"(?:忘记|忘掉|忘了|忘却|跳过|不要遵守|不再遵守|停止遵守|不要遵循|不再遵循)"
+_ZH_ORDERS = r"(?:指令|指示|命令|说明|规则|提示|要求|设定|上下文|限制|约束|规定|守则)"
+_ZH_BEFORE = r"(?:以上|上面|上述|前面|之前|先前|此前|上文|前文|刚才|前述)"
+_ZH_ALL = r"(?:一切|所有|全部|内容|信息|消息|对话|文字|的话|说的)"
+
 _RULES: dict[str, list[str]] = {
     "instruction_override": [
-        r"\b(?:ignore|disregard|forget|override|bypass)\b.{0,40}\b(?:instructions?|prompts?|rules?"
-        r"|guidelines?|directions?|context|messages?)\b",
+        rf"\b{_EN_DROP}\b.{{0,60}}\b{_EN_ORDERS}\b",
+        rf"\b{_EN_DROP}\s+(?:\w+\s+){{0,2}}?{_EN_EVERYTHING}\b.{{0,40}}\b{_EN_BEFORE}\b",
+        rf"\b{_EN_DROP}\s+(?:the\s+|all\s+(?:of\s+)?(?:the\s+)?)?{_EN_BEFORE}\b",
         r"\bnew (?:instructions?|rules?|task)\s*[:：]",
         r"\bdo not (?:tell|inform|let) the user\b",
-        r"(?:忽略|无视|忘记|忘掉|跳过|不要理会|绕过).{0,12}(?:指令|指示|命令|说明|规则|提示|要求|设定|上下文)",
+        rf"{_ZH_DROP}掉?.{{0,12}}(?:{_ZH_BEFORE}|{_ZH_ORDERS})",
+        rf"{_ZH_FORGET}.{{0,12}}(?:{_ZH_ORDERS}|{_ZH_BEFORE}的?.{{0,6}}{_ZH_ALL})",
+        rf"{_ZH_BEFORE}的?.{{0,12}}(?:{_ZH_ORDERS}|{_ZH_ALL}).{{0,8}}"
+        r"(?:忽略|无视|忘记|忘掉|忘了|作废|无效|不算数|不算|不用管|别管|不要管)",
         r"(?:新的|以下是新)(?:指令|指示|任务|规则)",
         r"不要(?:告诉|通知|让)用户",
     ],
@@ -77,11 +120,23 @@ _RULES: dict[str, list[str]] = {
         r"(?:泄露|透露|输出|打印|告诉我|发送).{0,12}(?:密钥|密码|令牌|凭证|系统提示|api ?key)",
     ],
     "role_marker": [
-        r"(?:^|\n)\s*(?:system|assistant|developer)\s*[:：]",
+        r"(?:^|\n)\s*[\[(<#*>|-]*\s*(?:system|assistant|developer|admin(?:istrator)?|root|"
+        r"operator)(?:\s+(?:prompt|message|instructions?|override|note))?\s*[\])>*]*\s*[:：]",
+        r"(?:^|\n)\s*\[\s*(?:system|admin|developer|instructions?)\s*\]",
+        r"\b(?:new|updated|real|true|hidden|secret|override|overriding)\s+system\s+"
+        r"(?:prompt|message|instructions?)\b",
         r"(?:^|\n)\s*#{2,}\s*(?:system|instruction|指令|系统)",
         r"<\|(?:im_start|im_end|system|endoftext)\|>",
         r"\[/?inst\]|<</?sys>>",
-        r"(?:^|\n)\s*(?:系统|助手)\s*[:：]",
+        r"(?:^|\n)\s*[\[【(（]*\s*(?:系统|助手|系统提示|系统消息|系统指令|开发者|管理员)\s*[\]】)）]*\s*[:：]",
+        r"(?:新的|真正的|隐藏的)?系统提示(?:词)?\s*[:：]",
+    ],
+    "block_imitation": [
+        # a numbered line in the memory block's own format: "N. YYYY-MM-DD HH:MM UTC · type ·"
+        r"(?:^|\n|\s)\d{1,3}\s*[.)]\s*\d{4}-\d{2}-\d{2}\s+\d{2}:\d{2}(?:\s*utc)?\s*[·•・|]",
+        r"[·•・|]\s*(?:episodic|semantic|procedural)\s*[·•・|]\s*"
+        r"(?:conversation|tool_output|manual|import)\s*[·•・|]",
+        r"\brecalled memories\b.{0,40}\bmemory_data\b",
     ],
     "fence": [
         r"</?\s*memory_data\s*>",
@@ -95,7 +150,109 @@ _COMPILED = {
     rule: [re.compile(p, re.IGNORECASE | re.DOTALL) for p in patterns]
     for rule, patterns in _RULES.items()
 }
-_ZERO_WIDTH = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"))
+_ZERO_WIDTH = dict.fromkeys(
+    map(ord, "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u00ad\u180e\u034f")
+)
+#: Bidirectional controls: embeddings, overrides, isolates and the implicit marks.
+BIDI_CONTROLS = frozenset(
+    "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+)
+_BIDI = dict.fromkeys(map(ord, BIDI_CONTROLS))
+#: Line and paragraph separators other than ``\n`` (read as line breaks when screening).
+_SEPARATORS = {ord(c): "\n" for c in "\u2028\u2029\u0085\x0b\x0c\r"}
+_TAG_RUN = re.compile("[\U000e0000-\U000e007f]+")
+_FLAG_TAGS = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
+
+#: Cyrillic, Greek and other letters that imitate Latin ones (Unicode confusables, the
+#: subset that passes for ASCII in running text), mapped to the Latin letter.
+_CONFUSABLES = str.maketrans(
+    {
+        # Cyrillic
+        "а": "a",
+        "в": "b",
+        "е": "e",
+        "ё": "e",
+        "к": "k",
+        "м": "m",
+        "н": "h",
+        "о": "o",
+        "р": "p",
+        "с": "c",
+        "т": "t",
+        "у": "y",
+        "х": "x",
+        "ѕ": "s",
+        "і": "i",
+        "ї": "i",
+        "ј": "j",
+        "ԁ": "d",
+        "ԛ": "q",
+        "ԝ": "w",
+        "һ": "h",
+        "ɡ": "g",
+        "ү": "y",
+        "ѵ": "v",
+        "А": "A",
+        "В": "B",
+        "Е": "E",
+        "К": "K",
+        "М": "M",
+        "Н": "H",
+        "О": "O",
+        "Р": "P",
+        "С": "C",
+        "Т": "T",
+        "Х": "X",
+        "У": "Y",
+        "Ѕ": "S",
+        "І": "I",
+        "Ї": "I",
+        "Ј": "J",
+        "Ԁ": "D",
+        "Ԛ": "Q",
+        "Ԝ": "W",
+        "Һ": "H",
+        "Ү": "Y",
+        # Greek
+        "α": "a",
+        "β": "b",
+        "ε": "e",
+        "ι": "i",
+        "κ": "k",
+        "ν": "v",
+        "ο": "o",
+        "ρ": "p",
+        "τ": "t",
+        "υ": "u",
+        "χ": "x",
+        "γ": "y",
+        "ω": "w",
+        "Α": "A",
+        "Β": "B",
+        "Ε": "E",
+        "Ζ": "Z",
+        "Η": "H",
+        "Ι": "I",
+        "Κ": "K",
+        "Μ": "M",
+        "Ν": "N",
+        "Ο": "O",
+        "Ρ": "P",
+        "Τ": "T",
+        "Υ": "Y",
+        "Χ": "X",
+        # Latin look-alikes NFKC keeps
+        "ı": "i",
+        "ȷ": "j",
+        "ɑ": "a",
+        "ɩ": "i",
+        "ʏ": "y",
+        "ᴀ": "a",
+        "ʀ": "r",
+        "ꜱ": "s",
+    }
+)
+_SPACES = re.compile(r"[^\S\n]+")
 
 
 @dataclass(frozen=True)
@@ -120,9 +277,40 @@ class Screening:
         }
 
 
+def decode_tags(text: str) -> str:
+    """``text`` with each run of Unicode tag characters replaced by the ASCII it spells,
+    set off by spaces (U+E0041 -> ``A``; the cancel tag U+E007F and U+E0001 dropped)."""
+
+    def spell(m: re.Match[str]) -> str:
+        return (
+            " "
+            + "".join(chr(ord(c) - 0xE0000) for c in m.group(0) if 0xE0020 <= ord(c) <= 0xE007E)
+            + " "
+        )
+
+    return _TAG_RUN.sub(spell, text)
+
+
 def normalise(text: str) -> str:
-    """NFKC, zero-width characters removed, case-folded: the form every rule matches against."""
-    return unicodedata.normalize("NFKC", text).translate(_ZERO_WIDTH).casefold()
+    """The form every rule matches against: tag characters decoded, zero-width and bidi
+    controls removed, line/paragraph separators as ``\n``, NFKC, confusable letters mapped
+    to Latin, case-folded, runs of spaces collapsed (line breaks kept)."""
+    text = decode_tags(_FLAG_TAGS.sub("", text))
+    text = text.translate(_ZERO_WIDTH).translate(_BIDI).translate(_SEPARATORS)
+    text = unicodedata.normalize("NFKC", text).translate(_CONFUSABLES).casefold()
+    return _SPACES.sub(" ", text)
+
+
+def hidden_text(text: str) -> str | None:
+    """A snippet of text hidden from a reader: the decoded tag characters outside an emoji
+    flag sequence, or ``bidi override`` for U+202D/U+202E; None when there is none."""
+    outside = _FLAG_TAGS.sub("", text)
+    run = _TAG_RUN.search(outside)
+    if run is not None:
+        return "tag characters:" + decode_tags(run.group(0))[:60]
+    if "\u202e" in text or "\u202d" in text:
+        return "bidi override"
+    return None
 
 
 def _action(rule: str, trusted: bool) -> ScreenAction:
@@ -145,14 +333,42 @@ def screen(text: str, source: MemorySource | str = MemorySource.TOOL_OUTPUT) -> 
     rules: list[str] = []
     snippets: list[str] = []
     action = ScreenAction.ALLOW
+    found: list[tuple[str, str]] = []
     for rule, patterns in _COMPILED.items():
         for pattern in patterns:
             m = pattern.search(norm)
             if m:
-                rules.append(rule)
-                snippets.append(m.group(0)[:80])
-                candidate = _action(rule, trusted)
-                if _RANK[candidate] > _RANK[action]:
-                    action = candidate
+                found.append((rule, m.group(0).strip()[:80]))
                 break
+    hidden = hidden_text(text)
+    if hidden is not None:
+        found.append(("hidden_text", hidden))
+    for rule, snippet in found:
+        rules.append(rule)
+        snippets.append(snippet)
+        candidate = _action(rule, trusted)
+        if _RANK[candidate] > _RANK[action]:
+            action = candidate
     return Screening(action, tuple(rules), tuple(snippets))
+
+
+@functools.lru_cache(maxsize=4096)
+def _screen_cached(content: str, source: str) -> Screening:
+    """``screen`` of a stored memory's content (pure, so cached: a search renders the same
+    memories again and again)."""
+    return screen(content, source)
+
+
+def memory_flags(memory: Memory) -> tuple[str, ...]:
+    """The screening rules a stored memory is flagged for, sorted: those its write recorded
+    (``metadata["screening"]["rules"]``) and those its content matches now (``screen`` with
+    its source, so memories written before a rule existed are flagged too). ``url`` alone
+    from a user source is not a flag. Empty for a clean memory."""
+    stored = memory.metadata.get("screening") if isinstance(memory.metadata, dict) else None
+    rules = set(stored.get("rules") or ()) if isinstance(stored, dict) else set()
+    now = _screen_cached(memory.content, str(memory.source))
+    if now.flagged:
+        rules.update(now.rules)
+    if not now.flagged and rules == {"url"}:
+        return ()
+    return tuple(sorted(rules))

@@ -9,9 +9,20 @@ Detected kinds (``PiiKind``):
   ISO 7064 MOD 11-2 checksum, plausible birth date). Only checksum-valid numbers match.
 - ``bank_card``: 13-19 digit card numbers (plain, in groups of four, or Amex 4-6-5) that pass the
   Luhn checksum (ISO/IEC 7812-1).
-- ``secret``: API keys and tokens with a known shape (OpenAI ``sk-``, AWS ``AKIA``, GitHub
-  ``ghp_``/``github_pat_``, Slack ``xox?-``, Google ``AIza``, JWTs, ``Bearer`` tokens) and
-  ``api_key=...``/``password: ...`` style assignments.
+- ``secret``: API keys and tokens with a known shape (OpenAI ``sk-``; Stripe ``sk_live_``/
+  ``rk_live_``/``pk_live_`` and their ``_test_`` forms; AWS access key ids ``AKIA``/``ASIA``...
+  and 40-character secret access keys; GitHub ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_``/
+  ``github_pat_``; Slack ``xox[abprs]-``; Google ``AIza``; JWTs; ``Bearer`` tokens; whole PEM
+  private-key blocks, body included) and ``api_key=...``/``password: ...`` style assignments.
+
+Format variants are found too: before matching, a *skeleton* of the text is built with
+zero-width and other invisible formatting characters removed, full-width digits and letters
+folded (NFKC) and the separators (spaces, dots, dashes, slashes, underscores) between digit
+groups dropped when the groups look like a split number (every group of 3+ digits, or every
+group one digit); spans found in the skeleton map back to the original text. So
+``4111 1111 1111 1111``, ``4111.1111.1111.1111``, ``4111<U+200B>1111...`` and
+``110105 19491231 002X`` are found, while ``prices 10 20 30 40`` is not joined into a number.
+The checksums (Luhn, GB 11643) still decide.
 
 Detection is pure regex + checksums (no model, no network), deterministic and offline.
 """
@@ -21,6 +32,7 @@ from __future__ import annotations
 import datetime as dt
 import enum
 import re
+import unicodedata
 from dataclasses import dataclass
 
 
@@ -78,15 +90,23 @@ _NB = r"(?<![0-9A-Za-z０-９])"
 _NA = r"(?![0-9A-Za-z０-９])"
 
 _SECRET_PATTERNS = [
+    # a whole PEM private-key block (to its END line, or to the end of the text)
+    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+    r"(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)",
     r"sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{20,}",
-    r"AKIA[0-9A-Z]{16}",
-    r"gh[pousr]_[A-Za-z0-9]{36,}",
+    r"(?<![A-Za-z0-9])(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,}",
+    r"(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[0-9A-Z]{16}"
+    r"(?![0-9A-Za-z])",
+    # AWS secret access key: 40 base64 characters mixing upper case, lower case and digits
+    r"(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[0-9])"
+    r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])",
+    r"gh[pousr]_[A-Za-z0-9]{30,}",
     r"github_pat_[A-Za-z0-9_]{22,}",
     r"xox[abprs]-[A-Za-z0-9\-]{10,}",
+    r"xapp-[A-Za-z0-9\-]{10,}",
     r"AIza[0-9A-Za-z_\-]{35}",
-    r"eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+    r"eyJ[A-Za-z0-9_\-]{5,}\.eyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{6,}",
     r"(?i:bearer)\s+[A-Za-z0-9_\-\.=]{20,}",
-    r"-----BEGIN (?:RSA |EC |OPENSSH )?PRIVATE KEY-----",
 ]
 # ``api_key = value`` style assignments; only the value is reported.
 _ASSIGNMENT = re.compile(
@@ -177,11 +197,70 @@ def _accept(kind: PiiKind, value: str) -> bool:
     return True
 
 
+#: Invisible characters removed before matching: zero-width, soft hyphen, word joiners, bidi
+#: controls, the BOM and Unicode tag characters.
+_INVISIBLE = re.compile(
+    "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff"
+    "\U000e0000-\U000e007f]"
+)
+#: Separators a number may be split with (spaces of every width, dots, dashes, slashes).
+_SEPARATOR = "[ \t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000.\u00b7\u30fb\\-\u2010-\u2015\u2212_/]"
+_GROUPS = re.compile(rf"\d+(?:{_SEPARATOR}{{1,3}}[\dXx]+)+")
+_GROUP_SPLIT = re.compile(rf"{_SEPARATOR}{{1,3}}")
+
+
+#: Full-width ASCII forms and the ideographic space (NFKC folds them).
+_FOLDABLE = re.compile("[\uff01-\uff5e\u3000]")
+
+
+def _split_number(run: str) -> bool:
+    """True for digit groups joined by separators that look like one split number: every
+    group but the last of 3+ digits, or every group one digit; 11+ digits in all."""
+    groups = _GROUP_SPLIT.split(run)
+    digits = [len(g.rstrip("Xx")) for g in groups]
+    split = all(n >= 3 for n in digits[:-1]) or all(len(g) == 1 for g in groups)
+    return split and sum(digits) >= 11
+
+
+def _needs_skeleton(text: str) -> bool:
+    """True when the skeleton may differ from ``text`` in a way a pattern can see."""
+    if _INVISIBLE.search(text) or _FOLDABLE.search(text):
+        return True
+    return any(_split_number(m.group(0)) for m in _GROUPS.finditer(text))
+
+
+def _skeleton(text: str) -> tuple[str, list[int]]:
+    """``(skeleton, origin)``: ``text`` without invisible characters, NFKC-folded character
+    by character (full-width digits become ASCII), with the separators inside split numbers
+    dropped; ``origin[i]`` is the offset in ``text`` of skeleton character ``i``."""
+    chars: list[str] = []
+    origin: list[int] = []
+    for i, ch in enumerate(text):
+        if _INVISIBLE.match(ch):
+            continue
+        folded = unicodedata.normalize("NFKC", ch) if ord(ch) > 0x7F else ch
+        if len(folded) != 1:
+            folded = ch
+        chars.append(folded)
+        origin.append(i)
+    flat = "".join(chars)
+    drop: set[int] = set()
+    for m in _GROUPS.finditer(flat):
+        if not _split_number(m.group(0)):
+            continue
+        for sep in _GROUP_SPLIT.finditer(m.group(0)):
+            drop.update(range(m.start() + sep.start(), m.start() + sep.end()))
+    skeleton = "".join(c for i, c in enumerate(flat) if i not in drop)
+    return skeleton, [o for i, o in enumerate(origin) if i not in drop]
+
+
 def detect(text: str) -> list[Finding]:
     """All sensitive spans of ``text``, ordered by start, never overlapping.
 
-    Where two kinds overlap, the earlier pattern in the list above wins (secrets, e-mail,
-    resident ID, mobile, bank card, phone), so a resident ID is never also a card number.
+    The patterns run on the text itself and on its skeleton (see the module docstring);
+    offsets always refer to ``text``. Where two kinds overlap, the earlier pattern in the list
+    above wins (secrets, e-mail, resident ID, mobile, bank card, phone), so a resident ID is
+    never also a card number.
     """
     taken: list[tuple[int, int]] = []
     found: list[Finding] = []
@@ -194,12 +273,26 @@ def detect(text: str) -> list[Finding]:
             taken.append((start, end))
             found.append(Finding(kind, start, end, _mask(text[start:end])))
 
+    views: list[tuple[str, list[int] | None]] = [(text, None)]
+    if _needs_skeleton(text):
+        skeleton, origin = _skeleton(text)
+        if skeleton != text:
+            views.append((skeleton, origin))
     for kind, pattern in _PATTERNS:
-        for m in pattern.finditer(text):
-            if _accept(kind, m.group(0)):
-                add(kind, m.start(), m.end())
-    for m in _ASSIGNMENT.finditer(text):
-        add(PiiKind.SECRET, m.start(1), m.end(1))
+        for view, where in views:
+            for m in pattern.finditer(view):
+                if not _accept(kind, m.group(0)):
+                    continue
+                if where is None:
+                    add(kind, m.start(), m.end())
+                else:
+                    add(kind, where[m.start()], where[m.end() - 1] + 1)
+    for view, where in views:
+        for m in _ASSIGNMENT.finditer(view):
+            if where is None:
+                add(PiiKind.SECRET, m.start(1), m.end(1))
+            else:
+                add(PiiKind.SECRET, where[m.start(1)], where[m.end(1) - 1] + 1)
     return sorted(found, key=lambda f: f.start)
 
 

@@ -226,16 +226,23 @@ class MemoryRepository(Protocol):
         """
         ...
 
-    def redact_history(self, memory_id: uuid.UUID, *, scope: Scope) -> dict[str, int]:
-        """Redact the memory's content from its events' snapshots and from stored traces.
+    def redact_history(
+        self, memory_id: uuid.UUID, *, scope: Scope, content: str | None = None
+    ) -> dict[str, int]:
+        """Redact the memory's content from its events' snapshots and reasons and from stored
+        traces (:mod:`.redaction`); ``content``, the purged text when the caller knows it,
+        also finds the traces whose query quotes it.
 
         Idempotent. Returns ``{"events": n, "traces": m}`` (records changed by this call).
         """
         ...
 
-    def index_presence(self, memory_id: uuid.UUID, *, scope: Scope) -> dict[str, int]:
+    def index_presence(
+        self, memory_id: uuid.UUID, *, scope: Scope, content: str | None = None
+    ) -> dict[str, int]:
         """Where the id is still stored: ``{"row", "vector", "keyword_terms", "entity_links",
-        "events_with_content", "traces_with_content"}`` -> count (all 0 after a purge)."""
+        "events_with_content", "reasons_with_content", "traces_with_content"}`` -> count (all
+        0 after a purge); with ``content``, a trace whose query quotes it counts too."""
         ...
 
 

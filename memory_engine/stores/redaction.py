@@ -9,14 +9,19 @@ functions, so they redact exactly the same fields:
   ``metadata`` -> ``{}``, ``source_ref`` -> None, ``content_hash`` -> ``""``; ids, type, status,
   times, version, importance and confidence stay (the skeleton the audit trail needs);
 * traces: the same for every candidate entry with the memory's id, and each block line that
-  holds the escaped content is replaced by ``N. [purged]``.
-
-The trace's own ``query`` text is the caller's input, not the memory, and is kept.
+  holds the escaped content is replaced by ``N. [purged]``; a trace whose query (or searched
+  query, or recent turn) quotes the memory's text (:func:`quotes`: one holds the other, or
+  they share a run of :data:`QUOTE_MIN_CHARS` characters) has that text replaced by
+  :data:`REDACTED` and its query terms emptied;
+* reasons: every event of the memory except its ``purge`` and ``purge_proof`` events has its
+  ``reason`` replaced by :data:`REDACTED` (an update or delete reason may quote the text); the
+  purge event's own reason keeps only what does not quote the text (:func:`erase_quotes`).
 """
 
 from __future__ import annotations
 
 import uuid
+from difflib import SequenceMatcher
 from typing import Any
 
 from memory_engine.errors import TenantScopeError
@@ -35,6 +40,43 @@ REDACTED_FIELDS: dict[str, Any] = {
     "source_ref": None,
     "content_hash": "",
 }
+
+
+#: Events whose reason survives a purge (written by the purge itself).
+PURGE_ACTIONS = frozenset({"purge", "purge_proof"})
+
+#: A text shares this many consecutive characters with the memory's content: it quotes it.
+QUOTE_MIN_CHARS = 24
+
+
+def quotes(text: str | None, content: str | None) -> bool:
+    """True when ``text`` quotes ``content``: either holds the other (the shorter of at least
+    8 characters), or they share a run of ``QUOTE_MIN_CHARS`` characters (case-folded)."""
+    if not text or not content or content == REDACTED:
+        return False
+    a, b = text.casefold(), content.casefold()
+    shorter = min(len(a), len(b))
+    if shorter >= 8 and (a in b or b in a):
+        return True
+    if shorter < QUOTE_MIN_CHARS:
+        return False
+    match = SequenceMatcher(None, a, b, autojunk=False).find_longest_match(0, len(a), 0, len(b))
+    return match.size >= QUOTE_MIN_CHARS
+
+
+def erase_quotes(reason: str | None, content: str | None) -> str | None:
+    """``reason`` with the memory's content replaced by :data:`REDACTED`; the whole reason
+    when it quotes the content otherwise (see :func:`quotes`)."""
+    if not reason or not content:
+        return reason
+    if content in reason:
+        reason = reason.replace(content, REDACTED)
+    return REDACTED if quotes(reason.replace(REDACTED, ""), content) else reason
+
+
+def reason_kept(action: str | None, reason: str | None) -> bool:
+    """True when an event's reason still holds text after a purge should have erased it."""
+    return action not in PURGE_ACTIONS and reason is not None and reason != REDACTED
 
 
 def redact_snapshot(snapshot: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -64,10 +106,43 @@ def trace_has_content(trace: dict[str, Any], memory_id: uuid.UUID) -> bool:
     )
 
 
-def redact_trace(trace: dict[str, Any], memory_id: uuid.UUID) -> tuple[dict[str, Any], bool]:
-    """``(redacted trace, changed)`` for a trace as JSON (``Trace.model_dump(mode="json")``)."""
+def _query_texts(trace: dict[str, Any]) -> list[str]:
+    """The caller's texts of a trace: query, searched queries, the configuration's turns."""
+    config = trace.get("config") or {}
+    texts = [trace.get("query"), *(trace.get("searched_queries") or [])]
+    texts.extend(config.get("recent_turns") or [] if isinstance(config, dict) else [])
+    return [str(t) for t in texts if t]
+
+
+def trace_quotes(trace: dict[str, Any], content: str | None) -> bool:
+    """True when a query text of the trace quotes ``content`` (see :func:`quotes`)."""
+    return any(quotes(t, content) for t in _query_texts(trace))
+
+
+def _erase_query_texts(trace: dict[str, Any], contents: set[str]) -> dict[str, Any]:
+    def fix(text: Any) -> Any:
+        return REDACTED if any(quotes(str(text), c) for c in contents) else text
+
+    out = dict(trace)
+    out["query"] = fix(trace.get("query") or "")
+    out["searched_queries"] = [fix(q) for q in trace.get("searched_queries") or []]
+    config = trace.get("config")
+    if isinstance(config, dict) and config.get("recent_turns"):
+        out["config"] = {**config, "recent_turns": [fix(q) for q in config["recent_turns"]]}
+    out["query_terms"] = []
+    return out
+
+
+def redact_trace(
+    trace: dict[str, Any], memory_id: uuid.UUID, content: str | None = None
+) -> tuple[dict[str, Any], bool]:
+    """``(redacted trace, changed)`` for a trace as JSON (``Trace.model_dump(mode="json")``).
+
+    ``content`` is the purged memory's text when known (the purge knows it; a later
+    re-run finds it in the candidate entries only): query texts quoting it are erased too.
+    """
     mid = str(memory_id)
-    contents: set[str] = set()
+    contents: set[str] = {content} if content and content != REDACTED else set()
 
     def fix(c: Any) -> Any:
         if isinstance(c, dict) and str(c.get("memory_id")) == mid:
@@ -81,7 +156,10 @@ def redact_trace(trace: dict[str, Any], memory_id: uuid.UUID) -> tuple[dict[str,
     out["legs"] = {
         name: [fix(c) for c in leg or []] for name, leg in (trace.get("legs") or {}).items()
     }
-    if not contents:
+    quoted = any(quotes(t, c) for t in _query_texts(trace) for c in contents)
+    if quoted:
+        out = _erase_query_texts(out, contents)
+    elif not trace_has_content(trace, memory_id):
         return trace, False
     block = str(trace.get("block") or "")
     if block:

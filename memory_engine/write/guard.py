@@ -51,8 +51,14 @@ def is_memory_tool_call(text: str, metadata: dict[str, Any] | None = None) -> bo
 
 def looks_like_injection(text: str, source: str = "tool_output") -> bool:
     """True when ``text`` from ``source`` must be quarantined: instruction-like text in an
-    untrusted source (the rules and action table of ``memory_engine.security.injection``)."""
-    return screen(text, source).action is ScreenAction.QUARANTINE
+    untrusted source (the rules and action table of ``memory_engine.security.injection``),
+    or in a ``manual`` write (what MCP ``memory_write`` sends), which the default injection
+    policy quarantines like a tool output (``security.policy.escalate``; a link alone is not
+    enough)."""
+    result = screen(text, source)
+    if result.action is ScreenAction.QUARANTINE:
+        return True
+    return source == "manual" and result.flagged and bool(set(result.rules) - {"url"})
 
 
 def reduce_tool_output(text: str, max_chars: int) -> str:

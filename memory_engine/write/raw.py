@@ -33,7 +33,13 @@ from memory_engine.models import (
     Scope,
     ensure_utc,
 )
-from memory_engine.security.policy import screen_write
+from memory_engine.security.policy import (
+    WriteScreen,
+    findings_in,
+    redact_stored,
+    refuse_blocked,
+    screen_write,
+)
 from memory_engine.stores.base import BulkLoader, InsertOutcome, MemoryStore, NewMemory
 from memory_engine.text import clean_text
 from memory_engine.write.guard import is_memory_tool_call
@@ -142,24 +148,61 @@ def check_metadata(metadata: dict[str, Any], *, max_bytes: int = 16_384) -> None
         )
 
 
-def screen_request(req: WriteRequest, scope: Scope, settings: Settings) -> tuple[WriteRequest, str]:
-    """``req`` with its text through the tenant's PII policy (``security.policy``) and the
-    findings in its metadata (the same object when nothing was found), and the returned
-    request's text cleaned (``clean_text``).
+#: The fields of a ``WriteRequest`` besides ``text`` that are stored (and so screened).
+SCREENED_FIELDS = ("tags", "entities", "metadata", "source_ref")
+
+
+def screen_request_fields(
+    req: WriteRequest, scope: Scope, settings: Settings
+) -> tuple[WriteRequest, str, WriteScreen]:
+    """``req`` through the write screen: its text by ``screen_write`` (the tenant's PII
+    policy, then injection), its other stored fields (``SCREENED_FIELDS``) by the same PII
+    policy (``security.policy.redact_stored``), the findings of all of them in
+    ``metadata["pii"]``.
+
+    Returns:
+        (the screened request, its text cleaned by ``clean_text``, the text's screen).
 
     Raises:
-        SensitiveDataError: the tenant's PII policy is ``block`` and the text holds listed PII.
+        SensitiveDataError: the tenant's PII policy is ``block`` and the text or a field holds
+            listed PII.
         EmptyContentError, ContentTooLargeError, InvalidInputError: the text itself is bad.
     """
     cleaned = clean_text(req.text, max_chars=settings.write.max_input_chars)
+    fields = {name: getattr(req, name) for name in SCREENED_FIELDS}
+    in_fields = findings_in(fields, settings)
+    refuse_blocked(in_fields, tenant_id=scope.tenant_id, settings=settings)
     screened = screen_write(
         cleaned, source=req.source, tenant_id=scope.tenant_id, settings=settings
     )
-    if not screened.pii:
-        return req, cleaned
-    meta = {**req.metadata, "pii": screened.metadata()["pii"]}
-    redacted = req.model_copy(update={"text": screened.text, "metadata": meta})
-    return redacted, clean_text(screened.text, max_chars=settings.write.max_input_chars)
+    if not screened.pii and not in_fields:
+        return req, cleaned, screened
+    update = redact_stored(fields, tenant_id=scope.tenant_id, settings=settings)
+    pii = [*screened.pii, *in_fields]
+    update["metadata"] = {
+        **update["metadata"],
+        "pii": {
+            "policy": screened.policy.value,
+            "kinds": sorted({f.kind.value for f in pii}),
+            "count": len(pii),
+        },
+    }
+    update["text"] = screened.text
+    redacted = req.model_copy(update=update)
+    return redacted, clean_text(screened.text, max_chars=settings.write.max_input_chars), screened
+
+
+def screen_request(req: WriteRequest, scope: Scope, settings: Settings) -> tuple[WriteRequest, str]:
+    """``req`` with its text and stored fields through the tenant's PII policy (see
+    ``screen_request_fields``; the same object when nothing was found), and the returned
+    request's text cleaned (``clean_text``).
+
+    Raises:
+        SensitiveDataError: the tenant's PII policy is ``block`` and listed PII was found.
+        EmptyContentError, ContentTooLargeError, InvalidInputError: the text itself is bad.
+    """
+    screened, text, _ = screen_request_fields(req, scope, settings)
+    return screened, text
 
 
 def check_raw_untrusted(req: WriteRequest, text: str, settings: Settings) -> None:
@@ -263,6 +306,7 @@ def write_batch(
     """
     results: dict[int, WriteResult] = {}
     pending: list[tuple[int, Memory]] = []
+    reason = redact_stored(reason, tenant_id=scope.tenant_id, settings=settings)
     for i, req in enumerate(requests):
         try:
             if not isinstance(req, WriteRequest):
@@ -270,15 +314,14 @@ def write_batch(
             cleaned = clean_text(req.text, max_chars=settings.write.max_input_chars)
             check_metadata(req.metadata)
             check_raw_untrusted(req, cleaned, settings)
-            screened = screen_write(
-                cleaned, source=req.source, tenant_id=scope.tenant_id, settings=settings
-            )
-            if screened.metadata():
-                req = req.model_copy(update={"metadata": {**req.metadata, **screened.metadata()}})
+            req, text, screened = screen_request_fields(req, scope, settings)
+            found = {k: v for k, v in screened.metadata().items() if k != "pii"}
+            if found:
+                req = req.model_copy(update={"metadata": {**req.metadata, **found}})
             update: dict[str, Any] = {"embedding_model": embedder.model_name}
             if screened.quarantine:  # stored for review, not searchable until restored
                 update["status"] = MemoryStatus.ARCHIVED
-            for mem in extractor(scope, req, screened.text):
+            for mem in extractor(scope, req, text):
                 pending.append((i, mem.model_copy(update=update)))
             results[i] = WriteResult(index=i)
         except MemoryEngineError as exc:

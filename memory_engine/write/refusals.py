@@ -20,11 +20,11 @@ from memory_engine.config import Settings
 from memory_engine.errors import MemoryEngineError, SensitiveDataError
 from memory_engine.models import Event, EventAction, Scope
 from memory_engine.security.pii import PiiPolicy
-from memory_engine.security.policy import redacted_copy
+from memory_engine.security.policy import redact_stored
 from memory_engine.stores.base import MemoryStore
 from memory_engine.text import clean_text
 from memory_engine.write.journal import WriteJournal
-from memory_engine.write.raw import WriteRequest, screen_request
+from memory_engine.write.raw import SCREENED_FIELDS, WriteRequest, screen_request
 
 log = logging.getLogger(__name__)
 
@@ -86,9 +86,13 @@ def screen_or_refuse(
         return screen_request(request, scope, settings)
     except SensitiveDataError as exc:
         cleaned = clean_text(request.text, max_chars=settings.write.max_input_chars)
-        safe = redacted_copy(cleaned, settings)
-        meta = {**request.metadata, "pii": refusal_pii(exc)}
-        safe_request = request.model_copy(update={"text": safe, "metadata": meta})
+        fields = {name: getattr(request, name) for name in SCREENED_FIELDS}
+        safe_fields = redact_stored(
+            {**fields, "text": cleaned}, tenant_id=scope.tenant_id, settings=settings
+        )
+        safe = safe_fields["text"]
+        safe_fields["metadata"] = {**safe_fields["metadata"], "pii": refusal_pii(exc)}
+        safe_request = request.model_copy(update=safe_fields)
         write_id = journal.refuse(
             scope,
             mode,

@@ -102,6 +102,7 @@ def test_purge_erases_content_from_events_and_traces(
         "vector": 1,
         "entity_links": 2,
         "events_with_content": 2,
+        "reasons_with_content": 0,
         "traces_with_content": 1,
     }
 
@@ -113,6 +114,7 @@ def test_purge_erases_content_from_events_and_traces(
         "keyword_terms": 0,
         "entity_links": 0,
         "events_with_content": 0,
+        "reasons_with_content": 0,
         "traces_with_content": 0,
     }
     assert store.list_entities(scope=s).items == []  # no memory names them any more
@@ -135,6 +137,35 @@ def test_purge_erases_content_from_events_and_traces(
     for statuses in (ALL_STATUSES,):
         assert a not in ids(store.keyword_search(["vault"], scope=s, k=10, statuses=statuses))
     assert store.redact_history(a, scope=s) == {"events": 0, "traces": 0}  # idempotent
+
+
+def test_purge_erases_reasons_and_query_texts_quoting_the_memory(
+    store: MemoryStore, tenant: str, rng: np.random.Generator
+) -> None:
+    s = Scope.of(tenant)
+    secret = "Ann's card is 4111 1111 1111 1111, locker 7731-Q"
+    a, b = put(store, s, item(tenant, secret, unit(rng)), item(tenant, "keep me", unit(rng)))
+    store.update(
+        a, scope=s, expected_version=1, changes={"tags": ("x",)}, actor="t", reason=f"was {secret}"
+    )
+    store.update(b, scope=s, expected_version=1, changes={"tags": ("y",)}, actor="t", reason="ok")
+    # a trace whose query quotes the memory but which never returned it
+    quoting = _trace_with(tenant, s, b, "keep me", b).model_copy(
+        update={"query": "Ann's card is 4111 1111 1111 1111", "candidates": [], "legs": {}}
+    )
+    store.save_trace(quoting, scope=s)
+    before = store.index_presence(a, scope=s, content=secret)
+    assert before["reasons_with_content"] == 1 and before["traces_with_content"] == 1
+
+    store.purge(a, scope=s, actor="t", reason=f"erasure of: {secret}")
+
+    assert store.index_presence(a, scope=s, content=secret)["reasons_with_content"] == 0
+    assert store.index_presence(a, scope=s, content=secret)["traces_with_content"] == 0
+    reasons = [e.reason for e in store.history(a, scope=s).items]
+    assert reasons[1] == REDACTED and all("4111" not in (r or "") for r in reasons), reasons
+    assert "erasure of" in (reasons[-1] or "")  # the purge's own reason stays, minus the text
+    assert "4111" not in store.get_trace(quoting.id, scope=s).model_dump_json()
+    assert [e.reason for e in store.history(b, scope=s).items][-1] == "ok"  # others untouched
 
 
 def test_redaction_never_touches_another_tenant(

@@ -64,8 +64,13 @@ def test_no_attack_escapes_the_memory_block_fence() -> None:
     memories = [Memory(tenant_id="t", content=a, source=MemorySource.TOOL_OUTPUT) for a in ATTACKS]
     block = render_block(memories)
     lines = block.split("\n")
-    # The header is unchanged, the fence opens once and closes once, at the end.
-    assert block.startswith(HEADER + "\n" + OPEN + "\n")
+    # The header is unchanged but for the flag line naming every (flagged) attack line; the
+    # fence opens once and closes once, at the end.
+    assert block.startswith(HEADER + "\n")
+    flag_line = block.split("\n")[2]
+    assert flag_line.startswith("Flagged by the injection screen")
+    assert all(f" {i} (" in flag_line for i in range(1, len(ATTACKS) + 1))
+    assert block.startswith(HEADER + "\n" + flag_line + "\n" + OPEN + "\n")
     assert lines[-1] == CLOSE
     assert block.count(OPEN) == 1 and block.count(CLOSE) == 1
     body = lines[lines.index(OPEN) + 1 : -1]

@@ -17,6 +17,7 @@ import pandas as pd
 
 from memory_engine.dashboard.i18n import t
 from memory_engine.models import Page
+from memory_engine.text import show_invisible
 
 #: Longest text shown in a table cell (the detail view shows the full text).
 CELL_CHARS = 200
@@ -52,8 +53,10 @@ def short_id(value: uuid.UUID | str) -> str:
 
 
 def clip(text: str | None, limit: int = CELL_CHARS) -> str:
-    """``text`` cut to ``limit`` characters with an ellipsis."""
-    text = text or ""
+    """``text`` with its invisible formatting characters shown (``text.show_invisible``:
+    a right-to-left override reads ``\\u202e``, never reorders the cell), cut to ``limit``
+    characters with an ellipsis."""
+    text = show_invisible(text or "")
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

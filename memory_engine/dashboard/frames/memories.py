@@ -16,6 +16,7 @@ import pandas as pd
 from memory_engine.dashboard.frames.cells import clip, fmt_time, value_text
 from memory_engine.dashboard.i18n import t
 from memory_engine.models import Event, Memory
+from memory_engine.text import show_invisible
 
 #: Fields of an event snapshot that change on every edit and say nothing by themselves.
 NOISY_FIELDS = frozenset({"updated_at", "version", "content_hash", "embedding", "last_accessed_at"})
@@ -57,7 +58,8 @@ def memories_frame(memories: Iterable[Memory], lang: str) -> pd.DataFrame:
 
 
 def memory_fields_frame(memory: Memory, lang: str) -> pd.DataFrame:
-    """Every field of one memory (without the vector) as rows ``(field, value)``; times in UTC."""
+    """Every field of one memory (without the vector) as rows ``(field, value)``; times in UTC;
+    invisible formatting characters shown as ``\\uXXXX`` (``text.show_invisible``)."""
     data = memory.model_dump(exclude={"embedding"})
     rows = []
     for name, value in data.items():
@@ -71,7 +73,7 @@ def memory_fields_frame(memory: Memory, lang: str) -> pd.DataFrame:
             text = ""
         else:
             text = str(getattr(value, "value", value))
-        rows.append({t("col.field", lang): name, t("col.value", lang): text})
+        rows.append({t("col.field", lang): name, t("col.value", lang): show_invisible(text)})
     return pd.DataFrame(rows)
 
 

@@ -27,37 +27,50 @@ from memory_engine.stores.postgres.sql import scope_filter
 from memory_engine.stores.postgres.writes import insert_event
 from memory_engine.stores.redaction import (
     check_event_scope,
+    reason_kept,
     redact_trace,
     snapshot_has_content,
     trace_has_content,
+    trace_quotes,
+)
+
+#: The traces of a tenant that may hold a memory's text: its id in the payload, or a query
+#: that holds the content or is held by it (at least 8 characters, see ``redaction.quotes``).
+_TRACES_OF = (
+    "SELECT id, payload FROM traces WHERE tenant_id = %(t)s AND (payload::text LIKE %(id)s "
+    "OR (%(c)s::text IS NOT NULL AND ((length(query) >= 8 AND "
+    "position(lower(query) IN lower(%(c)s)) > 0) OR (length(%(c)s) >= 8 AND "
+    "position(lower(%(c)s) IN lower(query)) > 0))))"
 )
 
 
-def redact_in_tx(cur: psycopg.Cursor[Any], memory_id: uuid.UUID, tenant_id: str) -> dict[str, int]:
-    """Redact events and traces of ``memory_id`` inside the caller's transaction."""
+def redact_in_tx(
+    cur: psycopg.Cursor[Any], memory_id: uuid.UUID, tenant_id: str, content: str | None = None
+) -> dict[str, int]:
+    """Redact events (snapshots and reasons, migration 0005) and traces of ``memory_id``
+    inside the caller's transaction; ``content`` (the purged text, when known) also finds
+    the traces whose query quotes it."""
     row = cur.execute("SELECT redact_memory_events(%s, %s)", [tenant_id, memory_id]).fetchone()
     events = int(row[0]) if row else 0
     traces = 0
-    pattern = f"%{memory_id}%"
     found = cur.execute(
-        "SELECT id, payload FROM traces WHERE tenant_id = %s AND payload::text LIKE %s",
-        [tenant_id, pattern],
+        _TRACES_OF, {"t": tenant_id, "id": f"%{memory_id}%", "c": content}
     ).fetchall()
     for trace_id, payload in found:
-        new_payload, changed = redact_trace(payload, memory_id)
+        new_payload, changed = redact_trace(payload, memory_id, content)
         if not changed:
             continue
         old = cur.execute(
             "DELETE FROM traces WHERE tenant_id = %s AND id = %s "
-            "RETURNING user_id, agent_id, session_id, created_at, query, returned",
+            "RETURNING user_id, agent_id, session_id, created_at, returned",
             [tenant_id, trace_id],
         ).fetchone()
         if old is None:
             continue
         cur.execute(
             "INSERT INTO traces (id, tenant_id, user_id, agent_id, session_id, created_at, "
-            "query, returned, payload) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            [trace_id, tenant_id, *old, Jsonb(new_payload)],
+            "returned, query, payload) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            [trace_id, tenant_id, *old, str(new_payload.get("query") or ""), Jsonb(new_payload)],
         )
         traces += 1
     return {"events": events, "traces": traces}
@@ -89,16 +102,22 @@ class PgLifecycle:
             )
             return int(cur.rowcount or 0)
 
-    def redact_history(self, memory_id: uuid.UUID, *, scope: Scope) -> dict[str, int]:
-        """Redact the memory's content from its events' snapshots and stored traces (one
-        transaction, idempotent). Returns ``{"events": n, "traces": m}`` changed by this call."""
+    def redact_history(
+        self, memory_id: uuid.UUID, *, scope: Scope, content: str | None = None
+    ) -> dict[str, int]:
+        """Redact the memory's content from its events' snapshots and reasons and from stored
+        traces (one transaction, idempotent; ``content`` also finds traces quoting it).
+        Returns ``{"events": n, "traces": m}`` changed by this call."""
         with self._conn.tx(scope) as cur:
-            return redact_in_tx(cur, memory_id, scope.tenant_id)
+            return redact_in_tx(cur, memory_id, scope.tenant_id, content)
 
-    def index_presence(self, memory_id: uuid.UUID, *, scope: Scope) -> dict[str, int]:
+    def index_presence(
+        self, memory_id: uuid.UUID, *, scope: Scope, content: str | None = None
+    ) -> dict[str, int]:
         """Counts of the id in the row table, its vector, the keyword postings, its entity
-        links, events with non-redacted snapshots and traces with non-redacted candidate
-        entries."""
+        links, events with non-redacted snapshots, events whose reason a purge erases
+        (``reasons_with_content``) and traces with non-redacted candidate entries or (given
+        ``content``) a query that quotes it."""
         t = scope.tenant_id
         with self._conn.tx(scope) as cur:
             row = cur.execute(
@@ -114,12 +133,12 @@ class PgLifecycle:
                 [t, memory_id],
             ).fetchone()
             snaps = cur.execute(
-                "SELECT before, after FROM events WHERE tenant_id = %s AND memory_id = %s",
+                "SELECT before, after, action, reason FROM events "
+                "WHERE tenant_id = %s AND memory_id = %s",
                 [t, memory_id],
             ).fetchall()
             traces = cur.execute(
-                "SELECT payload FROM traces WHERE tenant_id = %s AND payload::text LIKE %s",
-                [t, f"%{memory_id}%"],
+                _TRACES_OF, {"t": t, "id": f"%{memory_id}%", "c": content}
             ).fetchall()
         return {
             "row": int(row[0]) if row else 0,
@@ -127,9 +146,12 @@ class PgLifecycle:
             "keyword_terms": int(postings[0]) if postings else 0,
             "entity_links": int(links[0]) if links else 0,
             "events_with_content": sum(
-                1 for b, a in snaps if snapshot_has_content(b) or snapshot_has_content(a)
+                1 for b, a, _, _ in snaps if snapshot_has_content(b) or snapshot_has_content(a)
             ),
-            "traces_with_content": sum(1 for (p,) in traces if trace_has_content(p, memory_id)),
+            "reasons_with_content": sum(1 for _, _, act, r in snaps if reason_kept(act, r)),
+            "traces_with_content": sum(
+                1 for _, p in traces if trace_has_content(p, memory_id) or trace_quotes(p, content)
+            ),
         }
 
     def delete_traces(self, *, scope: Scope) -> int:

@@ -212,13 +212,17 @@ class PostgresStore:
         """See :meth:`PgLifecycle.record_access`."""
         return self._lifecycle.record_access(memory_ids, scope=scope, at=at)
 
-    def redact_history(self, memory_id: uuid.UUID, *, scope: Scope) -> dict[str, int]:
+    def redact_history(
+        self, memory_id: uuid.UUID, *, scope: Scope, content: str | None = None
+    ) -> dict[str, int]:
         """See :meth:`PgLifecycle.redact_history`."""
-        return self._lifecycle.redact_history(memory_id, scope=scope)
+        return self._lifecycle.redact_history(memory_id, scope=scope, content=content)
 
-    def index_presence(self, memory_id: uuid.UUID, *, scope: Scope) -> dict[str, int]:
+    def index_presence(
+        self, memory_id: uuid.UUID, *, scope: Scope, content: str | None = None
+    ) -> dict[str, int]:
         """See :meth:`PgLifecycle.index_presence`."""
-        return self._lifecycle.index_presence(memory_id, scope=scope)
+        return self._lifecycle.index_presence(memory_id, scope=scope, content=content)
 
     # ------------------------------------------------------------------ BulkLoader
 

@@ -46,6 +46,7 @@ from memory_engine.stores.postgres.writes import (
     insert_event,
     prepare_row,
 )
+from memory_engine.stores.redaction import erase_quotes
 
 
 class PgWriter:
@@ -240,8 +241,9 @@ class PgWriter:
                 "DELETE FROM memories WHERE tenant_id = %s AND id = %s",
                 [scope.tenant_id, memory_id],
             )
+            reason = erase_quotes(reason, before.content)
             insert_event(cur, event_values(before, "purge", actor, before=before, reason=reason))
-            redact_in_tx(cur, memory_id, scope.tenant_id)
+            redact_in_tx(cur, memory_id, scope.tenant_id, before.content)
 
     def save_trace(self, trace: Trace, *, scope: Scope) -> None:
         """Store a trace, then drop the oldest traces of its client (same user and agent id)

@@ -31,18 +31,26 @@ from memory_engine.stores.qdrant.codec import (
 from memory_engine.stores.qdrant.connection import QdrantConnection
 from memory_engine.stores.qdrant.io import scroll_all
 from memory_engine.stores.redaction import (
+    REDACTED,
+    reason_kept,
     redact_snapshot,
     redact_trace,
     snapshot_has_content,
     trace_has_content,
+    trace_quotes,
 )
 
 
 def redact_in(
-    client: QdrantClient, conn: QdrantConnection, memory_id: uuid.UUID, tenant: str
+    client: QdrantClient,
+    conn: QdrantConnection,
+    memory_id: uuid.UUID,
+    tenant: str,
+    content: str | None = None,
 ) -> dict[str, int]:
-    """Redact the memory's content from its event snapshots and the tenant's traces, on a
-    client the caller holds (under ``conn.writing()``). Idempotent.
+    """Redact the memory's content from its event snapshots and reasons and from the tenant's
+    traces (``content``, when known, also erases query texts quoting it), on a client the
+    caller holds (under ``conn.writing()``). Idempotent.
 
     Returns:
         ``{"events": n, "traces": m}``: the points changed by this call.
@@ -52,25 +60,29 @@ def redact_in(
         client,
         conn.events,
         scope_filter(tenant_scope, match("memory_id", str(memory_id))),
-        with_payload=["before", "after"],
+        with_payload=["before", "after", "action", "reason"],
     )
     n_events = 0
     for e in events:
         p = e.payload or {}
-        if snapshot_has_content(p.get("before")) or snapshot_has_content(p.get("after")):
-            client.set_payload(
-                conn.events,
-                {
-                    "before": redact_snapshot(p.get("before")),
-                    "after": redact_snapshot(p.get("after")),
-                },
-                points=[e.id],
-            )
+        erase_reason = reason_kept(p.get("action"), p.get("reason"))
+        if (
+            snapshot_has_content(p.get("before"))
+            or snapshot_has_content(p.get("after"))
+            or erase_reason
+        ):
+            patch: dict[str, Any] = {
+                "before": redact_snapshot(p.get("before")),
+                "after": redact_snapshot(p.get("after")),
+            }
+            if erase_reason:
+                patch["reason"] = REDACTED
+            client.set_payload(conn.events, patch, points=[e.id])
             n_events += 1
     n_traces = 0
     for t in scroll_all(client, conn.traces, scope_filter(tenant_scope), with_payload=["trace"]):
         trace = (t.payload or {}).get("trace") or {}
-        new, changed = redact_trace(trace, memory_id)
+        new, changed = redact_trace(trace, memory_id, content)
         if changed:
             client.set_payload(conn.traces, {"trace": new}, points=[t.id])
             n_traces += 1
@@ -126,16 +138,22 @@ class QdrantLifecycle:
                 client.batch_update_points(self._conn.memories, update_operations=ops)
         return len(ops)
 
-    def redact_history(self, memory_id: uuid.UUID, *, scope: Scope) -> dict[str, int]:
-        """Redact the memory's content from its events' snapshots and stored traces
-        (idempotent). Returns ``{"events": n, "traces": m}`` changed by this call."""
+    def redact_history(
+        self, memory_id: uuid.UUID, *, scope: Scope, content: str | None = None
+    ) -> dict[str, int]:
+        """Redact the memory's content from its events' snapshots and reasons and from stored
+        traces (idempotent; ``content`` also erases query texts quoting it). Returns
+        ``{"events": n, "traces": m}`` changed by this call."""
         with self._conn.writing() as client:
-            return redact_in(client, self._conn, memory_id, scope.tenant_id)
+            return redact_in(client, self._conn, memory_id, scope.tenant_id, content)
 
-    def index_presence(self, memory_id: uuid.UUID, *, scope: Scope) -> dict[str, int]:
+    def index_presence(
+        self, memory_id: uuid.UUID, *, scope: Scope, content: str | None = None
+    ) -> dict[str, int]:
         """Counts of the id as a point, its dense and keyword vectors, its entity links (the
-        point's ``entity_keys``), events with non-redacted snapshots and traces with
-        non-redacted candidate entries."""
+        point's ``entity_keys``), events with non-redacted snapshots, events whose reason a
+        purge erases and traces with non-redacted candidate entries or (given ``content``) a
+        query quoting it."""
         tenant_scope = Scope.of(scope.tenant_id)
         point = self._conn.fetch(str(memory_id), tenant_scope, with_vectors=True)
         vectors: dict[str, Any] = dict(point.vector or {}) if point is not None else {}
@@ -144,7 +162,7 @@ class QdrantLifecycle:
                 client,
                 self._conn.events,
                 scope_filter(tenant_scope, match("memory_id", str(memory_id))),
-                with_payload=["before", "after"],
+                with_payload=["before", "after", "action", "reason"],
             )
             traces = scroll_all(
                 client, self._conn.traces, scope_filter(tenant_scope), with_payload=["trace"]
@@ -162,10 +180,16 @@ class QdrantLifecycle:
                 if snapshot_has_content((e.payload or {}).get("before"))
                 or snapshot_has_content((e.payload or {}).get("after"))
             ),
+            "reasons_with_content": sum(
+                1
+                for e in events
+                if reason_kept((e.payload or {}).get("action"), (e.payload or {}).get("reason"))
+            ),
             "traces_with_content": sum(
                 1
                 for t in traces
                 if trace_has_content((t.payload or {}).get("trace") or {}, memory_id)
+                or trace_quotes((t.payload or {}).get("trace") or {}, content)
             ),
         }
 

@@ -52,6 +52,7 @@ from memory_engine.stores.qdrant.entities import QdrantEntities, entity_keys_of
 from memory_engine.stores.qdrant.events import QdrantEventLog
 from memory_engine.stores.qdrant.io import scroll_all
 from memory_engine.stores.qdrant.lifecycle import redact_in
+from memory_engine.stores.redaction import erase_quotes
 
 _ACTIVE = MemoryStatus.ACTIVE.value
 
@@ -334,6 +335,7 @@ class QdrantWriter:
             if expected_version is not None:
                 check_version(before, expected_version)
             (seq,) = self._log.next_seqs(1)
+            reason = erase_quotes(reason, before.content)
             event = event_payload(seq, before, "purge", actor, before=before, reason=reason)
             client.upsert(self._conn.events, [models.PointStruct(id=seq, vector={}, payload=event)])
             self._log.step_done("event")
@@ -351,7 +353,7 @@ class QdrantWriter:
             doc_len = int((point.payload or {}).get("doc_len", 0))
             self.add_tenant_stats(client, scope.tenant_id, -1, -doc_len)
             self.entities.drop_unlinked(client, scope.tenant_id, entity_keys_of(before))
-            redact_in(client, self._conn, memory_id, scope.tenant_id)
+            redact_in(client, self._conn, memory_id, scope.tenant_id, before.content)
 
     # ------------------------------------------------------------------ traces
 
