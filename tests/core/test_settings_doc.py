@@ -3,6 +3,7 @@ ones marked; the flat MEMORY_* names, .env and flat keywords reach the nested do
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -122,7 +123,9 @@ def test_search_options_validates_overrides(engine) -> None:  # type: ignore[no-
         engine.search_options(mmr_lambda=2.0)
 
 
-def test_model_copy_takes_flat_and_nested_updates() -> None:
+def test_model_copy_takes_flat_and_nested_updates(monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in [k for k in os.environ if k.startswith("MEMORY_")]:  # session fixtures set some
+        monkeypatch.delenv(key)
     s = Settings(_env_file=None)  # type: ignore[call-arg]
     t = s.model_copy(update={"database_url": "postgresql://x", "search_k": 3, "gc_freeze": True})
     assert t.storage.database_url == "postgresql://x" and t.retrieval.k == 3 and t.gc_freeze
