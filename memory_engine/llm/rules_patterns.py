@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from memory_engine.llm.rules_polarity import polarity as clause_polarity
 from memory_engine.models import MemoryType
 
 SENTENCE_RE = re.compile(r"(?<=[。！？!?；;\n])|(?<=\.)\s+")
@@ -49,7 +50,7 @@ CHANGE_RE = re.compile(
     re.I,
 )
 TEMPORARY_RE = re.compile(
-    r"最近|这几天|这阵子|这段时间|暂时|这周|近期|\b(?:these days|lately|recently|for now|"
+    r"最近(?![\u4e00-\u9fff]{0,4}的)|这几天|这阵子|这段时间|暂时|这周|近期|\b(?:these days|lately|recently|for now|"
     r"this week|at the moment|right now|temporarily|for the time being)\b",
     re.I,
 )
@@ -123,7 +124,7 @@ _EN_VERBS = {
 def third_person(text: str) -> str:
     """First person -> "用户" / "the user" (verb agreement for common English verbs)."""
     if re.search(r"[\u4e00-\u9fff]", text):
-        out = re.sub(r"我们", "我们", text)
+        out = re.sub(r"(?:我们|咱们)(的)?", lambda m: "用户团队" + (m.group(1) or ""), text)
         out = re.sub(r"我(?!们)", "用户", out)
         return out.rstrip("。.")
     subs = [
@@ -167,11 +168,13 @@ def _subj(m: re.Match[str], group: int | str = 1) -> str:
 _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     # allergies
     (
-        _p(r"对(.{1,12}?)过敏"),
+        _p(r"对(.{1,12}?)(?:也|都|并)?(?:不再|不|没有|没)?过敏"),
         lambda m: Match("allergy", _subj(m), importance=0.9, tags=("allergy", "health")),
     ),
     (
-        _p(rf"{_ME_ZH}?(.{{1,10}}?)过敏"),
+        _p(
+            rf"{_ME_ZH}?(?:也|都|并)?(?:不再|不|没有|没)?([^不没对，,。]{{1,10}}?)(?:也|都)?(?:不再|不|没有|没)?过敏"
+        ),
         lambda m: Match("allergy", _subj(m), importance=0.9, tags=("allergy", "health")),
     ),
     (
@@ -219,6 +222,53 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
         _p(rf"\b(?:my|the user's) fav(?:ou?rite) ([\w\s-]{{1,20}}?) is ([\w\s'-]{{1,30}}?){_TAIL}"),
         lambda m: Match("attr", "favourite " + _subj(m), value=_subj(m, 2), tags=("preference",)),
     ),
+    # forms of address (negative first: "别叫我老王" holds "叫我老王")
+    (
+        _p(r"(?:别|不要|不许|不用)(?:再)?(?:叫|称呼|喊)(?:我|用户)(?:为)?([^，,。.!！;；]{1,8})"),
+        lambda m: Match(
+            "address",
+            "address",
+            value=_subj(m),
+            polarity=-1,
+            importance=0.7,
+            tags=("identity", "address"),
+        ),
+    ),
+    (
+        _p(
+            r"(?:叫|称呼|喊)(?:我|用户)(?:为)?([^，,。.!！;；]{1,8}?)(?:就行了|就行|就好|就可以|吧|$)"
+        ),
+        lambda m: Match(
+            "address", "address", value=_subj(m), importance=0.7, tags=("identity", "address")
+        ),
+    ),
+    (
+        _p(
+            r"\b(?:don't|do not|never|please don't|stop) call(?:ing)? (?:me|the user) ([A-Z][\w'-]*(?: [A-Z][\w'-]*)?)",
+            0,
+        ),
+        lambda m: Match(
+            "address",
+            "address",
+            value=m.group(1).lower(),
+            polarity=-1,
+            importance=0.7,
+            tags=("identity", "address"),
+        ),
+    ),
+    (
+        _p(
+            r"\b(?:[Cc]all (?:me|the user)|[Aa]ddress (?:me|the user) as|I go by|[Tt]he user goes by|be called) ([A-Z][\w'-]*(?: [A-Z][\w'-]*)?)",
+            0,
+        ),
+        lambda m: Match(
+            "address",
+            "address",
+            value=m.group(1).lower(),
+            importance=0.7,
+            tags=("identity", "address"),
+        ),
+    ),
     # names
     (
         _p(r"(?:我|用户)(?:叫|的名字是|的名字叫|名叫)([\u4e00-\u9fffA-Za-z·]{1,12})"),
@@ -228,13 +278,11 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
         _p(r"\b(?:[Mm]y|[Tt]he user's) name is ([A-Z][\w'-]*(?: [A-Z][\w'-]*)?)", 0),
         lambda m: Match("name", "name", value=m.group(1), importance=0.8, tags=("identity",)),
     ),
-    (
-        _p(r"\b[Cc]all me ([A-Z][\w'-]*)", 0),
-        lambda m: Match("name", "name", value=m.group(1), importance=0.8, tags=("identity",)),
-    ),
     # places
     (
-        _p(r"(?:我|用户)(?:现在|目前)?(?:住在|搬到了?|搬去了?)([^，,。.!！;；]{1,15})"),
+        _p(
+            r"(?:我|用户)(?:[^，,。住搬]{0,8}?)(?:住在|搬到了?|搬去了?|搬家到了?)([^，,。.!！;；]{1,15})"
+        ),
         lambda m: Match("residence", "residence", value=_subj(m), importance=0.7, tags=("place",)),
     ),
     (
@@ -327,6 +375,40 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
         _p(r"\b(?:spent|paid|saved) ([$€¥£]\s?[\d,.]+|[\d,.]+ (?:dollars|euros|yuan))"),
         lambda m: Match("amount", "spent", value=m.group(1), tags=("amount",)),
     ),
+    # diet and lasting conditions ("I'm vegetarian", "我吃素")
+    (
+        _p(
+            r"\b(?:I'm|I am|the user is) (?:a |an )?(vegetarian|vegan|pescatarian|"
+            r"lactose[- ]intolerant|gluten[- ]free|diabetic|celiac|coeliac|teetotal|"
+            r"left-handed|colou?r-?blind|pregnant|halal|kosher)\b"
+        ),
+        lambda m: Match(
+            "diet", "diet", value=m.group(1).lower(), importance=0.8, tags=("health", "preference")
+        ),
+    ),
+    (
+        _p(
+            r"(?:我|用户)(?:是)?(?:一个|一名)?(吃素|素食者?|纯素|乳糖不耐受?|糖尿病患者?|清真|左撇子|色盲|怀孕了?)"
+        ),
+        lambda m: Match(
+            "diet", "diet", value=m.group(1), importance=0.8, tags=("health", "preference")
+        ),
+    ),
+    # our X is Y ("我们最近配置的精排模型是 bge-reranker")
+    (
+        _p(r"(?:我们|咱们|用户团队)(?:的)?([^，,。.!！;；是]{1,24}?)是([^，,。.!！;；]{1,30})"),
+        lambda m: Match(
+            "attr", "team " + _subj(m), value=_subj(m, 2), importance=0.6, tags=("work",)
+        ),
+    ),
+    (
+        _p(
+            rf"\b(?:our|the user's team's) ([\w\s'-]{{1,25}}?) (?:is|are) ([\w\s'@.:/-]{{1,40}}?){_TAIL}"
+        ),
+        lambda m: Match(
+            "attr", "team " + _subj(m), value=_subj(m, 2), importance=0.6, tags=("work",)
+        ),
+    ),
     # my X is Y
     (
         _p(r"(?:我|用户)的([^，,。.!！;；是]{1,10}?)(?:是|叫|在)([^，,。.!！;；]{1,20})"),
@@ -354,14 +436,22 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
 ]
 
 
+#: Kinds whose predicate stands before the value group: a negator after it is in the object.
+_VERB_FIRST = {"preference", "has", "residence", "workplace", "origin", "occupation"}
+
+
 def match_patterns(sentence: str) -> Match | None:
-    """The first pattern that matches ``sentence`` (table order), or None."""
+    """The first pattern that matches ``sentence`` (table order), or None. The polarity of a
+    positive pattern is read from the clause (``rules_polarity``)."""
     for pattern, read in _PATTERNS:
         m = pattern.search(sentence)
         if m:
             found = read(m)
             if found.kind in ("deadline", "event") and not _has_time(sentence):
                 continue
+            if found.polarity == 1 and found.kind not in ("attr", "amount", "name"):
+                end = m.start(1) if found.kind in _VERB_FIRST and m.re.groups else None
+                found = replace(found, polarity=clause_polarity(sentence, end))
             return found
     return None
 
@@ -379,3 +469,8 @@ _TIME_RE = re.compile(
 
 def _has_time(sentence: str) -> bool:
     return bool(_TIME_RE.search(sentence))
+
+
+def has_time(sentence: str) -> bool:
+    """True when ``sentence`` names a date, weekday or clock time."""
+    return _has_time(sentence)
