@@ -165,6 +165,11 @@ def distil(clause: str, holder: Holder | None) -> str:
         for pattern, repl in _ZH_PLAIN:
             text = re.sub(pattern, repl, text)
         text = third_person(text)
+        text = re.sub(  # "2023-05-24用户修好了自行车" -> "用户2023-05-24修好了自行车"
+            r"^((?:\d{4}[-年][\d\-月日号]*|\d{4}-\d{2}-\d{2}那周)[^用，,]{0,6}?)(用户)",
+            r"\2\1",
+            text,
+        )
         text = re.sub(  # "用户2023-06-12生日" -> "用户的生日是2023-06-12"
             r"^(用户[^0-9]{0,8}?)(\d{4}-\d{2}-\d{2}|\d{4}年\d{1,2}月\d{1,2}[日号]?)(?:过)?生日$",
             r"\1的生日是\2",

@@ -45,7 +45,9 @@ _KIND_GROUPS = ({"preference", "instruction", "habit"},)
 
 def _norm(value: Any) -> str:
     text = str(value or "").strip().lower()
-    return re.sub(r"[\s，,。.!！的]+", "", text)
+    text = re.sub(r"[，,。.!！]+|(?<=[\u4e00-\u9fff])的", "", text)
+    text = re.sub(r"\s+", " ", text).strip()
+    return re.sub(r"(?<=[\u4e00-\u9fff]) | (?=[\u4e00-\u9fff])", "", text)
 
 
 def _same_kind(a: Any, b: Any) -> bool:

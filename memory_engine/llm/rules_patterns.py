@@ -82,6 +82,12 @@ def normalise_subject(text: str) -> str:
     t = text.strip().lower()
     t = re.sub(r"\b(?:any ?more|at all|very much|a lot|so much|now|too|either|really)\b", "", t)
     t = re.sub(r"^(?:the|a|an|some|eating|to eat|to drink|to)\s+", "", t.strip())
+    t = re.sub(
+        r"\s+(?:(?:last|next|this) (?:week|month|year|weekend)|(?:a|\d+) (?:days?|weeks?|months?|"
+        r"years?) ago|yesterday|today|tomorrow|recently|lately|earlier)\s*$",
+        "",
+        t,
+    )
     t = re.sub(r"^(?:吃|喝|用|看|听|玩)(?=.)", "", t)
     t = re.sub(r"[了的啦呀吧呢啊哦]+$", "", t)
     return re.sub(r"\s+", " ", t).strip(" ，,。.!！")
@@ -374,6 +380,28 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     (
         _p(r"\b(?:spent|paid|saved) ([$€¥£]\s?[\d,.]+|[\d,.]+ (?:dollars|euros|yuan))"),
         lambda m: Match("amount", "spent", value=m.group(1), tags=("amount",)),
+    ),
+    # health conditions and medication
+    (
+        _p(
+            r"(?:我|用户)(?:也|一直)?(?:有|患有|得了|得过|确诊了?)(哮喘|糖尿病|高血压|低血糖|心脏病|癫痫|"
+            r"偏头痛|抑郁症|焦虑症|胃病|痛风|[\u4e00-\u9fff]{1,6}?(?:病|症|炎|癌))"
+        ),
+        lambda m: Match("health", _subj(m), importance=0.9, tags=("health",)),
+    ),
+    (
+        _p(
+            rf"{_ME_EN} (?:have|has|suffer from|suffers from|was diagnosed with|am diagnosed with) "
+            r"(asthma|diabetes|type [12] diabetes|epilepsy|high blood pressure|hypertension|"
+            r"a heart condition|migraines?|celiac disease|[\w-]+ disease)\b"
+        ),
+        lambda m: Match("health", _subj(m), importance=0.9, tags=("health",)),
+    ),
+    (
+        _p(
+            rf"{_ME_EN} (?:take|takes|am taking|is taking) ([\w-]{{3,30}}) (?:daily|every|each|for|twice)"
+        ),
+        lambda m: Match("health", _subj(m), importance=0.9, tags=("health", "medication")),
     ),
     # diet and lasting conditions ("I'm vegetarian", "我吃素")
     (

@@ -176,7 +176,7 @@ def _json(text: str) -> list[Conclusion] | None:
                 records, hint = data[k], ""
                 rest = {key: v for key, v in data.items() if key != k}
                 top = _record(rest) if rest else None
-                if top is not None and (top.status or top.entities):
+                if top is not None and top.status:
                     out.append(top)
                 break
         else:
