@@ -238,7 +238,62 @@ def _fallback(clause: str) -> Match | None:
             tags=("event",),
             value=m.group("subj"),
         )
+    if _HOWTO_FACT_RE.search(clause):
+        return Match(
+            "howto",
+            normalise_subject(clause)[:40],
+            memory_type=MemoryType.PROCEDURAL,
+            importance=0.6,
+            tags=("howto",),
+        )
+    if _STATEMENT_RE.search(clause) and not _NON_FACT_RE.search(clause):
+        memory_type = MemoryType.EPISODIC if has_time(clause) else MemoryType.SEMANTIC
+        return Match(
+            "statement",
+            statement_subject(clause),
+            memory_type=memory_type,
+            importance=0.6,
+            tags=("personal",),
+            polarity=polarity(clause),
+        )
     return None
+
+
+_HOWTO_FACT_RE = re.compile(
+    r"^(?:to|for) [\w\s-]{3,40}, (?:run|use|open|click|type|call|set)\b|"
+    r"^(?:要|想)?[\u4e00-\u9fff]{2,12}(?:的话|时)[，,]?(?:先|执行|运行|用)",
+    re.I,
+)
+_STATEMENT_RE = re.compile(
+    r"^[^，,。？?]{0,10}?我(?!觉得|认为)|"
+    r"^(?:[\w,']+ ){0,3}(?:I|I'm|I've|We|we|We've|My|my)\b(?! think| guess)"
+)
+_NON_FACT_RE = re.compile(
+    r"我(?:觉得|认为|想想|再想想|猜|看看|试试|明白|知道了|同意|不知道|不确定|想问|想知道|在想|随便)|"
+    r"\b(?:I think|I guess|I see|I agree|I understand|I mean|I wonder|I hope|I suppose|"
+    r"I don't know|I'm not sure|let me|I'd like you to|I want you to|I need you to|I'll think|"
+    r"I'm fine|I'm good|I'm ok|I'm okay|I'm back|I'm here)\b",
+    re.I,
+)
+_STMT_STRIP_ZH = re.compile(
+    r"^.*?我(?:们)?(?:再也不|不再|从不|没有|没|不|已经|还|也|都|平时|通常|一直|经常|总是|一般|现在|"
+    r"目前|正在|在(?=[学练做读写]))*|[了过]$"
+)
+_STMT_STRIP_EN = re.compile(
+    r"^(?:[\w,']+ ){0,3}?(?:I|I'm|I've|we|We|We've)\s+|\b(?:don't|do not|doesn't|no longer|never|"
+    r"not|am|usually|also|still|really|just|now|currently|always|often|any ?more|at all|no more)\b",
+    re.I,
+)
+
+
+def statement_subject(clause: str) -> str:
+    """The comparable core of a first-person statement: its predicate and object without the
+    subject, negators and frequency adverbs ("I no longer play tennis" -> "play tennis")."""
+    if is_chinese(clause):
+        core = _STMT_STRIP_ZH.sub("", clause)
+    else:
+        core = _STMT_STRIP_EN.sub(" ", clause)
+    return normalise_subject(core)[:40]
 
 
 def analyse(clause: str) -> Match | None:
@@ -313,7 +368,8 @@ def content_of(resolved: str, found: Match, holder: Holder | None) -> str:
     text = distil(resolved, holder)
     if (
         zh
-        and not re.match(r"^(?:用户|[A-Za-z])", text)
+        and "用户" not in text
+        and not re.match(r"^[A-Za-z]", text)
         and found.kind not in ("amount", "deadline")
     ):
         if found.kind not in ("event",) or _FIRST_PERSON_RE.match(resolved):

@@ -38,7 +38,8 @@ REQUEST_RE = re.compile(
     re.I,
 )
 INSTRUCTION_RE = re.compile(
-    r"以后|今后|从现在起|从今天起|每次|总是|一律|(?:别|不要|不用|请勿|勿)(?:再)?(?:给我|帮我|跟我|"
+    r"^(?:我)?以后|(?<![受伤完])以后(?=都|请|别|不要|记得|用|回复|每|先)|今后|"
+    r"(?:每天|每周.{0,4}?|每次|每个月|每晚)(?:都)?(?:帮|给|提醒|替)(?:我|用户)|从现在起|从今天起|每次|总是|一律|(?:别|不要|不用|请勿|勿)(?:再)?(?:给我|帮我|跟我|"
     r"给用户|帮用户)|记住|"
     r"\b(?:always|never|from now on|in the future|going forward|please don't|don't ever|"
     r"every time|remember that)\b",
@@ -127,6 +128,27 @@ _EN_VERBS = {
 }
 
 
+_NOT_PRESENT_VERB = re.compile(
+    r"^(?:is|was|has|had|did|does|will|would|can|could|should|must|might|may|shall|went|met|got|"
+    r"made|took|gave|saw|ran|won|lost|left|came|sent|paid|spent|wrote|built|began|flew|drove|ate|"
+    r"found|bought|sold|told|said|knew|thought|felt|kept|held|brought|caught|taught|became|"
+    r"the|a|an|and|or|but|not|to|in|on|at|of|for|with|from|by|as|too|also|"
+    r"\w+ed|\w+ly|\w+s|\w+'\w*|\w*\d\w*)$",
+    re.I,
+)
+
+
+def _third_singular(word: str) -> str:
+    """``carry`` -> ``carries``, ``teach`` -> ``teaches``; other forms as they are."""
+    if not word.isalpha() or not word.islower() or _NOT_PRESENT_VERB.match(word):
+        return word
+    if re.search(r"[^aeiou]y$", word):
+        return word[:-1] + "ies"
+    if re.search(r"(?:s|sh|ch|x|z|o)$", word):
+        return word + "es"
+    return word + "s"
+
+
 def third_person(text: str) -> str:
     """First person -> "用户" / "the user" (verb agreement for common English verbs)."""
     if re.search(r"[\u4e00-\u9fff]", text):
@@ -151,10 +173,13 @@ def third_person(text: str) -> str:
 
     def agree(m: re.Match[str]) -> str:
         word = m.group(2)
-        return m.group(1) + _EN_VERBS.get(word.lower(), word)
+        return m.group(1) + _EN_VERBS.get(word.lower(), _third_singular(word))
 
     out = re.sub(
-        r"(the user (?:also |really |usually |often |never |always )?)([\w']+)", agree, out
+        r"(the user (?:also |really |usually |often |never |always |no longer |still |just |"
+        r"sometimes |rarely )?)([\w']+)",
+        agree,
+        out,
     )
     out = out.strip().rstrip(".")
     return out[:1].upper() + out[1:]
@@ -194,7 +219,7 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     # preferences (negative first: 不喜欢 contains 喜欢)
     (
         _p(
-            r"(?:不喜欢|不爱吃|不爱喝|不爱|讨厌|不吃|不喝|受不了|吃不了|喝不了|不能吃|不能喝|不想要|反感)"
+            r"(?:不太喜欢|不怎么喜欢|不大喜欢|不太爱|不怎么爱|不喜欢|不爱吃|不爱喝|不爱|讨厌|不吃|不喝|受不了|吃不了|喝不了|不能吃|不能喝|不想要|反感)"
             r"([^，,。.!！;；]{1,20})"
         ),
         lambda m: Match("preference", _subj(m), importance=0.7, polarity=-1, tags=("preference",)),
@@ -477,7 +502,7 @@ def match_patterns(sentence: str) -> Match | None:
             found = read(m)
             if found.kind in ("deadline", "event") and not _has_time(sentence):
                 continue
-            if found.polarity == 1 and found.kind not in ("attr", "amount", "name"):
+            if found.polarity == 1 and found.kind not in ("attr", "amount", "name", "address"):
                 end = m.start(1) if found.kind in _VERB_FIRST and m.re.groups else None
                 found = replace(found, polarity=clause_polarity(sentence, end))
             return found
