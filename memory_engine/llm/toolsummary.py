@@ -31,6 +31,9 @@ MAX_CONCLUSIONS = 4
 
 _ID_KEYS = ("id", "number", "no", "key", "name", "ref", "code", "sku", "uuid")
 _STATUS_KEYS = ("status", "state", "result", "outcome", "conclusion", "phase", "stage")
+_ZH_ID_RE = re.compile(r"(?:编号|单号|订单号|工单号|号码|号|ID|id)$")
+_ZH_STATUS_RE = re.compile(r"(?:状态|结果|进度)$")
+_ZH_DATE_RE = re.compile(r"(?:日期|时间|送达|到达|截止|到期)$")
 _DATE_KEY_RE = re.compile(
     r"(?:^|_)(?:eta|date|deadline|due|at|on|time|delivery|delivered|shipped|expires?|"
     r"created|updated|estimated_delivery|arrival)(?:_|$)|_at$|_date$|^eta",
@@ -59,7 +62,7 @@ _HTTP_LINE_RE = re.compile(
     r"^HTTP/[\d.]+\s+(?P<code>[1-5]\d\d)\s*(?P<text>[A-Za-z][\w \-]*)?", re.M
 )
 _HTTP_CALL_RE = re.compile(
-    r"\b(?P<method>GET|POST|PUT|PATCH|DELETE|HEAD)\s+(?P<path>\S+)\s*(?:->|=>|→|:|returned|"
+    r"\b(?P<method>GET|POST|PUT|PATCH|DELETE|HEAD)\s+(?P<path>\S+)\s*(?:->|=>|→|:|返回|returned|"
     r"responded with|status)\s*(?P<code>[1-5]\d\d)\b(?:\s+(?P<text>[A-Z][\w \-]{1,30}))?"
 )
 _KV_RE = re.compile(r"^\s*(?P<key>[A-Za-z_][\w .\-]{0,30}?)\s*[:=]\s*(?P<value>\S.{0,80}?)\s*$")
@@ -121,13 +124,23 @@ def _record(obj: dict[str, Any], hint: str = "") -> Conclusion | None:
             and first_key.lower() not in _STATUS_KEYS
         ):
             ident, label = text0.lstrip("#"), _label(first_key)
+    if ident is None:
+        for k, v in flat.items():
+            if _ZH_ID_RE.search(k) and _scalar(v):
+                ident, label = _scalar(v), re.sub(r"(?:编号|号码|号|ID|id)$", "", k) or k
+                break
     kind = _scalar(flat.get("type") or flat.get("object") or flat.get("kind"))
     if label == "record" and kind:
         label = kind
     elif label == "record" and hint:
         label = hint
     status = next(
-        (_scalar(flat[k]) for k in flat if k.lower().split("_")[-1] in _STATUS_KEYS), None
+        (
+            _scalar(flat[k])
+            for k in flat
+            if k.lower().split("_")[-1] in _STATUS_KEYS or _ZH_STATUS_RE.search(k)
+        ),
+        None,
     )
     parts: list[str] = []
     for k, v in flat.items():
@@ -144,13 +157,32 @@ def _record(obj: dict[str, Any], hint: str = "") -> Conclusion | None:
             parts.append(f"{k.replace('_', ' ')} {text}")
         elif k.lower() in _ERROR_KEYS and len(text) <= 60:
             parts.append(f"{k} {text!r}")
+        elif _ZH_DATE_RE.search(k) and re.match(r"\d{4}-\d{2}-\d{2}", text):
+            parts.append(f"{k} {text[:10]}")
+    if ident is None and status is None:
+        # no id or status: the record's short named values ("city Kyoto, forecast rain")
+        named = [
+            f"{k.replace('_', ' ')} {_scalar(v)}"
+            for k, v in flat.items()
+            if isinstance(v, str) and _scalar(v) and len(str(v)) <= 30
+        ]
+        parts = named[:4] + [p for p in parts if p not in named][:2]
+        if len(named) < 2:
+            return None
     if ident is None and status is None and not parts:
         return None
     subject = f"{label} {ident}" if ident else (label or "result")
-    head = f"{subject[:1].upper()}{subject[1:]}"
-    if status:
-        head += f" is {status}"
-    text = head + (": " + ", ".join(parts[:4]) if parts else "")
+    if re.search(r"[\u4e00-\u9fff]", "".join(flat)):  # Chinese keys: a Chinese conclusion
+        text = (
+            subject
+            + (f"：{status}" if status else "")
+            + ("，" + "，".join(parts[:4]) if parts else "")
+        )
+    else:
+        head = f"{subject[:1].upper()}{subject[1:]}"
+        if status:
+            head += f" is {status}"
+        text = head + (": " + ", ".join(parts[:4]) if parts else "")
     return Conclusion(
         _short(text), subject.lower(), (status or "").lower(), (ident,) if ident else ()
     )
@@ -173,7 +205,7 @@ def _json(text: str) -> list[Conclusion] | None:
         own = any(k.lower() in _STATUS_KEYS or k.lower().endswith("id") for k in data)
         for k in () if own else _ENVELOPE_KEYS:
             if isinstance(data.get(k), list):
-                records, hint = data[k], ""
+                records, hint = data[k], ("results" if k == "results" else "")
                 rest = {key: v for key, v in data.items() if key != k}
                 top = _record(rest) if rest else None
                 if top is not None and top.status:
@@ -181,9 +213,7 @@ def _json(text: str) -> list[Conclusion] | None:
                 break
         else:
             one = _record(data)
-            return (
-                [one] if one else [Conclusion("Tool returned an object with no status", "result")]
-            )
+            return [one] if one else None
     if records is None:
         return None
     dicts = [r for r in records if isinstance(r, dict)]
@@ -195,7 +225,19 @@ def _json(text: str) -> list[Conclusion] | None:
         for r in dicts
     )
     statuses.pop("", None)
-    summary = f"Tool returned {len(records)} records"
+    noun = hint or "records"
+    summary = f"Tool returned {len(records)} {noun}"
+    if isinstance(data, dict):
+        asked = next(
+            (
+                str(v)
+                for k, v in data.items()
+                if k.lower() in ("query", "q", "search", "keyword", "查询") and _scalar(v)
+            ),
+            None,
+        )
+        if asked:
+            summary += f" for {asked}"
     if statuses:
         summary += ": " + ", ".join(f"{n} {s}" for s, n in statuses.most_common(4))
     out.insert(0, Conclusion(_short(summary), "records", f"{len(records)}"))
