@@ -192,7 +192,10 @@ class RulesLLM:
         holder: Holder | None,
         sentence: str,
     ) -> Fact:
-        resolved, refs = resolve_relative(clause, item.observed_at, tz)
+        recurring = re.search(r"每周|每天|每个?月|每次|\bevery\b", clause, re.I)
+        resolved, refs = (
+            (clause, []) if recurring else resolve_relative(clause, item.observed_at, tz)
+        )
         content = rules_facts.content_of(resolved, found, holder)
         temporary = bool(TEMPORARY_RE.search(clause))
         valid_from = refs[0].start_utc(tz) if refs else None
@@ -213,6 +216,8 @@ class RulesLLM:
                 if _ASSISTANT_RE.search(clause) or INSTRUCTION_RE.search(clause)
                 else MemoryType.SEMANTIC
             )
+        if found.kind == "schedule" and re.search(r"[帮给替]我|提醒我|\bremind me\b", clause, re.I):
+            memory_type = MemoryType.PROCEDURAL  # a standing task for the assistant
         if _HOWTO_RE.search(clause):
             memory_type = MemoryType.PROCEDURAL
         importance = found.importance

@@ -27,7 +27,8 @@ EN_MAX_CHARS = 120
 
 _ZH_RELATIONS = (
     "儿子|女儿|老婆|妻子|太太|老公|丈夫|先生|妈妈|母亲|爸爸|父亲|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|"
-    "外公|外婆|男朋友|女朋友|朋友|同事|经理|老板|领导|上司|室友|孩子|宝宝|客户|导师|医生|妈|爸"
+    "外公|外婆|男朋友|女朋友|朋友|同事|经理|老板|领导|上司|组长|主管|总监|老师|同学|室友|孩子|宝宝|"
+    "客户|导师|医生|妈|爸"
 )
 _EN_RELATIONS = (
     "son|daughter|wife|husband|partner|mom|mum|mother|dad|father|brother|sister|grandma|"
@@ -36,7 +37,8 @@ _EN_RELATIONS = (
     "neighbour|cat|dog"
 )
 _ZH_HOLDER_RE = re.compile(
-    rf"^(?:我(?:的|家)?|用户的)(?P<rel>{_ZH_RELATIONS})(?P<name>[A-Z][A-Za-z]+)?[，,]?"
+    rf"^(?:我们?(?:的|家)?|用户的)(?P<rel>{_ZH_RELATIONS})"
+    r"(?P<name>[A-Z][A-Za-z]+|[\u4e00-\u9fff]{2,3}(?=喜欢|是|在|对|说|要|想|会|不|住|刚|已经|每|特别|很|最|下|上个|明天|昨天|今天))?[，,]?"
 )
 _EN_HOLDER_RE = re.compile(
     rf"^(?:[Mm]y|[Tt]he user's) (?P<rel>{_EN_RELATIONS})(?P<poss>'s)?(?:,? (?P<name>[A-Z][a-z]+)"
@@ -170,7 +172,9 @@ def distil(clause: str, holder: Holder | None) -> str:
             r"\2\1",
             text,
         )
-        text = re.sub(r"^([^，,用的]{1,10}?)用户(?![的团])", r"用户\1", text)  # subject first
+        text = re.sub(  # "膝盖受伤以后用户…" -> "用户膝盖受伤以后…": the subject first
+            r"^([^，,用]{1,10}?(?:以后|之后|后|时|的时候))用户(?![的团时])", r"用户\1", text
+        )
         text = re.sub(  # "用户2023-06-12生日" -> "用户的生日是2023-06-12"
             r"^(用户[^0-9]{0,8}?)(\d{4}-\d{2}-\d{2}|\d{4}年\d{1,2}月\d{1,2}[日号]?)(?:过)?生日$",
             r"\1的生日是\2",

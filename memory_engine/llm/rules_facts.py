@@ -370,7 +370,7 @@ def content_of(resolved: str, found: Match, holder: Holder | None) -> str:
         zh
         and "用户" not in text
         and not re.match(r"^[A-Za-z]", text)
-        and found.kind not in ("amount", "deadline")
+        and found.kind not in ("amount", "deadline", "instruction")
     ):
         if found.kind not in ("event",) or _FIRST_PERSON_RE.match(resolved):
             text = (holder.phrase if holder else "用户") + text

@@ -199,7 +199,9 @@ def _subj(m: re.Match[str], group: int | str = 1) -> str:
 _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     # allergies
     (
-        _p(r"对(.{1,12}?)(?:也|都|并)?(?:不再|不|没有|没)?过敏"),
+        _p(
+            r"对(.{1,12}?)(?:也|都|并)?(?:有点|有些|严重|特别|非常|很|比较|轻微)?(?:不再|不|没有|没)?过敏"
+        ),
         lambda m: Match("allergy", _subj(m), importance=0.9, tags=("allergy", "health")),
     ),
     (
@@ -302,6 +304,10 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     ),
     # names
     (
+        _p(r"^(?:I'm|I am) ([A-Z][a-z]+(?: [A-Z][a-z]+)?)$", 0),
+        lambda m: Match("name", "name", value=m.group(1), importance=0.8, tags=("identity",)),
+    ),
+    (
         _p(r"(?:我|用户)(?:叫|的名字是|的名字叫|名叫)([\u4e00-\u9fffA-Za-z·]{1,12})"),
         lambda m: Match("name", "name", value=m.group(1), importance=0.8, tags=("identity",)),
     ),
@@ -343,7 +349,7 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     ),
     (
         _p(
-            rf"{_ME_EN} (?:work|works|am working|is working) (?:at|for) ([A-Z][\w&\s.-]{{1,30}}?)"
+            rf"{_ME_EN} (?:work|works|am working|is working|'m working) (?:at|for) ([A-Z][\w&\s.-]{{1,30}}?)"
             rf"{_TAIL}",
             0,
         ),
