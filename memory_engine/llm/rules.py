@@ -216,6 +216,14 @@ class RulesLLM:
                 if _ASSISTANT_RE.search(clause) or INSTRUCTION_RE.search(clause)
                 else MemoryType.SEMANTIC
             )
+        if (
+            found.kind == "schedule"
+            and re.search(r"\d|点|号|\b(?:am|pm|noon)\b", str(found.value or ""), re.I)
+            and not re.search(
+                r"以后|今后|每|通常|一般|\b(?:every|from now on|always|usually)\b", clause, re.I
+            )
+        ):
+            memory_type = MemoryType.EPISODIC  # a one-off plan, not a routine
         if found.kind == "schedule" and re.search(r"[帮给替]我|提醒我|\bremind me\b", clause, re.I):
             memory_type = MemoryType.PROCEDURAL  # a standing task for the assistant
         if _HOWTO_RE.search(clause):

@@ -93,7 +93,7 @@ def propositions(sentence: str) -> list[str]:
     )
     text = _NOT_BUT_EN.sub(lambda m: m.group("new"), text)
     text = re.sub(
-        r"^[^：:]{1,8}[：:]\s*",
+        r"^[^：:]{1,20}[：:]\s*",
         lambda m: "" if _ANNOUNCE_RE.match(m.group(0).rstrip("：: ")) else m.group(0),
         text,
     )

@@ -142,13 +142,46 @@ def _bare_change(clause: str) -> Match | None:
     """A correction naming only the new value ("make it 3pm instead", "那就改成三点吧"): it
     supersedes the latest plan of the user (``rules_judge``)."""
     m = _BARE_CHANGE_RE.match(clause.strip())
-    if not m or not _CLOCK_RE.search(m.group("value") or m.group("zh") or ""):
+    value = (m.group("value") or m.group("zh") or "").strip() if m else ""
+    if not m or not _CLOCK_RE.search(value):
         return None
+    if not re.fullmatch(_ZH_TIME if m.group("zh") else _EN_TIME, value, re.I):
+        return None  # "改成周五汇报" names the activity too: a schedule, not a bare correction
     return Match(
         kind="schedule",
         subject="",
         value=(m.group("value") or m.group("zh")).strip().lower(),
         importance=0.7,
+        tags=("schedule", "plan"),
+    )
+
+
+_EN_PLANNED_RE = re.compile(
+    r"^(?:the |our |my |this week's |the team's )?(?P<act>[\w\s'-]{2,30}?) (?:is|are|was) "
+    r"(?:on|at|scheduled for|set for|planned for|booked for) (?P<value>.{2,40})$",
+    re.I,
+)
+_ZH_PLANNED_RE = re.compile(
+    r"^(?P<act>[\u4e00-\u9fffA-Za-z0-9]{2,10}?)(?:定在|安排在|约在|改在|在)(?P<value>[^，,。]{2,20}?)"
+    r"(?:举行|开|进行)?$"
+)
+
+
+def _planned(clause: str) -> Match | None:
+    """A dated plan: "The team dinner is on Thursday at 7pm", "周会定在周三下午"."""
+    m = (_ZH_PLANNED_RE if is_chinese(clause) else _EN_PLANNED_RE).match(clause.strip())
+    if not m or not (has_time(m.group("value")) or _CLOCK_RE.search(m.group("value"))):
+        return None
+    if m.group("act").lower() in _EN_NOT_SUBJECT or re.match(
+        r"^(?:我|用户|I|it)\b", m.group("act")
+    ):
+        return None
+    return Match(
+        kind="schedule",
+        subject=normalise_subject(m.group("act")),
+        value=m.group("value").strip().lower(),
+        memory_type=MemoryType.EPISODIC,
+        importance=0.6,
         tags=("schedule", "plan"),
     )
 
@@ -171,11 +204,14 @@ def _moved(clause: str) -> Match | None:
 def _schedule(clause: str) -> Match | None:
     """ "以后周四汇报" / "项目汇报改成周五上午九点半" / "the sync is now on Friday"."""
     wd = WEEKDAY_RE.search(clause)
+    bare = _bare_change(clause)
+    if bare is not None:
+        return bare
     if not wd:
-        return _bare_change(clause) or _moved(clause)
+        return _moved(clause) or _planned(clause)
     change = CHANGE_RE.search(clause)
-    if not wd or not (INSTRUCTION_RE.search(clause) or change or re.search(r"以后|今后", clause)):
-        return None
+    if not (INSTRUCTION_RE.search(clause) or change or re.search(r"以后|今后", clause)):
+        return _planned(clause)
     zh = is_chinese(clause)
     tm = re.compile(_ZH_TIME if zh else _EN_TIME, re.I).match(clause, wd.start())
     value = (tm.group(0) if tm and tm.group(0) else wd.group(0)).strip().lower()
@@ -203,7 +239,14 @@ def _fallback(clause: str) -> Match | None:
     """Habits, temporary states, dated events and third-party events of a clause no pattern
     matched (first person, or a named third party with an action verb)."""
     zh = is_chinese(clause)
-    first = bool(_FIRST_PERSON_RE.match(clause))
+    first = bool(_FIRST_PERSON_RE.match(clause)) or bool(
+        zh
+        and re.match(
+            r"^(?:最近|这几天|这阵子|这段时间|这周|今天|昨天|前天|刚才|刚刚|上周.?|早上|下午|晚上)",
+            clause,
+        )
+        and not re.search(r"[你他她它]", clause[:6])
+    )
     bare = re.sub(r"^(?:我|用户|I'm|I am|I|the user is|the user|The user)\s*", "", clause)
     if first and (_ZH_HABIT_RE.search(clause) if zh else _EN_HABIT_RE.search(clause)):
         return Match(
@@ -266,7 +309,7 @@ _HOWTO_FACT_RE = re.compile(
 )
 _STATEMENT_RE = re.compile(
     r"^[^，,。？?]{0,10}?我(?!觉得|认为)|"
-    r"^(?:[\w,']+ ){0,3}(?:I|I'm|I've|We|we|We've|My|my)\b(?! think| guess)"
+    r"^(?:[\w,']+ ){0,5}(?:I|I'm|I've|We|we|We've|My|my)\b(?! think| guess)"
 )
 _NON_FACT_RE = re.compile(
     r"我(?:觉得|认为|想想|再想想|猜|看看|试试|明白|知道了|同意|不知道|不确定|想问|想知道|在想|随便)|"
@@ -372,7 +415,7 @@ def content_of(resolved: str, found: Match, holder: Holder | None) -> str:
         and not re.match(r"^[A-Za-z]", text)
         and found.kind not in ("amount", "deadline", "instruction")
     ):
-        if found.kind not in ("event",) or _FIRST_PERSON_RE.match(resolved):
+        if found.kind != "event" or _FIRST_PERSON_RE.match(resolved) or not found.value:
             text = (holder.phrase if holder else "用户") + text
     return text
 

@@ -468,6 +468,13 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
             "attr", "team " + _subj(m), value=_subj(m, 2), importance=0.6, tags=("work",)
         ),
     ),
+    # "工作邮箱改为 X": an attribute changed to a new value
+    (
+        _p(
+            r"^(?:我的|用户的)?([\u4e00-\u9fff]{2,8}?)(?:改为|改成|换成|变成|更新为|更新成)\s*([^，,。;；]{1,40}?)(?:了)?$"
+        ),
+        lambda m: Match("attr", _subj(m), value=_subj(m, 2), importance=0.6, tags=("personal",)),
+    ),
     # my X is Y
     (
         _p(r"(?:我|用户)的([^，,。.!！;；是]{1,10}?)(?:是|叫|在)([^，,。.!！;；]{1,20})"),

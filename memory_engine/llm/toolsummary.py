@@ -146,7 +146,9 @@ def _record(obj: dict[str, Any], hint: str = "") -> Conclusion | None:
     for k, v in flat.items():
         text = _scalar(v)
         if text is None:
-            if isinstance(v, list) and _COUNT_KEY_RE.search(k + "_items"):
+            if isinstance(v, list) and 0 < len(v) <= 5 and all(_scalar(x) for x in v):
+                parts.insert(0, f"{k.replace('_', ' ')} {', '.join(str(_scalar(x)) for x in v)}")
+            elif isinstance(v, list) and _COUNT_KEY_RE.search(k + "_items"):
                 parts.append(f"{len(v)} {k.replace('_', ' ')}")
             continue
         if _DATE_KEY_RE.search(k) and _DATE_VALUE_RE.match(text):
@@ -166,9 +168,9 @@ def _record(obj: dict[str, Any], hint: str = "") -> Conclusion | None:
             for k, v in flat.items()
             if isinstance(v, str) and _scalar(v) and len(str(v)) <= 30
         ]
-        parts = named[:4] + [p for p in parts if p not in named][:2]
-        if len(named) < 2:
+        if len(named) < 2 and not parts:
             return None
+        parts = [p for p in parts if p not in named][:2] + named[:3]
     if ident is None and status is None and not parts:
         return None
     subject = f"{label} {ident}" if ident else (label or "result")
@@ -203,12 +205,20 @@ def _json(text: str) -> list[Conclusion] | None:
         records = data
     elif isinstance(data, dict):
         own = any(k.lower() in _STATUS_KEYS or k.lower().endswith("id") for k in data)
-        for k in () if own else _ENVELOPE_KEYS:
+        lists = [
+            k
+            for k, v in data.items()
+            if isinstance(v, list) and sum(isinstance(r, dict) for r in v) >= 2
+        ]
+        keys = _ENVELOPE_KEYS + tuple(k for k in lists if k not in _ENVELOPE_KEYS)
+        for k in () if own else keys:
             if isinstance(data.get(k), list):
                 records, hint = data[k], ("results" if k == "results" else "")
                 rest = {key: v for key, v in data.items() if key != k}
                 top = _record(rest) if rest else None
-                if top is not None and top.status:
+                if top is not None and (
+                    top.status or any(isinstance(v, list) for v in rest.values())
+                ):
                     out.append(top)
                 break
         else:
@@ -221,7 +231,14 @@ def _json(text: str) -> list[Conclusion] | None:
         one = _record(dicts[0], hint)
         return out + ([one] if one else [])
     statuses = Counter(
-        str(_scalar(next((r[k] for k in r if k.lower() in _STATUS_KEYS), None)) or "")
+        str(
+            _scalar(
+                next(
+                    (r[k] for k in r if k.lower() in _STATUS_KEYS or _ZH_STATUS_RE.search(k)), None
+                )
+            )
+            or ""
+        )
         for r in dicts
     )
     statuses.pop("", None)
