@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import time
+import unicodedata
 from datetime import timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -84,9 +85,19 @@ _ASSISTANT_RE = re.compile(
 )
 
 
+_ABBREV_RE = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|No|approx)\.$", re.I)
+
+
 def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text`` (。！？!?；;. and newlines end one; commas do not)."""
-    return [s.strip() for s in SENTENCE_RE.split(text) if s and s.strip()]
+    """Sentences of ``text`` (。！？!?；;. and newlines end one; commas and the dot of an
+    abbreviation such as "Dr." do not)."""
+    out: list[str] = []
+    for piece in (s.strip() for s in SENTENCE_RE.split(text) if s and s.strip()):
+        if out and _ABBREV_RE.search(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
 
 
 def is_chitchat(text: str) -> bool:
@@ -110,6 +121,7 @@ class RulesLLM:
     def extract(self, item: ExtractInput) -> tuple[Extraction, LLMCall]:
         """Evaluate + extract deterministically (see module docstring)."""
         started = time.perf_counter()
+        item = item.model_copy(update={"text": unicodedata.normalize("NFKC", item.text)})
         tool = item.source == MemorySource.TOOL_OUTPUT
         conclusions = parse_rendered(item.text) or summarise(item.text, tool_output=tool)
         if conclusions:
@@ -208,7 +220,7 @@ class RulesLLM:
         elif found.kind == "deadline" and refs:
             valid_until = refs[-1].end_utc(tz)
         memory_type = found.memory_type
-        if refs and found.kind in ("event", "deadline"):
+        if found.kind == "event" or (refs and found.kind == "deadline"):
             memory_type = MemoryType.EPISODIC
         elif found.kind == "instruction":
             memory_type = (

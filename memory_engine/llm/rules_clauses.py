@@ -48,7 +48,7 @@ _ZH_PRONOUN_RE = re.compile(r"^(?:他|她|它)(?:们)?(?!们)")
 _EN_PRONOUN_RE = re.compile(r"^(?:[Hh]e|[Ss]he)(?:'s)?\b|^(?:[Hh]is|[Hh]er)\b")
 
 _RECALL_RE = re.compile(
-    r"^(?:我)?(?:之前|以前|上次|刚才|原来)(?:跟你)?(?:说|讲|提到)(?:过)?|"
+    r"^(?:like|as) I (?:said|mentioned|told you)(?: before| earlier)?$|^(?:我)?(?:说过了?|刚说了?)$|^(?:我)?(?:之前|以前|上次|刚才|原来)(?:跟你)?(?:说|讲|提到)(?:过)?|"
     r"^(?:I|the user) (?:said|told you|mentioned)\b.*\b(?:before|earlier|last time)\b|"
     r"^(?:earlier|before|last time),? I (?:said|told you|mentioned)\b",
     re.I,

@@ -17,6 +17,7 @@ from memory_engine.llm.rules_patterns import (
     TEMPORARY_RE,
     WEEKDAY_RE,
     Match,
+    has_date,
     has_time,
     match_patterns,
     normalise_subject,
@@ -45,7 +46,7 @@ _EN_HABIT_RE = re.compile(
 _FIRST_PERSON_RE = re.compile(
     r"^[^，,。]{0,8}?(?:我|用户)(?!们)|^(?:\w+ ){0,3}(?:I|I'm|I've|I'd|the user|The user|my|My)\b"
 )
-_ZH_EVENT_VERB_RE = re.compile(r"了|过|完|要去|要|会|打算|准备|计划|将|得")
+_ZH_EVENT_VERB_RE = re.compile(r"了|过|完|要去|要|会|将|得")
 _EN_EVENT_VERB_RE = re.compile(
     r"\b(?:\w+ed|went|met|got|bought|sold|made|took|gave|saw|ran|won|lost|left|came|sent|"
     r"paid|spent|wrote|fixed|built|began|flew|drove|ate|found|had|will|am going to|have to|"
@@ -261,7 +262,7 @@ def _fallback(clause: str) -> Match | None:
         return Match("state", subject, importance=0.5, tags=("state",), polarity=polarity(clause))
     if (
         first
-        and has_time(clause)
+        and has_date(clause)
         and (_ZH_EVENT_VERB_RE.search(clause) if zh else _EN_EVENT_VERB_RE.search(clause))
     ):
         return Match(
@@ -281,6 +282,16 @@ def _fallback(clause: str) -> Match | None:
             tags=("event",),
             value=m.group("subj"),
         )
+    org = _ZH_ORG_EVENT_RE.match(clause) if zh else None
+    if org and has_date(clause) and len(clause) > org.end() + 2:
+        return Match(
+            "event",
+            normalise_subject(clause[org.end() :])[:40],
+            memory_type=MemoryType.EPISODIC,
+            importance=0.5,
+            tags=("event",),
+            value=org.group("subj"),
+        )
     if _HOWTO_FACT_RE.search(clause):
         return Match(
             "howto",
@@ -290,7 +301,7 @@ def _fallback(clause: str) -> Match | None:
             tags=("howto",),
         )
     if _STATEMENT_RE.search(clause) and not _NON_FACT_RE.search(clause):
-        memory_type = MemoryType.EPISODIC if has_time(clause) else MemoryType.SEMANTIC
+        memory_type = MemoryType.EPISODIC if _PAST_EN_RE.search(clause) else MemoryType.SEMANTIC
         return Match(
             "statement",
             statement_subject(clause),
@@ -300,6 +311,18 @@ def _fallback(clause: str) -> Match | None:
             polarity=polarity(clause),
         )
     return None
+
+
+#: An English clause told in the past tense ("I had a long call", "we signed the lease").
+_PAST_EN_RE = re.compile(
+    r"^(?:[\w,']+ ){0,4}?(?:I|we|We) (?:just |finally |already |also )?(?:had|went|met|got|made|took|"
+    r"gave|saw|ran|won|lost|left|came|sent|paid|spent|wrote|built|began|flew|drove|ate|found|"
+    r"bought|sold|told|did|\w+ed)\b"
+)
+_ZH_ORG_EVENT_RE = re.compile(
+    r"^(?P<subj>[\u4e00-\u9fffA-Za-z0-9]{1,8}?(?:科技|公司|集团|云|银行|大学|医院|团队)|[A-Za-z][\w&.-]+)"
+    r"\s*(?:那边|方面)?"
+)
 
 
 _HOWTO_FACT_RE = re.compile(
@@ -383,6 +406,14 @@ def content_of(resolved: str, found: Match, holder: Holder | None) -> str:
     moved = found.kind == "schedule" and (
         CHANGE_RE.search(resolved) or _EN_MOVE_RE.search(resolved) or _ZH_MOVE_RE.search(resolved)
     )
+    if (
+        moved
+        and not zh
+        and not re.match(
+            r"^(?:I|we|let's|please|move|change|reschedule|push|shift|postpone)\b", resolved, re.I
+        )
+    ):
+        moved = False  # someone else moved it ("dr ruiz moved the appointment"): as said
     if moved and found.subject and found.subject != "schedule":
         who = holder.phrase if holder else "用户"
         if zh:

@@ -32,7 +32,8 @@ QUESTION_RE = re.compile(
     re.I,
 )
 REQUEST_RE = re.compile(
-    r"^(?:请)?(?:帮我|帮忙|给我|替我|麻烦你?)(?:查|找|写|翻译|总结|看|算|搜|订|生成|改|发)|"
+    r"^(?:请)?(?:帮我|帮忙|给我|替我|麻烦你?)(?:查|找|写|翻译|总结|看|算|搜|订|生成|改|发|讲|说|推荐|画|编|"
+    r"列|介绍|解释|想|做|来)|"
     r"^(?:please )?(?:help me|summari[sz]e|translate|write|find|search|check|look up|"
     r"calculate|draft|generate|show me|tell me|give me|list)\b",
     re.I,
@@ -540,3 +541,13 @@ def _has_time(sentence: str) -> bool:
 def has_time(sentence: str) -> bool:
     """True when ``sentence`` names a date, weekday or clock time."""
     return _has_time(sentence)
+
+
+_BARE_NUMBER_RE = re.compile(
+    r"(?<![\d:./-])\b\d{1,2}\b(?![\d:./-]|st|nd|rd|th|点|号|日|月|am|pm| ?(?:am|pm)\b)", re.I
+)
+
+
+def has_date(sentence: str) -> bool:
+    """``has_time`` without bare small numbers ("I'm 34" names no date; "the 14th" does)."""
+    return has_time(_BARE_NUMBER_RE.sub(" ", sentence))
