@@ -127,7 +127,9 @@ _ZH_MOVE_RE = re.compile(
     r"(?P<value>[^，,。.!！;；]{1,20})"
 )
 _CLOCK_RE = re.compile(
-    r"\d{1,2}(?::\d\d|点|\s*(?:am|pm))|[一二三四五六七八九十两]+点|号|日|月|周|星期", re.I
+    r"\d{1,2}(?::\d\d|点|\s*(?:am|pm))|[一二三四五六七八九十两]+点|号|日|月|周|星期|"
+    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|noon)\b",
+    re.I,
 )
 
 
@@ -205,7 +207,7 @@ def _moved(clause: str) -> Match | None:
 def _schedule(clause: str) -> Match | None:
     """ "以后周四汇报" / "项目汇报改成周五上午九点半" / "the sync is now on Friday"."""
     wd = WEEKDAY_RE.search(clause)
-    bare = _bare_change(clause)
+    bare = _bare_change(clause) or (_moved(clause) if wd and _EN_MOVE_RE.search(clause) else None)
     if bare is not None:
         return bare
     if not wd:

@@ -42,7 +42,7 @@ INSTRUCTION_RE = re.compile(
     r"^(?:我)?以后|(?<![受伤完])以后(?=都|请|别|不要|记得|用|回复|每|先)|今后|"
     r"(?:每天|每周.{0,4}?|每次|每个月|每晚)(?:都)?(?:帮|给|提醒|替)(?:我|用户)|从现在起|从今天起|每次|总是|一律|(?:别|不要|不用|请勿|勿)(?:再)?(?:给我|帮我|跟我|"
     r"给用户|帮用户)|记住|"
-    r"\b(?:always|never|from now on|in the future|going forward|please don't|don't ever|"
+    r"^(?:please )?(?:always|never)\b|\b(?:from now on|in the future|going forward|please don't|don't ever|"
     r"every time|remember that)\b",
     re.I,
 )
@@ -82,7 +82,11 @@ class Match:
 def normalise_subject(text: str) -> str:
     """Lowercased subject without fillers ("any more", "很", "吃"), for comparisons."""
     t = text.strip().lower()
-    t = re.sub(r"\b(?:any ?more|at all|very much|a lot|so much|now|too|either|really)\b", "", t)
+    t = re.sub(
+        r"\b(?:any ?more|at all|very much|a lot|so much|now|too|either|really|actually|in fact)\b",
+        "",
+        t,
+    )
     t = re.sub(r"^(?:the|a|an|some|eating|to eat|to drink|to)\s+", "", t.strip())
     t = re.sub(
         r"\s+(?:(?:last|next|this) (?:week|month|year|weekend)|(?:a|\d+) (?:days?|weeks?|months?|"
@@ -325,7 +329,7 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     ),
     (
         _p(
-            r"(?:我|用户)(?:现在|目前)?(?:在|就职于)([^，,。.!！;；]{1,15}?)(?:工作|上班|上学|读书|实习)"
+            r"(?:我|用户)(?:现在|目前)?(?:已经)?(?:不再|不|没)?(?:在|就职于)([^，,。.!！;；]{1,15}?)(?:工作|上班|上学|读书|实习)"
         ),
         lambda m: Match("workplace", "workplace", value=_subj(m), importance=0.7, tags=("place",)),
     ),
@@ -335,7 +339,8 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     ),
     (
         _p(
-            rf"{_ME_EN} (?:now |currently )?(?:live|lives|am living|is living) in "
+            rf"{_ME_EN} (?:now |currently )?(?:don't |do not |doesn't |does not |no longer )?"
+            rf"(?:live|lives|am living|is living) in "
             rf"([A-Z][\w\s-]{{1,30}}?){_TAIL}",
             0,
         ),
@@ -350,7 +355,7 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     ),
     (
         _p(
-            rf"{_ME_EN} (?:work|works|am working|is working|'m working) (?:at|for) ([A-Z][\w&\s.-]{{1,30}}?)"
+            rf"{_ME_EN} (?:don't |do not |doesn't |does not |no longer )?(?:work|works|am working|is working|'m working) (?:at|for) ([A-Z][\w&\s.-]{{1,30}}?)"
             rf"{_TAIL}",
             0,
         ),
