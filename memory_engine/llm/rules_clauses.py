@@ -66,6 +66,12 @@ _EN_SPLIT_RE = re.compile(
 )
 _ZH_SPLIT_RE = re.compile(r"[，,；;]|(?:而且|并且|另外)(?=我|他|她)")
 
+_MARKER_ONLY_RE = re.compile(
+    r"^(?:from now on|going forward|in the future|from today|starting today|starting now|"
+    r"以后|今后|从现在起|从今天起|从今以后|以后的话)$",
+    re.I,
+)
+
 CORRECTION_RE = re.compile(
     r"其实|实际上|改成|改为|改到|换成|不是.{1,20}而是|计划有变|更正|纠正|说错了|"
     r"\b(?:actually|instead|make it|changed? to|correction|I meant|rather than|not .{1,30} but)\b",
@@ -98,12 +104,17 @@ def propositions(sentence: str) -> list[str]:
         text,
     )
     parts = _ZH_SPLIT_RE.split(text) if is_chinese(text) else _EN_SPLIT_RE.split(text)
-    out = []
+    out: list[str] = []
+    lead = ""
     for part in parts:
         part = part.strip(" ，,。.!！;；")
         if not part or _ANNOUNCE_RE.match(part) or _RECALL_RE.search(part):
             continue
-        out.append(part)
+        if _MARKER_ONLY_RE.match(part):  # "From now on, call me Sam": one clause
+            lead = part + ("，" if is_chinese(part) else ", ")
+            continue
+        out.append(lead + part)
+        lead = ""
     return out
 
 
