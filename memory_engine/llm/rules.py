@@ -145,7 +145,9 @@ class RulesLLM:
         for sentence in split_sentences(item.text):
             if is_chitchat(sentence):
                 continue
-            if QUESTION_RE.search(sentence):
+            if QUESTION_RE.search(sentence) and not (
+                INSTRUCTION_RE.search(sentence) and not re.search(r"[?？]\s*$", sentence)
+            ):
                 skips.append(SkipReason.QUESTION)
                 continue
             if REQUEST_RE.search(sentence) and not INSTRUCTION_RE.search(sentence):

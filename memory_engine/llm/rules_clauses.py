@@ -68,7 +68,8 @@ _ZH_SPLIT_RE = re.compile(r"[，,；;]|(?:而且|并且|另外)(?=我|他|她)")
 
 _MARKER_ONLY_RE = re.compile(
     r"^(?:from now on|going forward|in the future|from today|starting today|starting now|"
-    r"以后|今后|从现在起|从今天起|从今以后|以后的话)$",
+    r"以后|今后|从现在起|从今天起|从今以后|以后的话|帮我记一下|记一下|记住|请记住|你记一下|"
+    r"remember this|note this|for the record)$",
     re.I,
 )
 

@@ -109,7 +109,7 @@ _ZH_THIRD_EVENT_RE = re.compile(
 
 
 _LEAD_RE = re.compile(
-    r"^(?:其实|实际上|说实话|对了|顺便说一下|另外|还有|记住|请记住|"
+    r"^(?:其实|实际上|说实话|对了|顺便说一下|另外|还有|帮我记一下|你记一下|记一下|记住|请记住|"
     r"actually|by the way|btw|oh|also|fyi|just so you know|remember that|please remember that|"
     r"remember|note that),?\s*",
     re.I,
@@ -366,11 +366,14 @@ def statement_subject(clause: str) -> str:
 
 def analyse(clause: str) -> Match | None:
     """The ``Match`` of one clause, or None (not worth remembering)."""
-    if QUESTION_RE.search(clause):
+    if QUESTION_RE.search(clause) and not INSTRUCTION_RE.search(clause):
         return None
     if REQUEST_RE.search(clause) and not INSTRUCTION_RE.search(clause):
         return None
-    clause = _LEAD_RE.sub("", clause.strip())
+    lead = _LEAD_RE.match(clause.strip())
+    clause = _LEAD_RE.sub("", clause.strip()).lstrip("，,：: ")
+    if lead and re.search(r"记", lead.group(0)) and is_chinese(clause) and "我" not in clause:
+        clause = "我" + clause  # "帮我记一下，周六要交房租": the user's own note
     if _EN_SUBJECTLESS_RE.match(clause):
         clause = "I " + clause[:1].lower() + clause[1:]
     found = _schedule(clause) or match_patterns(clause)

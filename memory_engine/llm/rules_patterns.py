@@ -39,6 +39,8 @@ REQUEST_RE = re.compile(
     re.I,
 )
 INSTRUCTION_RE = re.compile(
+    r"^请(?:用|以|始终|一直|都|总是)|(?:用|以)[^，,。]{1,8}(?:回答|回复|答复|交流|沟通)|"
+    r"^(?:when|whenever|if) you\b[^?]*,|"
     r"^(?:我)?以后|(?<![受伤完])以后(?=都|请|别|不要|记得|用|回复|每|先)|今后|"
     r"(?:每天|每周.{0,4}?|每次|每个月|每晚)(?:都)?(?:帮|给|提醒|替)(?:我|用户)|从现在起|从今天起|每次|总是|一律|(?:别|不要|不用|请勿|勿)(?:再)?(?:给我|帮我|跟我|"
     r"给用户|帮用户)|记住|"
@@ -53,7 +55,8 @@ CHANGE_RE = re.compile(
 )
 TEMPORARY_RE = re.compile(
     r"最近(?![\u4e00-\u9fff]{0,4}的)|这几天|这阵子|这段时间|暂时|这周|近期|\b(?:these days|lately|recently|for now|"
-    r"this week|at the moment|right now|temporarily|for the time being)\b",
+    r"this week|at the moment|right now|temporarily|for the time being|until (?:next )?(?:monday|"
+    r"tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next week|the end of))\b",
     re.I,
 )
 WEEKDAY_RE = re.compile(
@@ -157,7 +160,8 @@ def _third_singular(word: str) -> str:
 def third_person(text: str) -> str:
     """First person -> "用户" / "the user" (verb agreement for common English verbs)."""
     if re.search(r"[\u4e00-\u9fff]", text):
-        out = re.sub(r"(?:我们|咱们)(的)?", lambda m: "用户团队" + (m.group(1) or ""), text)
+        out = re.sub(r"(?:我们|咱们)(?=团队|公司|组|部门|项目|家|学校|班)", "用户的", text)
+        out = re.sub(r"(?:我们|咱们)(的)?", lambda m: "用户团队" + (m.group(1) or ""), out)
         out = re.sub(r"我(?!们)", "用户", out)
         return out.rstrip("。.")
     subs = [
