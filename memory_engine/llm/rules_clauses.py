@@ -41,9 +41,15 @@ _ZH_HOLDER_RE = re.compile(
     r"(?P<name>[A-Z][A-Za-z]+|[\u4e00-\u9fff]{2,3}(?=喜欢|是|在|对|说|要|想|会|不|住|刚|已经|每|特别|很|最|下|上个|明天|昨天|今天))?[，,]?"
 )
 _EN_HOLDER_RE = re.compile(
-    rf"^(?:[Mm]y|[Tt]he user's) (?P<rel>{_EN_RELATIONS})(?P<poss>'s)?(?:,? (?P<name>[A-Z][a-z]+)"
-    r"(?P<poss2>'s)?,?)?(?= )"
+    rf"^(?:[Mm]y|[Oo]ur|[Tt]he user's) (?P<rel>{_EN_RELATIONS})(?P<poss>'s)?"
+    r"(?:,? (?P<name>[A-Z][a-z]+(?: [A-Z][a-z]+)?)(?P<poss2>'s)?,?)?(?= )"
 )
+_EN_NAMED_RE = re.compile(
+    r"^(?P<name>[A-Z][a-z]+(?: [A-Z][a-z]+)?)(?P<ctx> (?:from|in|at) [a-z][\w ]{1,20}?)? "
+    r"(?P<verb>prefers|likes|loves|hates|dislikes|wants|needs|lives|works|doesn't|does not|"
+    r"can't|is allergic|has)\b"
+)
+_EN_NOT_NAMES = {"The", "This", "That", "It", "There", "He", "She", "They", "We", "You", "My"}
 _ZH_PRONOUN_RE = re.compile(r"^(?:他|她|它)(?:们)?(?!们)")
 _EN_PRONOUN_RE = re.compile(r"^(?:[Hh]e|[Ss]he)(?:'s)?\b|^(?:[Hh]is|[Hh]er)\b")
 
@@ -58,10 +64,16 @@ _ANNOUNCE_RE = re.compile(
     r"change of plans?|plans? changed|correction|scratch that|update)$",
     re.I,
 )
+_LEAD_CORRECTION_EN = re.compile(
+    r"^(?:scratch that|correction|small correction|change of plans?|update|sorry|oops|wait|"
+    r"no wait|i meant)[,:;]?\s+(?=\S)",
+    re.I,
+)
 _NOT_BUT_ZH = re.compile(r"不是(?P<old>[^，,。]{1,20}?)[，,]?\s*而是(?P<new>[^，,。]{1,30})")
 _NOT_BUT_EN = re.compile(r"\bnot (?P<old>[\w\s'-]{1,30}?),? but (?P<new>[\w\s'-]{1,40})", re.I)
 _EN_SPLIT_RE = re.compile(
-    r",? (?:and|but) (?=(?:also )?(?:I|I'm|I've|my|My|he|she|He|She|they|we)\b)|"
+    r",? (?:and|but) (?=(?:also |now |then |these days |today )?(?:I|I'm|I've|my|My|he|she|He|She|"
+    r"they|we)\b)|"
     r"; |, (?=(?:I|I'm|my|he|she|He|She)\b(?! am\b))|, (?=(?:just |please )?(?:call|address) me\b)"
 )
 _ZH_SPLIT_RE = re.compile(r"[，,；;]|(?:而且|并且|另外)(?=我|他|她)")
@@ -99,6 +111,9 @@ def propositions(sentence: str) -> list[str]:
         sentence,
     )
     text = _NOT_BUT_EN.sub(lambda m: m.group("new"), text)
+    text = _LEAD_CORRECTION_EN.sub("", text)
+    if not is_chinese(text):  # "on Tuesday, not Monday": the corrected value only
+        text = re.sub(r",\s*not (?:on |at |in )?[\w\s'-]{1,30}$", "", text)
     text = re.sub(
         r"^[^：:]{1,20}[：:]\s*",
         lambda m: "" if _ANNOUNCE_RE.match(m.group(0).rstrip("：: ")) else m.group(0),
@@ -140,6 +155,17 @@ def holder_of(clause: str, previous: Holder | None) -> tuple[str, Holder | None]
         rest = clause[m.end() :]
         lead = "my" if (m.group("poss") or m.group("poss2")) else "I"
         return lead + rest, Holder(phrase, name or phrase[:1].lower() + phrase[1:])
+    named = _EN_NAMED_RE.match(clause)
+    if named and named.group("name").split()[0] not in _EN_NOT_NAMES:
+        verb = named.group("verb")
+        lead = {
+            "is allergic": "I am allergic",
+            "has": "I have",
+            "doesn't": "I don't",
+            "does not": "I do not",
+        }.get(verb, "I " + verb)
+        phrase = named.group("name") + (named.group("ctx") or "")
+        return lead + clause[named.end() :], Holder(phrase, named.group("name"))
     if previous is not None and _EN_PRONOUN_RE.match(clause):
         word = _EN_PRONOUN_RE.match(clause).group(0).lower()  # type: ignore[union-attr]
         lead = "my" if word in ("his", "her") else "I'm" if word.endswith("'s") else "I"
@@ -164,7 +190,7 @@ _ZH_PLAIN = [
     (r"的时候", "时"),
 ]
 _EN_MARKERS = re.compile(
-    r"^(?:actually|by the way|btw|oh|also|just so you know|fyi|ok so|so|well|hey|note that|"
+    r"^(?:actually|by the way|btw|oh|also|now|just so you know|fyi|ok so|so|well|hey|note that|"
     r"please remember that|remember that|remember|please note that|for the record),?\s+",
     re.I,
 )

@@ -359,8 +359,9 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     ),
     (
         _p(
-            rf"{_ME_EN} (?:don't |do not |doesn't |does not |no longer )?(?:work|works|am working|is working|'m working) (?:at|for) ([A-Z][\w&\s.-]{{1,30}}?)"
-            rf"{_TAIL}",
+            rf"(?:{_ME_EN} (?:don't |do not |doesn't |does not |no longer )?(?:work|works|am working|"
+            rf"is working)|I'm working|(?:I'm|I am|the user is)(?: not| no longer)?(?: working)?)"
+            r" (?:at|for|with) ([A-Z][\w&.-]*(?: [A-Z][\w&.-]*)*)(?=$|[,.!;]| as | in | since | and | but )",
             0,
         ),
         lambda m: Match(
