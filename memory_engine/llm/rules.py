@@ -56,7 +56,7 @@ from memory_engine.llm.schemas import (
     MergedFact,
 )
 from memory_engine.llm.timeresolve import resolve_relative
-from memory_engine.llm.toolsummary import parse_rendered, summarise
+from memory_engine.llm.toolsummary import parse_rendered, status_lines, summarise
 from memory_engine.models import MemorySource, MemoryType
 
 #: How long a temporary state ("最近", "these days") is assumed to hold, in days.
@@ -131,6 +131,23 @@ class RulesLLM:
                 reason=f"tool output: {len(found_facts)} conclusion(s)",
                 facts=found_facts,
             )
+            return result, self._call("extract", item.text, result, started)
+        if tool:  # unstructured tool output: its status lines only, never its text as a fact
+            found_facts = tuple(rules_facts.tool_fact(c, item) for c in status_lines(item.text))
+            if found_facts:
+                result = Extraction(
+                    should_remember=True,
+                    reason=f"tool output: {len(found_facts)} status line(s)",
+                    facts=found_facts,
+                )
+            else:
+                result = Extraction(
+                    should_remember=False,
+                    reason=tagged(
+                        SkipReason.TOOL_OUTPUT_UNSTRUCTURED,
+                        "tool output with no readable conclusion",
+                    ),
+                )
             return result, self._call("extract", item.text, result, started)
         if is_chitchat(item.text):
             result = Extraction(

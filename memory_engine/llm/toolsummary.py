@@ -269,7 +269,9 @@ def _json(text: str) -> list[Conclusion] | None:
 def _tests(text: str) -> list[Conclusion] | None:
     totals = None
     for m in _PYTEST_TOTAL_RE.finditer(text):
-        if re.search(r"failed|passed", m.group("parts"), re.I):
+        line = text[text.rfind("\n", 0, m.start()) + 1 : text.find("\n", m.end()) % (len(text) + 1)]
+        summary_like = "==" in line or " in " in m.group(0) or "," in m.group("parts").strip(", ")
+        if summary_like and re.search(r"failed|passed", m.group("parts"), re.I):
             totals = m
     fails = list(_PYTEST_FAIL_RE.finditer(text)) or list(_GENERIC_FAIL_RE.finditer(text))
     if totals is None and not fails:
@@ -301,7 +303,8 @@ def _http(text: str) -> list[Conclusion] | None:
     out: list[Conclusion] = []
     for m in _HTTP_CALL_RE.finditer(text):
         reason = f" {m.group('text').strip()}" if m.group("text") else ""
-        subject = f"{m.group('method')} {m.group('path')}"
+        path = re.sub(r"^https?://[^/\s]+", "", m.group("path")) or m.group("path")
+        subject = f"{m.group('method')} {path}"
         out.append(
             Conclusion(
                 _short(f"{subject} returned {m.group('code')}{reason}"),
@@ -384,3 +387,33 @@ def parse_rendered(text: str) -> list[Conclusion] | None:
         ids = tuple(w for w in re.findall(r"\b[A-Za-z]*\d[\w\-]*\b", subject)[:1])
         out.append(Conclusion(_short(line), subject, status.lower(), ids))
     return out or None
+
+
+_STATUS_LINE_RE = re.compile(
+    r"\b(?:succeeded|failed|passed|completed|deployed|timed out|crashed|aborted|rejected|approved|"
+    r"shipped|delivered|cancell?ed|errored)\b|成功|失败|完成|超时|已发货|已送达|已取消",
+    re.I,
+)
+
+
+def status_lines(text: str) -> list[Conclusion]:
+    """Conclusions of an unstructured tool output: its lines that state an outcome ("deploy of
+    2.3 succeeded"), log-prefixed lines and repeats left out; at most ``MAX_CONCLUSIONS``."""
+    out: list[Conclusion] = []
+    seen: set[str] = set()
+    for raw in text.splitlines():
+        line = re.sub(
+            r"^\s*(?:\d{4}-\d{2}-\d{2}[T ][\d:.]+\S*\s*)?(?:\[?(?:INFO|WARN|WARNING|ERROR|DEBUG)\]?\s*)?",
+            "",
+            raw,
+        ).strip()
+        line = re.sub(r"^(?:result|status|summary|结果|状态)\s*[:：]\s*", "", line, flags=re.I)
+        if not line or line in seen or not _STATUS_LINE_RE.search(line) or len(line) > 160:
+            continue
+        seen.add(line)
+        # the outcome and a few words before it, never a long verbatim stretch of the payload
+        m = _STATUS_LINE_RE.search(line)
+        start = max(0, line.rfind(" ", 0, max(0, m.start() - 18)) + 1) if m else 0
+        said = line[start : m.end()] if m else line[:36]
+        out.append(Conclusion(_short(said[:1].upper() + said[1:]), said[:40].lower()))
+    return out[-MAX_CONCLUSIONS:]
