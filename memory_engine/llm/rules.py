@@ -78,6 +78,11 @@ _HOWTO_RE = re.compile(
     r"\bto \w+[^,]{0,30}, (?:run|use|open|click|press|type)\b",
     re.I,
 )
+_MOVED_RE = re.compile(
+    r"改到|改成|改为|推迟|提前|延期|挪到|取消|\b(?:moved|changed|postponed|rescheduled|pushed|"
+    r"brought forward|delayed|cancell?ed|now on|instead)\b",
+    re.I,
+)
 _ASSISTANT_RE = re.compile(
     r"回复|回答|答复|输出|格式|语气|称呼|用中文|用英文|总结时|写代码|\b(?:reply|replies|respond|answer|"
     r"format|tone|emails?|messages?|summar|bullet|markdown|code|language)\b",
@@ -260,11 +265,13 @@ class RulesLLM:
         if _HOWTO_RE.search(clause):
             memory_type = MemoryType.PROCEDURAL
         importance = found.importance
-        if _HEALTH_RE.search(clause):
-            importance = 0.9 if found.polarity > 0 else 0.6
+        if _HEALTH_RE.search(clause):  # a denied allergy or condition matters less
+            negated = found.polarity < 0 and found.kind in ("allergy", "health")
+            importance = 0.6 if negated else 0.9
         if _REMEMBER_RE.search(sentence):
             importance = max(0.85, min(1.0, importance + 0.15))
         correction = bool(CORRECTION_RE.search(sentence))
+        moved = bool(_MOVED_RE.search(sentence))
         key: dict[str, Any] = {
             "kind": found.kind,
             "holder": holder.phrase.lower() if holder else "user",
@@ -273,6 +280,8 @@ class RulesLLM:
             "value": found.value,
             "temporary": temporary,
             "correction": correction,
+            "moved": moved,
+            "content": content,
         }
         return Fact(
             content=content,
@@ -337,6 +346,7 @@ class RulesLLM:
             "value": found.value,
             "temporary": bool(TEMPORARY_RE.search(content))
             or bool((stored or {}).get("temporary")),
+            "content": content,
         }
 
     def relation(self, new: dict[str, Any], old: dict[str, Any] | None) -> tuple[str, str]:

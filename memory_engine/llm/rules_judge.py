@@ -40,7 +40,7 @@ SINGLE_VALUED = frozenset(
     }
 )
 #: Kinds compared with each other (an instruction and a preference can be about one thing).
-_KIND_GROUPS = ({"preference", "instruction", "habit"},)
+_KIND_GROUPS = ({"preference", "instruction", "habit", "statement", "state"},)
 
 
 def _norm(value: Any) -> str:
@@ -61,7 +61,20 @@ def _contains(a: str, b: str) -> bool:
     short, long = sorted((a, b), key=len)
     if re.search(r"[\u4e00-\u9fff]", short):
         return short in long
-    return bool(re.search(rf"(?<![a-z]){re.escape(short)}(?![a-z])", long))
+    stem = re.sub(r"(?<=[a-z]{3})(?:es|s)$", "", short)  # bears / bearded dragons
+    return bool(re.search(rf"(?<![a-z]){re.escape(stem)}", long))
+
+
+def _overlap(a: str, b: str) -> bool:
+    """True when two subjects share a word of 2+ Chinese characters or 4+ Latin letters."""
+    if re.search(r"[\u4e00-\u9fff]", a + b):
+        return any(
+            a[i : i + 2] in b
+            for i in range(len(a) - 1)
+            if re.match(r"[\u4e00-\u9fff]{2}", a[i : i + 2])
+        )
+    words = {w for w in re.findall(r"[a-z]{4,}", a)} - {"with", "from", "that", "this", "about"}
+    return any(re.search(rf"\b{re.escape(w)}", b) for w in words)
 
 
 def key_terms(key: dict[str, Any]) -> list[str]:
@@ -92,10 +105,27 @@ def relation(new: dict[str, Any], old: dict[str, Any] | None) -> tuple[str, str]
     kind = str(new.get("kind"))
     if {kind, old.get("kind")} == {"name", "address"}:
         return "supplements", "a form of address next to the name, both kept"
+    if {kind, old.get("kind")} == {"schedule", "habit"}:
+        act = re.sub(
+            r"(?:时间|time|schedule)$",
+            "",
+            _norm(new.get("subject") if kind == "schedule" else old.get("subject")),
+        )
+        other = _norm(old.get("subject") if kind == "schedule" else new.get("subject"))
+        if act and act in other:
+            if kind == "schedule" and new.get("correction"):
+                return "contradicts", "the routine moved to another time"
+            return "supplements", "the routine and its time"
     if not _same_kind(kind, old.get("kind")):
         return "unrelated", "different kind of fact"
     a, b = _norm(new.get("subject")), _norm(old.get("subject"))
     same_polarity = int(new.get("polarity", 1)) == int(old.get("polarity", 1))
+    if kind == "event" and old.get("kind") == "event" and a == b and a:
+        if _norm(new.get("content")) and _norm(new.get("content")) == _norm(old.get("content")):
+            return "duplicate", "same event"
+        if new.get("correction") or new.get("moved"):
+            return "contradicts", "the event moved"
+        return "supplements", "another event of the same kind"
     if kind in SINGLE_VALUED:
         same_subject = a == b or (kind == "schedule" and _contains(a, b))
         if not same_subject and not (new.get("correction") and not a):
@@ -122,6 +152,8 @@ def relation(new: dict[str, Any], old: dict[str, Any] | None) -> tuple[str, str]
         return "contradicts", "opposite polarity on the same subject"
     if _contains(a, b):
         return "supplements", "more specific or more general, both kept"
+    if same_polarity and _overlap(a, b):
+        return "supplements", "about the same thing, both kept"
     if new.get("temporary") and not old.get("temporary"):
         return "supplements", "temporary state next to a lasting fact of the same kind"
     return "unrelated", "different subject"
