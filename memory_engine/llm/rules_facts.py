@@ -340,7 +340,8 @@ _NON_FACT_RE = re.compile(
     r"我(?:觉得|认为|想想|再想想|猜|看看|试试|明白|知道了|同意|不知道|不确定|想问|想知道|在想|随便)|"
     r"\b(?:I think|I guess|I see|I agree|I understand|I mean|I wonder|I hope|I suppose|"
     r"I don't know|I'm not sure|let me|I'd like you to|I want you to|I need you to|I'll think|"
-    r"I'm fine|I'm good|I'm ok|I'm okay|I'm back|I'm here)\b",
+    r"I'm fine|I'm good|I'm ok|I'm okay|I'm back|I'm here|(?:we|I) (?:just )?(?:talked|chatted|"
+    r"discussed|spoke|were talking|was talking) about)\b|我们?(?:刚才|刚刚)?(?:聊了|聊过|讨论了|谈了|说了)",
     re.I,
 )
 _STMT_STRIP_ZH = re.compile(
