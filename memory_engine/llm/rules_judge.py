@@ -89,6 +89,8 @@ def key_terms(key: dict[str, Any]) -> list[str]:
     out = [_term(f"{holder}|{group}")]
     if subject:
         out.insert(0, _term(f"{holder}|{group}|{subject}"))
+    if kind == "schedule":  # a changed plan may correct a routine ("每周三下午健身")
+        out.append(_term(f"{holder}|habit"))
     return out
 
 

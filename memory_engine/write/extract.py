@@ -126,7 +126,8 @@ def _candidates(
     """Stored active memories near ``mem``: those sharing its fact-key terms (same holder and
     subject: a correction is found even when its embedding is far from the fact it corrects),
     cosine >= threshold, plus keyword hits on its entities (the subject); at most
-    ``judge_max_candidates``, keyed ones first, then best cosine; and the cross-tenant alarms
+    ``judge_max_candidates``, keyed ones first, each group by best
+    cosine; and the cross-tenant alarms
     of the searches (``stores.guard``: a foreign row is dropped, logged and audited, never
     deduped against or superseded)."""
     s = parts.settings
@@ -138,8 +139,6 @@ def _candidates(
             if c.scores.get("bm25", 0.0) > 0 and len(keyed) < s.write.judge_max_candidates:
                 found.setdefault(c.memory.id, c)
                 keyed.add(c.memory.id)
-        if keyed:
-            break  # the most specific key that matched (holder+subject before holder+kind)
     for c in store.dense_search(vector, scope=scope, k=s.write.judge_max_candidates):
         if c.scores.get("cosine", 0.0) >= s.write.conflict_similarity or (
             c.memory.content_hash == mem.content_hash
