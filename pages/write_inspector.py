@@ -11,7 +11,7 @@ from memory_engine.dashboard import signin, state
 from memory_engine.dashboard.errors import guard
 from memory_engine.dashboard.frames.pii import with_write_pii
 from memory_engine.dashboard.frames.writes import usage_frame, usage_line, writes_frame
-from memory_engine.dashboard.i18n import t
+from memory_engine.dashboard.i18n import reason_text, t
 from memory_engine.dashboard.page import open_page
 from memory_engine.dashboard.signin import Action
 from memory_engine.dashboard.widgets import pii
@@ -66,7 +66,9 @@ if submitted:
                 elif result.remembered:
                     st.success(t("write.remembered", lang, reason=result.reason))
                 else:
-                    st.info(t("write.not_remembered", lang, reason=result.reason))
+                    st.info(
+                        t("write.not_remembered", lang, reason=reason_text(result.reason, lang))
+                    )
                 state.set_param(QP_WRITE, result.write_id)
 
 st.divider()

@@ -1,16 +1,19 @@
 """``rules``: the offline, deterministic write-decision LLM for common Chinese and English input.
 
-``extract`` splits the input into sentences, drops greetings, thanks, acknowledgements,
-questions and one-off requests, and turns each sentence that matches a pattern (preferences,
-standing instructions, schedules, allergies, names, places, occupations, possessions,
-"my X is Y" attributes, amounts, deadlines and dated events) into a third-person fact in the
-input's language, relative dates resolved (``timeresolve``). Each fact carries a ``key``
-(kind, subject, polarity, value, temporary) that ``judge`` compares:
+``extract``:
 
-* same kind and subject: same polarity/value -> duplicate, otherwise -> contradicts;
-* a temporary fact ("最近吃不了辣", "these days") -> supplements (never supersedes);
-* anything else -> unrelated.
+* a structured tool output (JSON, test-runner, HTTP or ``key: value`` summaries;
+  ``toolsummary``) becomes its few conclusions, never the payload;
+* otherwise greetings, thanks, questions and one-off requests are dropped, each sentence is
+  split into propositions (``rules_clauses``), the third party a clause is about is found
+  ("用户的儿子", "The user's manager Priya"), and every clause matching a pattern (preferences,
+  allergies, names, forms of address, places, occupations, possessions, "my X is Y",
+  schedules and changed plans, amounts, deadlines, habits, temporary states, dated events,
+  standing instructions) becomes a short third-person fact in the input's language with its
+  polarity (``rules_polarity``), relative dates resolved (``timeresolve``).
 
+Each fact carries a ``key`` (kind, holder, subject, value, polarity, temporary, correction)
+that ``judge`` compares (``rules_judge``). Every skip has a reason code (``reasons``).
 Measured on ``bench/data/extract_cases.jsonl`` by ``bench/extract_eval.py``.
 """
 
@@ -18,25 +21,32 @@ from __future__ import annotations
 
 import re
 import time
+import unicodedata
 from datetime import timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from memory_engine.llm import rules_facts
 from memory_engine.llm.base import ExtractInput, JudgeCandidate
+from memory_engine.llm.reasons import SkipReason, tagged
+from memory_engine.llm.rules_clauses import (
+    CORRECTION_RE,
+    Holder,
+    distil,
+    holder_of,
+    propositions,
+)
+from memory_engine.llm.rules_judge import relation as key_relation
 from memory_engine.llm.rules_patterns import (
-    CHANGE_RE,
     CHITCHAT_RE,
     INSTRUCTION_RE,
     QUESTION_RE,
     REQUEST_RE,
     SENTENCE_RE,
     TEMPORARY_RE,
-    WEEKDAY_RE,
     Match,
-    match_patterns,
-    normalise_subject,
-    third_person,
 )
+from memory_engine.llm.rules_polarity import is_chinese
 from memory_engine.llm.schemas import (
     Extraction,
     Fact,
@@ -46,18 +56,53 @@ from memory_engine.llm.schemas import (
     MergedFact,
 )
 from memory_engine.llm.timeresolve import resolve_relative
-from memory_engine.models import MemoryType
+from memory_engine.llm.toolsummary import parse_rendered, status_lines, summarise
+from memory_engine.models import MemorySource, MemoryType
 
-#: How long a temporary state ("最近", "these days") is assumed to hold.
+#: How long a temporary state ("最近", "these days") is assumed to hold, in days.
 TEMPORARY_DAYS = 14
 
-#: Kinds with one value per subject: a different value contradicts.
-_SINGLE_VALUED = {"name", "residence", "workplace", "origin", "occupation", "attr", "amount"}
+_HEALTH_RE = re.compile(
+    r"过敏|药|病|糖尿病|哮喘|高血压|心脏|怀孕|孕|癫痫|急救|手术|疫苗|"
+    r"allerg|medication|medicine|diabetes|asthma|epipen|pregnan|blood pressure|seizure|"
+    r"surgery|heart condition|emergency",
+    re.I,
+)
+_REMEMBER_RE = re.compile(
+    r"记住|记一下|记得|别忘了|不要忘|一定要|\b(?:remember|don't forget|do not forget|make a note|"
+    r"note that|keep in mind)\b",
+    re.I,
+)
+_HOWTO_RE = re.compile(
+    r"步骤|首先.+然后|先.{1,20}再|的方法是|怎么做是|\bhow to\b|\bstep \d|\bfirst\b.+\bthen\b|"
+    r"\bto \w+[^,]{0,30}, (?:run|use|open|click|press|type)\b",
+    re.I,
+)
+_MOVED_RE = re.compile(
+    r"改到|改成|改为|推迟|提前|延期|挪到|取消|\b(?:moved|changed|postponed|rescheduled|pushed|"
+    r"brought forward|delayed|cancell?ed|now on|instead)\b",
+    re.I,
+)
+_ASSISTANT_RE = re.compile(
+    r"回复|回答|答复|输出|格式|语气|称呼|用中文|用英文|总结时|写代码|\b(?:reply|replies|respond|answer|"
+    r"format|tone|emails?|messages?|summar|bullet|markdown|code|language)\b",
+    re.I,
+)
+
+
+_ABBREV_RE = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|No|approx)\.$", re.I)
 
 
 def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text`` (。！？!?；;. and newlines end one; commas do not)."""
-    return [s.strip() for s in SENTENCE_RE.split(text) if s and s.strip()]
+    """Sentences of ``text`` (。！？!?；;. and newlines end one; commas and the dot of an
+    abbreviation such as "Dr." do not)."""
+    out: list[str] = []
+    for piece in (s.strip() for s in SENTENCE_RE.split(text) if s and s.strip()):
+        if out and _ABBREV_RE.search(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
 
 
 def is_chitchat(text: str) -> bool:
@@ -66,171 +111,268 @@ def is_chitchat(text: str) -> bool:
     return all(CHITCHAT_RE.fullmatch(c) or not re.search(r"\w", c) for c in clauses)
 
 
-def _schedule(sentence: str) -> Match | None:
-    """ "以后周四汇报" / "改成周五汇报" / "from now on the sync is on Friday"."""
-    wd = WEEKDAY_RE.search(sentence)
-    if not wd or not (INSTRUCTION_RE.search(sentence) or CHANGE_RE.search(sentence)):
-        return None
-    after = re.split(r"[，,。.;；!！]", sentence[wd.end() :], maxsplit=1)[0].strip()
-    after = re.sub(r"^(?:下午|上午|晚上|早上|中午|morning|afternoon|evening)", "", after).strip()
-    activity = normalise_subject(after) or "schedule"
-    if CHANGE_RE.search(sentence) and not re.search(r"[\u4e00-\u9fff]", activity):
-        before = CHANGE_RE.split(sentence)[0]
-        activity = normalise_subject(re.sub(r"\b(the|my|our)\b", "", before)) or activity
-    return Match(
-        kind="schedule",
-        subject=activity,
-        value=wd.group("day").lower(),
-        memory_type=MemoryType.PROCEDURAL,
-        importance=0.7,
-        tags=("schedule", "preference"),
-    )
-
-
 class RulesLLM:
     """Deterministic ``WriteLLM`` (no network, no model; tokens always 0)."""
 
     name = "rules"
-    model = "rules-v1"
+    model = "rules-v2"
 
     # ------------------------------------------------------------------ extract
 
-    def analyse(self, sentence: str) -> Match | None:
-        """The pattern match of one sentence, or None (not worth remembering)."""
-        if QUESTION_RE.search(sentence):
-            return None
-        if REQUEST_RE.search(sentence) and not INSTRUCTION_RE.search(sentence):
-            return None
-        found = _schedule(sentence) or match_patterns(sentence)
-        if found is None and INSTRUCTION_RE.search(sentence):
-            found = Match(
-                kind="instruction",
-                subject=normalise_subject(sentence),
-                memory_type=MemoryType.PROCEDURAL,
-                importance=0.7,
-                tags=("preference", "instruction"),
-            )
-        return found
+    def analyse(self, clause: str) -> Match | None:
+        """The pattern match of one clause (first person or third), or None."""
+        return rules_facts.analyse(clause)
 
     def extract(self, item: ExtractInput) -> tuple[Extraction, LLMCall]:
         """Evaluate + extract deterministically (see module docstring)."""
         started = time.perf_counter()
+        item = item.model_copy(update={"text": unicodedata.normalize("NFKC", item.text)})
+        tool = item.source == MemorySource.TOOL_OUTPUT
+        conclusions = parse_rendered(item.text) or summarise(item.text, tool_output=tool)
+        if conclusions:
+            found_facts = tuple(rules_facts.tool_fact(c, item) for c in conclusions)
+            result = Extraction(
+                should_remember=True,
+                reason=f"tool output: {len(found_facts)} conclusion(s)",
+                facts=found_facts,
+            )
+            return result, self._call("extract", item.text, result, started)
+        if tool:  # unstructured tool output: its status lines only, never its text as a fact
+            found_facts = tuple(rules_facts.tool_fact(c, item) for c in status_lines(item.text))
+            if found_facts:
+                result = Extraction(
+                    should_remember=True,
+                    reason=f"tool output: {len(found_facts)} status line(s)",
+                    facts=found_facts,
+                )
+            else:
+                result = Extraction(
+                    should_remember=False,
+                    reason=tagged(
+                        SkipReason.TOOL_OUTPUT_UNSTRUCTURED,
+                        "tool output with no readable conclusion",
+                    ),
+                )
+            return result, self._call("extract", item.text, result, started)
+        if is_chitchat(item.text):
+            result = Extraction(
+                should_remember=False,
+                reason=tagged(SkipReason.SMALL_TALK, "greeting, thanks or small talk"),
+            )
+            return result, self._call("extract", item.text, result, started)
         tz = ZoneInfo(item.timezone)
         facts: list[Fact] = []
-        skipped: list[str] = []
-        if is_chitchat(item.text):
-            result = Extraction(should_remember=False, reason="greeting, thanks or small talk")
-            return result, self._call("extract", item.text, result, started)
+        skips: list[SkipReason] = []
+        holder: Holder | None = None
         for sentence in split_sentences(item.text):
             if is_chitchat(sentence):
                 continue
-            found = self.analyse(sentence)
-            if found is None:
-                skipped.append(sentence[:40])
+            if QUESTION_RE.search(sentence) and not (
+                INSTRUCTION_RE.search(sentence) and not re.search(r"[?？]\s*$", sentence)
+            ):
+                skips.append(SkipReason.QUESTION)
                 continue
-            facts.append(self._fact(sentence, found, item, tz))
+            if REQUEST_RE.search(sentence) and not INSTRUCTION_RE.search(sentence):
+                skips.append(SkipReason.ONE_OFF_REQUEST)
+                continue
+            start = len(facts)
+            for clause in propositions(sentence):
+                rewritten, found_holder = holder_of(clause, holder)
+                if found_holder is not None:
+                    holder = found_holder
+                elif re.match(r"^(?:我|I\b|my\b|My\b)", clause):
+                    holder = None
+                found = self.analyse(rewritten)
+                if found is None and found_holder is not None and len(rewritten) >= 4:
+                    found = rules_facts.about(rewritten)  # a fact about a third party
+                if found is None:
+                    if len(facts) > start:  # a continuation ("尤其是水煮鱼")
+                        facts[-1] = self._extend(facts[-1], rewritten, found_holder)
+                    continue
+                fact = self._fact(rewritten, found, item, tz, found_holder, sentence)
+                if len(facts) > start and self._merges(facts[-1], fact):
+                    facts[-1] = self._merge_pair(facts[-1], fact, rewritten, found_holder)
+                else:
+                    facts.append(fact)
+            if len(facts) == start and not skips:
+                skips.append(SkipReason.NO_FACT)
         facts = list({f.content: f for f in facts}.values())
         if facts:
             kinds = sorted({str(f.key.get("kind")) for f in facts})
             result = Extraction(
                 should_remember=True, reason="matched: " + ", ".join(kinds), facts=tuple(facts)
             )
-        else:
+        elif tool:
             result = Extraction(
-                should_remember=False, reason="no preference, instruction or personal fact"
+                should_remember=False,
+                reason=tagged(
+                    SkipReason.TOOL_OUTPUT_UNSTRUCTURED, "tool output with no readable conclusion"
+                ),
             )
+        else:
+            code = skips[0] if skips else SkipReason.NO_FACT
+            details = {
+                SkipReason.QUESTION: "a question, not a fact",
+                SkipReason.ONE_OFF_REQUEST: "a one-off request",
+                SkipReason.NO_FACT: "no preference, instruction or personal fact",
+            }
+            result = Extraction(should_remember=False, reason=tagged(code, details[code]))
         return result, self._call("extract", item.text, result, started)
 
-    def _fact(self, sentence: str, found: Match, item: ExtractInput, tz: ZoneInfo) -> Fact:
-        resolved, refs = resolve_relative(sentence, item.observed_at, tz)
-        content = third_person(resolved)
-        zh = bool(re.search(r"[\u4e00-\u9fff]", content))
-        if zh and found.kind == "schedule" and CHANGE_RE.search(sentence) and found.subject:
-            content = f"用户的{found.subject}改为{found.value}"
-        elif zh and "用户" not in content:
-            content = "用户" + content
-        temporary = bool(TEMPORARY_RE.search(sentence))
+    def _fact(
+        self,
+        clause: str,
+        found: Match,
+        item: ExtractInput,
+        tz: ZoneInfo,
+        holder: Holder | None,
+        sentence: str,
+    ) -> Fact:
+        recurring = re.search(r"每周|每天|每个?月|每次|\bevery\b", clause, re.I)
+        resolved, refs = (
+            (clause, []) if recurring else resolve_relative(clause, item.observed_at, tz)
+        )
+        content = rules_facts.content_of(resolved, found, holder)
+        temporary = bool(TEMPORARY_RE.search(clause))
         valid_from = refs[0].start_utc(tz) if refs else None
         valid_until = None
-        memory_type = found.memory_type
         if temporary:
-            valid_until = item.observed_at + timedelta(days=TEMPORARY_DAYS)
+            weeks = [r for r in refs if (r.end - r.start).days >= 6]
+            valid_until = (
+                weeks[0].end_utc(tz) if weeks else item.observed_at + timedelta(days=TEMPORARY_DAYS)
+            )
         elif found.kind == "deadline" and refs:
             valid_until = refs[-1].end_utc(tz)
-        if refs and found.kind in ("event", "deadline"):
+        memory_type = found.memory_type
+        if found.kind == "event" or (refs and found.kind == "deadline"):
             memory_type = MemoryType.EPISODIC
+        elif found.kind == "instruction":
+            memory_type = (
+                MemoryType.PROCEDURAL
+                if _ASSISTANT_RE.search(clause) or INSTRUCTION_RE.search(clause)
+                else MemoryType.SEMANTIC
+            )
+        if (
+            found.kind == "schedule"
+            and re.search(r"\d|点|号|\b(?:am|pm|noon)\b", str(found.value or ""), re.I)
+            and not re.search(
+                r"以后|今后|每|通常|一般|\b(?:every|from now on|always|usually)\b", clause, re.I
+            )
+        ):
+            memory_type = MemoryType.EPISODIC  # a one-off plan, not a routine
+        if found.kind == "schedule" and re.search(r"[帮给替]我|提醒我|\bremind me\b", clause, re.I):
+            memory_type = MemoryType.PROCEDURAL  # a standing task for the assistant
+        if _HOWTO_RE.search(clause):
+            memory_type = MemoryType.PROCEDURAL
+        importance = found.importance
+        if _HEALTH_RE.search(clause):  # a denied allergy or condition matters less
+            negated = found.polarity < 0 and found.kind in ("allergy", "health")
+            importance = 0.6 if negated else 0.9
+        if _REMEMBER_RE.search(sentence):
+            importance = max(0.85, min(1.0, importance + 0.15))
+        correction = bool(CORRECTION_RE.search(sentence))
+        moved = bool(_MOVED_RE.search(sentence))
         key: dict[str, Any] = {
             "kind": found.kind,
+            "holder": holder.phrase.lower() if holder else "user",
             "subject": found.subject,
             "polarity": found.polarity,
             "value": found.value,
             "temporary": temporary,
+            "correction": correction,
+            "moved": moved,
+            "content": content,
         }
         return Fact(
-            content=content[:200],
+            content=content,
             memory_type=memory_type,
-            importance=found.importance,
-            confidence=0.8 if found.kind != "instruction" else 0.7,
-            entities=(found.subject,) if found.subject else (),
+            importance=importance,
+            confidence=0.85 if correction else 0.8 if found.kind != "instruction" else 0.7,
+            entities=rules_facts.entities_of(found, holder, clause),
             tags=found.tags + (("temporary",) if temporary else ()),
             valid_from=valid_from,
             valid_until=valid_until,
             key=key,
         )
 
+    @staticmethod
+    def _merges(prev: Fact, new: Fact) -> bool:
+        """Two clauses of one sentence that make one fact: a form of address and the one it
+        replaces ("别叫我老王，叫我王工"), or a fact and the instruction that follows from it."""
+        a, b = prev.key.get("kind"), new.key.get("kind")
+        if a == b == "address":
+            return prev.key.get("polarity") != new.key.get("polarity")
+        return b == "instruction" and a not in ("instruction", None) and len(new.content) <= 30
+
+    def _merge_pair(self, prev: Fact, new: Fact, clause: str, holder: Holder | None) -> Fact:
+        if prev.key.get("kind") == "address":
+            pos, neg = (new, prev) if new.key.get("polarity", 1) > 0 else (prev, new)
+            content = rules_facts.address_pair(pos, neg)
+            return pos.model_copy(update={"content": content, "key": pos.key})
+        return self._extend(prev, clause, holder, tags=new.tags)
+
+    @staticmethod
+    def _extend(prev: Fact, clause: str, holder: Holder | None, tags: tuple[str, ...] = ()) -> Fact:
+        extra = distil(clause, holder)
+        extra = re.sub(r"^(?:用户|The user\b)\s*", "", extra) if extra else extra
+        if not extra:
+            return prev
+        sep = "，" if is_chinese(prev.content) else ", "
+        limit = 50 if is_chinese(prev.content) else 120
+        joined = (
+            prev.content + sep + (extra if is_chinese(extra) else extra[:1].lower() + extra[1:])
+        )
+        if len(joined) > limit:
+            return prev
+        return prev.model_copy(
+            update={"content": joined, "tags": tuple(dict.fromkeys(prev.tags + tags))}
+        )
+
     # ------------------------------------------------------------------ judge
 
     def key_of(self, content: str, stored: dict[str, Any] | None) -> dict[str, Any] | None:
         """A stored memory's fact key: its recorded one, else re-derived from content."""
-        if stored and stored.get("kind"):
+        if stored and stored.get("kind") and "holder" in stored:
             return stored
-        found = self.analyse(content)
+        rewritten, holder = holder_of(content, None)
+        found = self.analyse(rewritten)
         if found is None:
-            return None
+            return dict(stored) if stored and stored.get("kind") else None
         return {
             "kind": found.kind,
+            "holder": holder.phrase.lower() if holder else "user",
             "subject": found.subject,
             "polarity": found.polarity,
             "value": found.value,
-            "temporary": bool(TEMPORARY_RE.search(content)),
+            "temporary": bool(TEMPORARY_RE.search(content))
+            or bool((stored or {}).get("temporary")),
+            "content": content,
         }
 
     def relation(self, new: dict[str, Any], old: dict[str, Any] | None) -> tuple[str, str]:
-        """(relation, reason) of a new fact key to a stored one."""
-        if old is None:
-            return "unrelated", "stored memory has no recognised fact"
-        if new.get("temporary"):
-            return "supplements", "temporary state next to a lasting fact"
-        same_kind = new.get("kind") == old.get("kind") or {new.get("kind"), old.get("kind")} <= {
-            "preference",
-            "instruction",
-        }
-        a, b = str(new.get("subject") or ""), str(old.get("subject") or "")
-        same_subject = bool(a and b and (a == b or a in b or b in a))
-        if not (same_kind and same_subject):
-            return "unrelated", "different subject"
-        kind = new.get("kind")
-        if kind == "schedule" or kind in _SINGLE_VALUED:
-            if (new.get("value") or "") == (old.get("value") or ""):
-                return "duplicate", "same value"
-            return "contradicts", f"{kind} changed"
-        if new.get("polarity") == old.get("polarity"):
-            return "duplicate", "same subject and polarity"
-        if old.get("temporary"):
-            return "supplements", "stored state was temporary"
-        return "contradicts", "opposite preference on the same subject"
+        """(relation, reason) of a new fact key to a stored one (``rules_judge``)."""
+        return key_relation(new, old)
 
     def judge(
         self, fact: Fact, candidates: list[JudgeCandidate], item: ExtractInput
     ) -> tuple[Judgement, LLMCall]:
-        """Relate ``fact`` to each candidate by fact key (see module docstring)."""
+        """Relate ``fact`` to each candidate by fact key (see ``rules_judge``)."""
         started = time.perf_counter()
-        new_key = fact.key or self.key_of(fact.content, None) or {}
+        new_key = self.key_of(fact.content, fact.key) or {}
         decisions = []
         for c in candidates:
             relation, reason = self.relation(new_key, self.key_of(c.content, dict(c.key)))
             if relation != "unrelated":
                 decisions.append(JudgeDecision(candidate=c.index, relation=relation, reason=reason))
+        if new_key.get("correction") and not new_key.get("subject"):
+            # a bare correction ("make it 3pm") replaces the latest plan only
+            shown = {c.index: c for c in candidates}
+            latest = max(
+                (d for d in decisions if d.relation == "contradicts"),
+                key=lambda d: shown[d.candidate].observed_at or item.observed_at,
+                default=None,
+            )
+            decisions = [d for d in decisions if d.relation != "contradicts" or d is latest]
         result = Judgement(decisions=tuple(decisions))
         prompt = fact.content + " | " + " | ".join(f"{c.index}: {c.content}" for c in candidates)
         return result, self._call("judge", prompt, result, started)
@@ -252,3 +394,6 @@ class RulesLLM:
             latency_ms=(time.perf_counter() - started) * 1000.0,
             response_format="rules",
         )
+
+
+__all__ = ["RulesLLM", "is_chitchat", "split_sentences"]

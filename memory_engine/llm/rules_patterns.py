@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from memory_engine.llm.rules_polarity import polarity as clause_polarity
 from memory_engine.models import MemoryType
 
 SENTENCE_RE = re.compile(r"(?<=[。！？!?；;\n])|(?<=\.)\s+")
@@ -31,15 +32,19 @@ QUESTION_RE = re.compile(
     re.I,
 )
 REQUEST_RE = re.compile(
-    r"^(?:请)?(?:帮我|帮忙|给我|替我|麻烦你?)(?:查|找|写|翻译|总结|看|算|搜|订|生成|改|发)|"
+    r"^(?:请)?(?:帮我|帮忙|给我|替我|麻烦你?)(?:查|找|写|翻译|总结|看|算|搜|订|生成|改|发|讲|说|推荐|画|编|"
+    r"列|介绍|解释|想|做|来)|"
     r"^(?:please )?(?:help me|summari[sz]e|translate|write|find|search|check|look up|"
     r"calculate|draft|generate|show me|tell me|give me|list)\b",
     re.I,
 )
 INSTRUCTION_RE = re.compile(
-    r"以后|今后|从现在起|从今天起|每次|总是|一律|(?:别|不要|不用|请勿|勿)(?:再)?(?:给我|帮我|跟我|"
+    r"^请(?:用|以|始终|一直|都|总是)|(?:用|以)[^，,。]{1,8}(?:回答|回复|答复|交流|沟通)|"
+    r"^(?:when|whenever|if) you\b[^?]*,|"
+    r"^(?:我)?以后|(?<![受伤完])以后(?=都|请|别|不要|记得|用|回复|每|先)|今后|"
+    r"(?:每天|每周.{0,4}?|每次|每个月|每晚)(?:都)?(?:帮|给|提醒|替)(?:我|用户)|从现在起|从今天起|每次|总是|一律|(?:别|不要|不用|请勿|勿)(?:再)?(?:给我|帮我|跟我|"
     r"给用户|帮用户)|记住|"
-    r"\b(?:always|never|from now on|in the future|going forward|please don't|don't ever|"
+    r"^(?:please )?(?:always|never)\b|\b(?:from now on|in the future|going forward|please don't|don't ever|"
     r"every time|remember that)\b",
     re.I,
 )
@@ -49,8 +54,9 @@ CHANGE_RE = re.compile(
     re.I,
 )
 TEMPORARY_RE = re.compile(
-    r"最近|这几天|这阵子|这段时间|暂时|这周|近期|\b(?:these days|lately|recently|for now|"
-    r"this week|at the moment|right now|temporarily|for the time being)\b",
+    r"最近(?![\u4e00-\u9fff]{0,4}的)|这几天|这阵子|这段时间|暂时|这周|近期|\b(?:these days|lately|recently|for now|"
+    r"this week|at the moment|right now|temporarily|for the time being|until (?:next )?(?:monday|"
+    r"tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next week|the end of))\b",
     re.I,
 )
 WEEKDAY_RE = re.compile(
@@ -79,8 +85,18 @@ class Match:
 def normalise_subject(text: str) -> str:
     """Lowercased subject without fillers ("any more", "很", "吃"), for comparisons."""
     t = text.strip().lower()
-    t = re.sub(r"\b(?:any ?more|at all|very much|a lot|so much|now|too|either|really)\b", "", t)
+    t = re.sub(
+        r"\b(?:any ?more|at all|very much|a lot|so much|now|too|either|really|actually|in fact)\b",
+        "",
+        t,
+    )
     t = re.sub(r"^(?:the|a|an|some|eating|to eat|to drink|to)\s+", "", t.strip())
+    t = re.sub(
+        r"\s+(?:(?:last|next|this) (?:week|month|year|weekend)|(?:a|\d+) (?:days?|weeks?|months?|"
+        r"years?) ago|yesterday|today|tomorrow|recently|lately|earlier)\s*$",
+        "",
+        t,
+    )
     t = re.sub(r"^(?:吃|喝|用|看|听|玩)(?=.)", "", t)
     t = re.sub(r"[了的啦呀吧呢啊哦]+$", "", t)
     return re.sub(r"\s+", " ", t).strip(" ，,。.!！")
@@ -120,10 +136,32 @@ _EN_VERBS = {
 }
 
 
+_NOT_PRESENT_VERB = re.compile(
+    r"^(?:is|was|has|had|did|does|will|would|can|could|should|must|might|may|shall|went|met|got|"
+    r"made|took|gave|saw|ran|won|lost|left|came|sent|paid|spent|wrote|built|began|flew|drove|ate|"
+    r"found|bought|sold|told|said|knew|thought|felt|kept|held|brought|caught|taught|became|"
+    r"the|a|an|and|or|but|not|to|in|on|at|of|for|with|from|by|as|too|also|"
+    r"\w+ed|\w+ly|\w+s|\w+'\w*|\w*\d\w*)$",
+    re.I,
+)
+
+
+def _third_singular(word: str) -> str:
+    """``carry`` -> ``carries``, ``teach`` -> ``teaches``; other forms as they are."""
+    if not word.isalpha() or not word.islower() or _NOT_PRESENT_VERB.match(word):
+        return word
+    if re.search(r"[^aeiou]y$", word):
+        return word[:-1] + "ies"
+    if re.search(r"(?:s|sh|ch|x|z|o)$", word):
+        return word + "es"
+    return word + "s"
+
+
 def third_person(text: str) -> str:
     """First person -> "用户" / "the user" (verb agreement for common English verbs)."""
     if re.search(r"[\u4e00-\u9fff]", text):
-        out = re.sub(r"我们", "我们", text)
+        out = re.sub(r"(?:我们|咱们)(?=团队|公司|组|部门|项目|家|学校|班)", "用户的", text)
+        out = re.sub(r"(?:我们|咱们)(的)?", lambda m: "用户团队" + (m.group(1) or ""), out)
         out = re.sub(r"我(?!们)", "用户", out)
         return out.rstrip("。.")
     subs = [
@@ -144,10 +182,13 @@ def third_person(text: str) -> str:
 
     def agree(m: re.Match[str]) -> str:
         word = m.group(2)
-        return m.group(1) + _EN_VERBS.get(word.lower(), word)
+        return m.group(1) + _EN_VERBS.get(word.lower(), _third_singular(word))
 
     out = re.sub(
-        r"(the user (?:also |really |usually |often |never |always )?)([\w']+)", agree, out
+        r"(the user (?:also |really |usually |often |never |always |no longer |still |just |"
+        r"sometimes |rarely )?)([\w']+)",
+        agree,
+        out,
     )
     out = out.strip().rstrip(".")
     return out[:1].upper() + out[1:]
@@ -167,11 +208,15 @@ def _subj(m: re.Match[str], group: int | str = 1) -> str:
 _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     # allergies
     (
-        _p(r"对(.{1,12}?)过敏"),
+        _p(
+            r"对(.{1,12}?)(?:也|都|并)?(?:有点|有些|严重|特别|非常|很|比较|轻微)?(?:不再|不|没有|没)?过敏"
+        ),
         lambda m: Match("allergy", _subj(m), importance=0.9, tags=("allergy", "health")),
     ),
     (
-        _p(rf"{_ME_ZH}?(.{{1,10}}?)过敏"),
+        _p(
+            rf"{_ME_ZH}?(?:也|都|并)?(?:不再|不|没有|没)?([^不没对，,。]{{1,10}}?)(?:也|都)?(?:不再|不|没有|没)?过敏"
+        ),
         lambda m: Match("allergy", _subj(m), importance=0.9, tags=("allergy", "health")),
     ),
     (
@@ -185,7 +230,7 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     # preferences (negative first: 不喜欢 contains 喜欢)
     (
         _p(
-            r"(?:不喜欢|不爱吃|不爱喝|不爱|讨厌|不吃|不喝|受不了|吃不了|喝不了|不能吃|不能喝|不想要|反感)"
+            r"(?:不太喜欢|不怎么喜欢|不大喜欢|不太爱|不怎么爱|不喜欢|不爱吃|不爱喝|不爱|讨厌|不吃|不喝|受不了|吃不了|喝不了|不能吃|不能喝|不想要|反感)"
             r"([^，,。.!！;；]{1,20})"
         ),
         lambda m: Match("preference", _subj(m), importance=0.7, polarity=-1, tags=("preference",)),
@@ -219,7 +264,58 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
         _p(rf"\b(?:my|the user's) fav(?:ou?rite) ([\w\s-]{{1,20}}?) is ([\w\s'-]{{1,30}}?){_TAIL}"),
         lambda m: Match("attr", "favourite " + _subj(m), value=_subj(m, 2), tags=("preference",)),
     ),
+    # forms of address (negative first: "别叫我老王" holds "叫我老王")
+    (
+        _p(r"(?:别|不要|不许|不用)(?:再)?(?:叫|称呼|喊)(?:我|用户)(?:为)?([^，,。.!！;；]{1,8})"),
+        lambda m: Match(
+            "address",
+            "address",
+            value=_subj(m),
+            polarity=-1,
+            importance=0.7,
+            tags=("identity", "address"),
+        ),
+    ),
+    (
+        _p(
+            r"(?:叫|称呼|喊)(?:我|用户)(?:为)?([^，,。.!！;；]{1,8}?)(?:就行了|就行|就好|就可以|吧|$)"
+        ),
+        lambda m: Match(
+            "address", "address", value=_subj(m), importance=0.7, tags=("identity", "address")
+        ),
+    ),
+    (
+        _p(
+            r"\b(?:don't|do not|never|please don't|stop) call(?:ing)? (?:me|the user) ([A-Z][\w'-]*(?: [A-Z][\w'-]*)?)",
+            0,
+        ),
+        lambda m: Match(
+            "address",
+            "address",
+            value=m.group(1).lower(),
+            polarity=-1,
+            importance=0.7,
+            tags=("identity", "address"),
+        ),
+    ),
+    (
+        _p(
+            r"\b(?:[Cc]all (?:me|the user)|[Aa]ddress (?:me|the user) as|I go by|[Tt]he user goes by|be called) ([A-Z][\w'-]*(?: [A-Z][\w'-]*)?)",
+            0,
+        ),
+        lambda m: Match(
+            "address",
+            "address",
+            value=m.group(1).lower(),
+            importance=0.7,
+            tags=("identity", "address"),
+        ),
+    ),
     # names
+    (
+        _p(r"^(?:I'm|I am) ([A-Z][a-z]+(?: [A-Z][a-z]+)?)$", 0),
+        lambda m: Match("name", "name", value=m.group(1), importance=0.8, tags=("identity",)),
+    ),
     (
         _p(r"(?:我|用户)(?:叫|的名字是|的名字叫|名叫)([\u4e00-\u9fffA-Za-z·]{1,12})"),
         lambda m: Match("name", "name", value=m.group(1), importance=0.8, tags=("identity",)),
@@ -228,18 +324,16 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
         _p(r"\b(?:[Mm]y|[Tt]he user's) name is ([A-Z][\w'-]*(?: [A-Z][\w'-]*)?)", 0),
         lambda m: Match("name", "name", value=m.group(1), importance=0.8, tags=("identity",)),
     ),
-    (
-        _p(r"\b[Cc]all me ([A-Z][\w'-]*)", 0),
-        lambda m: Match("name", "name", value=m.group(1), importance=0.8, tags=("identity",)),
-    ),
     # places
     (
-        _p(r"(?:我|用户)(?:现在|目前)?(?:住在|搬到了?|搬去了?)([^，,。.!！;；]{1,15})"),
+        _p(
+            r"(?:我|用户)(?:[^，,。住搬]{0,8}?)(?:住在|搬到了?|搬去了?|搬家到了?)([^，,。.!！;；]{1,15})"
+        ),
         lambda m: Match("residence", "residence", value=_subj(m), importance=0.7, tags=("place",)),
     ),
     (
         _p(
-            r"(?:我|用户)(?:现在|目前)?(?:在|就职于)([^，,。.!！;；]{1,15}?)(?:工作|上班|上学|读书|实习)"
+            r"(?:我|用户)(?:现在|目前)?(?:已经)?(?:不再|不|没)?(?:在|就职于)([^，,。.!！;；]{1,15}?)(?:工作|上班|上学|读书|实习)"
         ),
         lambda m: Match("workplace", "workplace", value=_subj(m), importance=0.7, tags=("place",)),
     ),
@@ -249,7 +343,8 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     ),
     (
         _p(
-            rf"{_ME_EN} (?:now |currently )?(?:live|lives|am living|is living) in "
+            rf"{_ME_EN} (?:now |currently )?(?:don't |do not |doesn't |does not |no longer )?"
+            rf"(?:live|lives|am living|is living) in "
             rf"([A-Z][\w\s-]{{1,30}}?){_TAIL}",
             0,
         ),
@@ -264,8 +359,9 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     ),
     (
         _p(
-            rf"{_ME_EN} (?:work|works|am working|is working) (?:at|for) ([A-Z][\w&\s.-]{{1,30}}?)"
-            rf"{_TAIL}",
+            rf"(?:{_ME_EN} (?:don't |do not |doesn't |does not |no longer )?(?:work|works|am working|"
+            rf"is working)|I'm working|(?:I'm|I am|the user is)(?: not| no longer)?(?: working)?)"
+            r" (?:at|for|with) ([A-Z][\w&.-]*(?: [A-Z][\w&.-]*)*)(?=$|[,.!;]| as | in | since | and | but )",
             0,
         ),
         lambda m: Match(
@@ -327,6 +423,69 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
         _p(r"\b(?:spent|paid|saved) ([$€¥£]\s?[\d,.]+|[\d,.]+ (?:dollars|euros|yuan))"),
         lambda m: Match("amount", "spent", value=m.group(1), tags=("amount",)),
     ),
+    # health conditions and medication
+    (
+        _p(
+            r"(?:我|用户)(?:也|一直)?(?:有|患有|得了|得过|确诊了?)(哮喘|糖尿病|高血压|低血糖|心脏病|癫痫|"
+            r"偏头痛|抑郁症|焦虑症|胃病|痛风|[\u4e00-\u9fff]{1,6}?(?:病|症|炎|癌))"
+        ),
+        lambda m: Match("health", _subj(m), importance=0.9, tags=("health",)),
+    ),
+    (
+        _p(
+            rf"{_ME_EN} (?:have|has|suffer from|suffers from|was diagnosed with|am diagnosed with) "
+            r"(asthma|diabetes|type [12] diabetes|epilepsy|high blood pressure|hypertension|"
+            r"a heart condition|migraines?|celiac disease|[\w-]+ disease)\b"
+        ),
+        lambda m: Match("health", _subj(m), importance=0.9, tags=("health",)),
+    ),
+    (
+        _p(
+            rf"{_ME_EN} (?:take|takes|am taking|is taking) ([\w-]{{3,30}}) (?:daily|every|each|for|twice)"
+        ),
+        lambda m: Match("health", _subj(m), importance=0.9, tags=("health", "medication")),
+    ),
+    # diet and lasting conditions ("I'm vegetarian", "我吃素")
+    (
+        _p(
+            r"\b(?:I'm|I am|the user is) (?:a |an )?(vegetarian|vegan|pescatarian|"
+            r"lactose[- ]intolerant|gluten[- ]free|diabetic|celiac|coeliac|teetotal|"
+            r"left-handed|colou?r-?blind|pregnant|halal|kosher)\b"
+        ),
+        lambda m: Match(
+            "diet", "diet", value=m.group(1).lower(), importance=0.8, tags=("health", "preference")
+        ),
+    ),
+    (
+        _p(
+            r"(?:我|用户)(?:是)?(?:一个|一名)?(吃素|素食者?|纯素|乳糖不耐受?|糖尿病患者?|清真|左撇子|色盲|怀孕了?)"
+        ),
+        lambda m: Match(
+            "diet", "diet", value=m.group(1), importance=0.8, tags=("health", "preference")
+        ),
+    ),
+    # our X is Y ("我们最近配置的精排模型是 bge-reranker")
+    (
+        _p(r"(?:我们|咱们|用户团队)(?:的)?([^，,。.!！;；是]{1,24}?)是([^，,。.!！;；]{1,30})"),
+        lambda m: Match(
+            "attr", "team " + _subj(m), value=_subj(m, 2), importance=0.6, tags=("work",)
+        ),
+    ),
+    (
+        _p(
+            rf"\b(?:our|the user's team's) ([\w\s'-]{{1,25}}?) (?:is|are) ([\w\s'@.:/-]{{1,40}}?){_TAIL}"
+        ),
+        lambda m: Match(
+            "attr", "team " + _subj(m), value=_subj(m, 2), importance=0.6, tags=("work",)
+        ),
+    ),
+    # "工作邮箱改为 X": an attribute changed to a new value
+    (
+        _p(
+            r"^(?:我的|用户的)?([\u4e00-\u9fff]{2,8}?)(?:改为|改成|换成|变成|更新为|更新成)\s*([^，,。;；]{1,40}?)(?:了)?$"
+        ),
+        lambda m: Match("attr", _subj(m), value=_subj(m, 2), importance=0.6, tags=("personal",)),
+    ),
     # my X is Y
     (
         _p(r"(?:我|用户)的([^，,。.!！;；是]{1,10}?)(?:是|叫|在)([^，,。.!！;；]{1,20})"),
@@ -354,14 +513,22 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
 ]
 
 
+#: Kinds whose predicate stands before the value group: a negator after it is in the object.
+_VERB_FIRST = {"preference", "has", "residence", "workplace", "origin", "occupation"}
+
+
 def match_patterns(sentence: str) -> Match | None:
-    """The first pattern that matches ``sentence`` (table order), or None."""
+    """The first pattern that matches ``sentence`` (table order), or None. The polarity of a
+    positive pattern is read from the clause (``rules_polarity``)."""
     for pattern, read in _PATTERNS:
         m = pattern.search(sentence)
         if m:
             found = read(m)
             if found.kind in ("deadline", "event") and not _has_time(sentence):
                 continue
+            if found.polarity == 1 and found.kind not in ("attr", "amount", "name", "address"):
+                end = m.start(1) if found.kind in _VERB_FIRST and m.re.groups else None
+                found = replace(found, polarity=clause_polarity(sentence, end))
             return found
     return None
 
@@ -379,3 +546,18 @@ _TIME_RE = re.compile(
 
 def _has_time(sentence: str) -> bool:
     return bool(_TIME_RE.search(sentence))
+
+
+def has_time(sentence: str) -> bool:
+    """True when ``sentence`` names a date, weekday or clock time."""
+    return _has_time(sentence)
+
+
+_BARE_NUMBER_RE = re.compile(
+    r"(?<![\d:./-])\b\d{1,2}\b(?![\d:./-]|st|nd|rd|th|点|号|日|月|am|pm| ?(?:am|pm)\b)", re.I
+)
+
+
+def has_date(sentence: str) -> bool:
+    """``has_time`` without bare small numbers ("I'm 34" names no date; "the 14th" does)."""
+    return has_time(_BARE_NUMBER_RE.sub(" ", sentence))

@@ -5,7 +5,7 @@ docs/architecture.md#f6-relative-time: "last week" in a chat observed on 2023-05
 previous *local* day. Weeks start on Monday (ISO 8601).
 
 Handled (Chinese and English): 今天/昨天/前天/大前天/明天/后天/大后天, N天前/N天后,
-上周/下周/这周/本周 (+ 一..日), 上个月/下个月/这个月, 去年/今年/明年; today, yesterday, the day
+上周/下周/这周/本周 (+ 一..日), 上个月/下个月/这个月 (+ N号/日), 去年/今年/明年; today, yesterday, the day
 before yesterday, tomorrow, the day after tomorrow, N days ago, in N days, last/next/this week,
 last/next/this <weekday>, last/next/this month, last/next/this year. Bare weekdays ("周四",
 "on Thursday") are left alone: they are usually recurring ("以后周四汇报").
@@ -94,6 +94,11 @@ def _rules(today: date) -> list[tuple[re.Pattern[str], Callable[[re.Match[str]],
     def zh_week(m: re.Match[str]) -> TimeRef:
         return _week(today + timedelta(weeks=_ZH_REL[m.group(1)]), True, m.group(0))
 
+    def zh_month_day(m: re.Match[str]) -> TimeRef:
+        start, end = _month(today, _ZH_REL[m.group(1)])
+        day = min(int(m.group(2)), end.day)
+        return _day(start.replace(day=day), True, m.group(0))
+
     def zh_month(m: re.Match[str]) -> TimeRef:
         start, end = _month(today, _ZH_REL[m.group(1)])
         return TimeRef(m.group(0), start, end, f"{start.year}年{start.month}月")
@@ -135,6 +140,7 @@ def _rules(today: date) -> list[tuple[re.Pattern[str], Callable[[re.Match[str]],
     return [
         (re.compile(r"(上|下|这|本)(个)?(周|星期|礼拜)([一二三四五六日天])"), zh_week_day),
         (re.compile(r"(上|下|这|本)(个)?(周|星期|礼拜)"), zh_week),
+        (re.compile(r"(上|下|这)个?月(\d{1,2})\s*[号日]"), zh_month_day),
         (re.compile(r"(上|下|这)个月"), zh_month),
         (re.compile(r"去年|今年|明年"), zh_year),
         (re.compile(r"(\d+)\s*天(前|后|以后|之后)"), zh_days),
@@ -174,5 +180,13 @@ def resolve_relative(text: str, observed_at: datetime, tz: ZoneInfo) -> tuple[st
     refs.sort(key=lambda r: r[0])
     out = text
     for pos, ref in sorted(refs, key=lambda r: -r[0]):
-        out = out[:pos] + ref.replacement + out[pos + len(ref.phrase) :]
+        replacement = ref.replacement
+        if (
+            re.fullmatch(r"\d{4}-\d{2}-\d{2}", replacement)
+            and not re.search(r"[\u4e00-\u9fff]", ref.phrase)
+            and re.search(r"[A-Za-z]\s+$", out[:pos])
+            and not re.search(r"\b(?:on|by|until|before|after|since|from|to)\s+$", out[:pos], re.I)
+        ):
+            replacement = "on " + replacement  # "met ACME today" -> "met ACME on 2026-12-01"
+        out = out[:pos] + replacement + out[pos + len(ref.phrase) :]
     return out, [r for _, r in refs]

@@ -23,8 +23,18 @@ from memory_engine.entities import memory_terms
 from memory_engine.errors import MemoryEngineError, VersionConflictError
 from memory_engine.llm.base import ExtractInput, JudgeCandidate, WriteLLM
 from memory_engine.llm.prompts import CANARY
+from memory_engine.llm.reasons import SkipReason, code_of, tagged
+from memory_engine.llm.rules_judge import key_terms
 from memory_engine.llm.schemas import Extraction, Fact
-from memory_engine.models import Candidate, Memory, MemoryStatus, Scope, ensure_utc, utcnow
+from memory_engine.models import (
+    Candidate,
+    Memory,
+    MemorySource,
+    MemoryStatus,
+    Scope,
+    ensure_utc,
+    utcnow,
+)
 from memory_engine.stores.base import MemoryStore, NewMemory
 from memory_engine.stores.guard import GuardedStore, report_alarms
 from memory_engine.write.guard import guard_untrusted
@@ -106,15 +116,30 @@ def _memory(scope: Scope, req: WriteRequest, fact: Fact, write_id: str, span: st
 
 
 def _candidates(
-    parts: PipelineParts, scope: Scope, mem: Memory, vector: list[float], *, write_id: str
+    parts: PipelineParts,
+    scope: Scope,
+    mem: Memory,
+    vector: list[float],
+    *,
+    write_id: str,
+    keys: list[str] | None = None,
 ) -> tuple[list[Candidate], list[dict[str, Any]]]:
-    """Stored active memories near ``mem``: cosine >= threshold, plus keyword hits on its
-    entities (the subject), at most ``judge_max_candidates``, best first; and the cross-tenant
-    alarms of both searches (``stores.guard``: a foreign row is dropped, logged and
-    audited, never deduped against or superseded)."""
+    """Stored active memories near ``mem``: those sharing its fact-key terms (same holder and
+    subject: a correction is found even when its embedding is far from the fact it corrects),
+    cosine >= threshold, plus keyword hits on its entities (the subject); at most
+    ``judge_max_candidates``, keyed ones first, each group by best
+    cosine; and the cross-tenant alarms
+    of the searches (``stores.guard``: a foreign row is dropped, logged and audited, never
+    deduped against or superseded)."""
     s = parts.settings
     store = GuardedStore(parts.store, scope, stage_prefix="write:")
     found: dict[uuid.UUID, Candidate] = {}
+    keyed: set[uuid.UUID] = set()
+    for term in keys or []:
+        for c in store.keyword_search([term], scope=scope, k=s.write.judge_max_candidates):
+            if c.scores.get("bm25", 0.0) > 0 and len(keyed) < s.write.judge_max_candidates:
+                found.setdefault(c.memory.id, c)
+                keyed.add(c.memory.id)
     for c in store.dense_search(vector, scope=scope, k=s.write.judge_max_candidates):
         if c.scores.get("cosine", 0.0) >= s.write.conflict_similarity or (
             c.memory.content_hash == mem.content_hash
@@ -128,7 +153,9 @@ def _candidates(
     report_alarms(
         store, reason="cross-tenant rows dropped from a write's candidate search", write_id=write_id
     )
-    ranked = sorted(found.values(), key=lambda c: -c.scores.get("cosine", 0.0))
+    ranked = sorted(
+        found.values(), key=lambda c: (c.memory.id not in keyed, -c.scores.get("cosine", 0.0))
+    )
     return ranked[: s.write.judge_max_candidates], store.alarms
 
 
@@ -221,7 +248,8 @@ def run_extract(
     )
     trail["guard"] = report.model_dump()
     if report.memory_tool_call or report.injection:
-        reason = "; ".join(report.notes)
+        code = SkipReason.MEMORY_TOOL_CALL if report.memory_tool_call else SkipReason.INJECTION
+        reason = tagged(code, "; ".join(report.notes))
         trail["decision"] = {"should_remember": False, "reason": reason}
         return Outcome(write_id, False, reason, [], trail, warnings)
 
@@ -233,7 +261,11 @@ def run_extract(
         speaker=str(req.metadata.get("speaker")) if req.metadata.get("speaker") else None,
     )
     extraction = _extract_all(parts, item, trail, warnings)
-    trail["decision"] = {"should_remember": extraction.should_remember, "reason": extraction.reason}
+    trail["decision"] = {
+        "should_remember": extraction.should_remember,
+        "reason": extraction.reason,
+        "reason_code": code_of(extraction.reason),
+    }
     facts = []
     for fact in extraction.facts:
         if CANARY.lower() in fact.content.lower():
@@ -241,11 +273,15 @@ def run_extract(
                 f"fact dropped: copied from the prompt examples ({fact.content[:40]!r})"
             )
             continue
+        if req.source == MemorySource.TOOL_OUTPUT and copies_payload(fact.content, text):
+            warnings.append(f"fact dropped: a copy of the raw tool output ({fact.content[:40]!r})")
+            continue
         facts.append(fact)
     if not extraction.should_remember or not facts:
-        reason = extraction.reason or "nothing worth remembering"
+        reason = extraction.reason or tagged(SkipReason.NO_FACT, "nothing worth remembering")
         if extraction.should_remember and not facts:
-            reason = "every extracted fact was dropped"
+            reason = tagged(SkipReason.FACTS_DROPPED, "every extracted fact was dropped")
+        trail["decision"].update(reason=reason, reason_code=code_of(reason))
         return Outcome(write_id, False, reason, [], trail, warnings)
 
     mems = [_memory(scope, req, f, write_id, text) for f in facts]
@@ -294,7 +330,8 @@ def _decide_and_apply(
     dry_run: bool,
 ) -> list[WriteAction]:
     """Dedupe, judge and commit one fact; returns its actions."""
-    cands, alarms = _candidates(parts, scope, mem, vector, write_id=write_id)
+    keys = key_terms(fact.key)
+    cands, alarms = _candidates(parts, scope, mem, vector, write_id=write_id, keys=keys)
     if alarms:
         fact_trail["tenant_alarms"] = alarms
     fact_trail["candidates"] = [
@@ -348,6 +385,10 @@ def _decide_and_apply(
         if dry_run:
             return [WriteAction("duplicate", str(cands[dup].memory.id), planned=True)]
         return [reinforce(parts, scope, cands[dup].memory, write_id, actor)]
+    replaced = [cands[i].memory for i, (rel, _) in relations.items() if rel == "contradicts"]
+    if replaced:  # an updated fact or preference outweighs the one it replaces
+        lift = min(1.0, max([mem.importance] + [m.importance for m in replaced]) + 0.1)
+        mem = mem.model_copy(update={"importance": round(lift, 4)})
     actions: list[WriteAction] = []
     new_id = str(mem.id)
     if dry_run:
@@ -358,7 +399,7 @@ def _decide_and_apply(
                 NewMemory(
                     memory=mem,
                     embedding=tuple(vector),
-                    terms=tuple(memory_terms(mem.content, mem.entities)),
+                    terms=tuple(memory_terms(mem.content, mem.entities)) + tuple(keys),
                 )
             ],
             scope=scope,
@@ -409,6 +450,16 @@ def _supersede(
     except VersionConflictError:
         return replace(action, action="supersede_skipped", note="changed concurrently")
     return action
+
+
+def copies_payload(content: str, payload: str) -> bool:
+    """True when a fact is a verbatim piece of a raw tool output (its opening, or a long
+    stretch of it): such a "fact" is the payload itself and is never stored."""
+    fact = " ".join(content.split())
+    raw = " ".join(payload.split())
+    if len(raw) <= len(fact) + 20 and len(raw) < 200:
+        return False  # a short output can be its own conclusion ("build 1234 passed")
+    return (len(fact) >= 24 and raw.startswith(fact[:24])) or (len(fact) >= 80 and fact in raw)
 
 
 def now_ms() -> float:

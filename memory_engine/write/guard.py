@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from memory_engine.llm import toolsummary
 from memory_engine.security.injection import ScreenAction, screen
 from memory_engine.write import tool_calls
 
@@ -98,9 +99,14 @@ def guard_untrusted(
     injection = looks_like_injection(text, source)
     reduced = None
     if source == "tool_output" and len(text) > max_tool_chars:
-        text = reduce_tool_output(text, max_tool_chars)
+        conclusions = toolsummary.summarise(text, tool_output=True)
+        if conclusions:  # structured: its conclusions, never a cut of the payload
+            text = toolsummary.render(conclusions)
+            notes.append(f"tool output summarised to {len(conclusions)} conclusion(s)")
+        else:
+            text = reduce_tool_output(text, max_tool_chars)
+            notes.append(f"tool output reduced to {len(text)} characters")
         reduced = len(text)
-        notes.append(f"tool output reduced to {reduced} characters")
     if tool_call:
         notes.append("call of a memory tool: never stored")
     if injection:

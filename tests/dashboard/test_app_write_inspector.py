@@ -35,7 +35,7 @@ def test_write_inspector_dry_then_real(journal_engine: MemoryEngine) -> None:
     assert t("write.no_history", "en") in [c.value for c in at.caption]
 
     run_pipeline(at, "我周五下午一般都有会，别给我排东西", dry=True)
-    assert [s.value for s in at.success] == ["Remembered: matched: schedule"]
+    assert [s.value for s in at.success] == ["Remembered: matched: habit"]
     assert journal_engine.list(scope).items == []  # dry run: nothing stored
     actions = [d.value for d in at.dataframe if "action" in d.value.columns]
     assert list(actions[-1]["action"]) == ["create (dry run)"]
@@ -43,14 +43,16 @@ def test_write_inspector_dry_then_real(journal_engine: MemoryEngine) -> None:
 
     run_pipeline(at, "我周五下午一般都有会，别给我排东西", dry=False)
     (mem,) = journal_engine.list(scope).items
-    assert mem.content == "用户周五下午一般都有会，别给用户排东西"
+    assert mem.content == "用户周五下午通常有会，不要安排事情"  # distilled (issue 15)
     assert at.query_params["write"] != dry_id
     shown = [d.value for d in at.dataframe if "action" in d.value.columns][-1]
     assert list(shown["action"]) == ["create"] and list(shown["memory"]) == [str(mem.id)]
     assert list(shown["detail"]) == [mem.content]
 
     run_pipeline(at, "你好", dry=False)
-    assert [i.value for i in at.info] == ["Not remembered: greeting, thanks or small talk"]
+    # the skip reason is shown from its code, in the viewer's language
+    skip = t("write.skip.small_talk", "en")
+    assert [i.value for i in at.info] == [t("write.not_remembered", "en", reason=skip)]
     history = [d.value for d in at.dataframe if "write id" in d.value.columns]
     assert len(history[0]) == 3 and list(history[0]["status"]) == ["skipped", "done", "skipped"]
 

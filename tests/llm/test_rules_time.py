@@ -23,10 +23,12 @@ def extract(text: str, observed: datetime = OBSERVED, tz: str = "UTC") -> list:
 
 
 def test_seed_preference_is_remembered() -> None:
+    # issue 15: a distilled third-person fact (not the utterance with pronouns swapped),
+    # typed semantic: it is a fact about the user's week and the preference it implies
     (fact,) = extract("我周五下午一般都有会，别给我排东西")
-    assert fact.content == "用户周五下午一般都有会，别给用户排东西"
+    assert fact.content == "用户周五下午通常有会，不要安排事情"
     assert "preference" in fact.tags
-    assert fact.memory_type == MemoryType.PROCEDURAL
+    assert fact.memory_type == MemoryType.SEMANTIC
 
 
 @pytest.mark.parametrize(
@@ -106,7 +108,9 @@ def test_temporary_state_has_valid_until_and_supplements() -> None:
         ("I like spicy food", "I can't eat spicy food any more", "contradicts"),
         ("I like spicy food", "I really like spicy food", "duplicate"),
         ("我住在杭州", "我搬到了上海", "contradicts"),
-        ("My name is Alice", "Call me Bob", "contradicts"),
+        # a form of address is kept next to the name, not instead of it (issue 15)
+        ("My name is Alice", "Call me Bob", "supplements"),
+        ("My name is Alice", "My name is Bob", "contradicts"),
         ("I live in Berlin", "I like jazz", "unrelated"),
         ("我喜欢川菜", "我对花生过敏", "unrelated"),
     ],

@@ -44,7 +44,7 @@ def test_seed_scenarios_offline_with_rules(make_engine: Make) -> None:
     pref = engine.write(s, "我周五下午一般都有会，别给我排东西", mode="extract")
     assert pref.remembered and len(pref.outcomes) == 1
     mem = engine.get(s, pref.outcomes[0].memory_id)
-    assert mem.content == "用户周五下午一般都有会，别给用户排东西"
+    assert mem.content == "用户周五下午通常有会，不要安排事情"  # distilled (issue 15)
     assert "preference" in mem.tags and mem.source == MemorySource.MANUAL
 
     hello = engine.write(s, "你好", mode="extract")

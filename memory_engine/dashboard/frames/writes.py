@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from memory_engine.dashboard.i18n import t
+from memory_engine.dashboard.i18n import reason_text, t
 
 #: Characters of an input shown in the list of past writes.
 INPUT_PREVIEW = 80
@@ -24,7 +24,7 @@ def writes_frame(items: list[dict[str, Any]], lang: str) -> pd.DataFrame:
             t("wcol.status", lang): w.get("status", ""),
             t("wcol.mode", lang): w.get("mode", ""),
             t("wcol.input", lang): str((w.get("request") or {}).get("text", ""))[:INPUT_PREVIEW],
-            t("wcol.detail", lang): str((w.get("result") or {}).get("reason") or ""),
+            t("wcol.detail", lang): reason_text((w.get("result") or {}).get("reason"), lang),
             t("wcol.tokens_in", lang): int(w.get("prompt_tokens") or 0),
             t("wcol.tokens_out", lang): int(w.get("completion_tokens") or 0),
             t("wcol.cost", lang): w.get("cost"),

@@ -8,6 +8,7 @@ prefix, the part before the first ``.``, lives in exactly one area file).
 
 from __future__ import annotations
 
+import re
 from types import MappingProxyType
 from typing import Final
 
@@ -102,6 +103,16 @@ def warning_text(warning: str, lang: str) -> str:
     """A pipeline warning of a trace for display: translated when known, else labelled."""
     key = KNOWN_WARNINGS.get(warning.strip())
     return t(key, lang) if key else t("replay.engine_warning", lang, message=warning)
+
+
+def reason_text(reason: str | None, lang: str) -> str:
+    """A write decision's reason for display: a coded reason ("[no_fact] ...", see
+    ``memory_engine.llm.reasons``) in the viewer's language; an uncoded one (an LLM's own
+    words) as it is."""
+    m = re.match(r"^\[(?P<code>[a-z_]+)\]\s*", reason or "")
+    if m and f"write.skip.{m.group('code')}" in STRINGS:
+        return t(f"write.skip.{m.group('code')}", lang)
+    return reason or ""
 
 
 def stage_label(stage: str, lang: str) -> str:

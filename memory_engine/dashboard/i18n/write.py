@@ -24,6 +24,40 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "write.need_text": {"en": "Enter some text first.", "zh": "请先输入文本。"},
     "write.remembered": {"en": "Remembered: {reason}", "zh": "已记住：{reason}"},
     "write.not_remembered": {"en": "Not remembered: {reason}", "zh": "未记住：{reason}"},
+    "write.decision": {"en": "Decision: {reason}", "zh": "决定：{reason}"},
+    # reason codes of skipped writes (memory_engine.llm.reasons.SkipReason)
+    "write.skip.small_talk": {
+        "en": "greeting, thanks or small talk: nothing to remember",
+        "zh": "问候、致谢或闲聊：没有需要记住的内容",
+    },
+    "write.skip.question": {
+        "en": "a question, not a fact about the user",
+        "zh": "这是一个问题，不是关于用户的事实",
+    },
+    "write.skip.one_off_request": {
+        "en": "a one-off request, not a lasting fact or instruction",
+        "zh": "一次性请求，不是长期的事实或指示",
+    },
+    "write.skip.no_fact": {
+        "en": "no preference, instruction or personal fact found",
+        "zh": "没有发现偏好、指示或个人事实",
+    },
+    "write.skip.tool_output_unstructured": {
+        "en": "tool output with no readable conclusion (never stored as is)",
+        "zh": "工具输出中没有可读的结论（原始输出从不存储）",
+    },
+    "write.skip.memory_tool_call": {
+        "en": "a call of the memory tools themselves: never stored",
+        "zh": "调用记忆工具本身：从不存储",
+    },
+    "write.skip.injection": {
+        "en": "instruction-like text from an untrusted source: quarantined",
+        "zh": "来自不可信来源、类似指令的文本：已隔离",
+    },
+    "write.skip.facts_dropped": {
+        "en": "every extracted fact was dropped (see the warnings)",
+        "zh": "抽取出的事实全部被丢弃（见警告）",
+    },
     "write.failed": {
         "en": "The write failed; its input is kept for a retry (write {write_id}).",
         "zh": "写入失败；输入已保留以便重试（写入 {write_id}）。",

@@ -10,7 +10,7 @@ from typing import Any
 import streamlit as st
 
 from memory_engine.dashboard.frames.writes import actions_frame, candidates_frame
-from memory_engine.dashboard.i18n import t
+from memory_engine.dashboard.i18n import reason_text, t
 from memory_engine.dashboard.markdown import Md, md
 
 
@@ -58,6 +58,9 @@ def render_trail(trail: dict[str, Any], lang: str) -> None:
     st.subheader(t("write.step_llm", lang))
     for call in trail.get("llm_calls", []):
         _call(call, lang)
+    decision = trail.get("decision") or {}
+    if decision.get("reason"):
+        st.caption(t("write.decision", lang, reason=Md(reason_text(decision["reason"], lang))))
     st.subheader(t("write.step_facts", lang))
     for fact in trail.get("facts", []):
         st.markdown(t("write.fact", lang, content=Md(fact["fact"]["content"])))

@@ -1,0 +1,161 @@
+"""How a new fact relates to a stored one, by their fact keys (the ``rules`` judge).
+
+A fact key is ``{kind, holder, subject, value, polarity, temporary, correction}``: ``holder``
+is who the fact is about ("user", "用户的儿子", "the user's manager priya"); ``subject`` is the
+attribute of a single-valued kind (name, address, residence, schedule of an activity, "my X
+is Y") or the object of a many-valued kind (a preference, an allergy, a possession, an event);
+``polarity`` is +1 asserted / -1 denied. The relation:
+
+* different holders, or kinds that cannot compare -> ``unrelated``;
+* the new fact is temporary ("this week", 最近) and the stored one lasting, of the same kind
+  -> ``supplements`` (the lasting fact is kept; the temporary one carries ``valid_until``);
+* a form of address next to a name -> ``supplements`` (the name stays);
+* single-valued: same value and polarity -> ``duplicate``; a different asserted value, or the
+  same value denied -> ``contradicts``;
+* many-valued: same object -> ``duplicate`` (same polarity) or ``contradicts`` (opposite);
+  one object contains the other (猫 / 猫头鹰, tea / tea ceremonies in Kyoto) -> ``supplements``
+  (both kept), unless the new fact denies a containing one; otherwise ``unrelated``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+
+#: Kinds with one value per holder and subject: a different value contradicts.
+SINGLE_VALUED = frozenset(
+    {
+        "name",
+        "address",
+        "residence",
+        "workplace",
+        "origin",
+        "occupation",
+        "attr",
+        "amount",
+        "schedule",
+        "deadline",
+        "tool",
+    }
+)
+#: Kinds compared with each other (an instruction and a preference can be about one thing).
+_KIND_GROUPS = ({"preference", "instruction", "habit", "statement", "state"},)
+
+
+def _norm(value: Any) -> str:
+    text = str(value or "").strip().lower()
+    text = re.sub(r"[，,。.!！]+|(?<=[\u4e00-\u9fff])的", "", text)
+    text = re.sub(r"\s+", " ", text).strip()
+    return re.sub(r"(?<=[\u4e00-\u9fff]) | (?=[\u4e00-\u9fff])", "", text)
+
+
+def _same_kind(a: Any, b: Any) -> bool:
+    return a == b or any({a, b} <= group for group in _KIND_GROUPS)
+
+
+def _contains(a: str, b: str) -> bool:
+    """True when one of ``a``, ``b`` holds the other (whole words for Latin text)."""
+    if not a or not b or a == b:
+        return False
+    short, long = sorted((a, b), key=len)
+    if re.search(r"[\u4e00-\u9fff]", short):
+        return short in long
+    stem = re.sub(r"(?<=[a-z]{3})(?:es|s)$", "", short)  # bears / bearded dragons
+    return bool(re.search(rf"(?<![a-z]){re.escape(stem)}", long))
+
+
+def _overlap(a: str, b: str) -> bool:
+    """True when two subjects share a word of 2+ Chinese characters or 4+ Latin letters."""
+    if re.search(r"[\u4e00-\u9fff]", a + b):
+        return any(
+            a[i : i + 2] in b
+            for i in range(len(a) - 1)
+            if re.match(r"[\u4e00-\u9fff]{2}", a[i : i + 2])
+        )
+    words = {w for w in re.findall(r"[a-z]{4,}", a)} - {"with", "from", "that", "this", "about"}
+    return any(re.search(rf"\b{re.escape(w)}", b) for w in words)
+
+
+def key_terms(key: dict[str, Any]) -> list[str]:
+    """Keyword terms that find stored facts on the same holder and subject (and kind), so the
+    judge sees them even when their embeddings are far apart. Empty for an unkeyed fact."""
+    if not key.get("kind"):
+        return []
+    holder = _norm(key.get("holder") or "user")
+    kind = str(key["kind"])
+    group = next((sorted(g)[0] for g in _KIND_GROUPS if kind in g), kind)
+    subject = _norm(key.get("subject"))
+    out = [_term(f"{holder}|{group}")]
+    if subject:
+        out.insert(0, _term(f"{holder}|{group}|{subject}"))
+    if kind == "schedule":  # a changed plan may correct a routine ("每周三下午健身")
+        out.append(_term(f"{holder}|habit"))
+    return out
+
+
+def _term(text: str) -> str:
+    return "fk" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:16]
+
+
+def relation(new: dict[str, Any], old: dict[str, Any] | None) -> tuple[str, str]:
+    """(relation, reason) of a new fact key to a stored one (see module docstring)."""
+    if not old or not old.get("kind") or not new.get("kind"):
+        return "unrelated", "no recognised fact to compare"
+    if _norm(new.get("holder") or "user") != _norm(old.get("holder") or "user"):
+        return "unrelated", "about someone else"
+    kind = str(new.get("kind"))
+    if {kind, old.get("kind")} == {"name", "address"}:
+        return "supplements", "a form of address next to the name, both kept"
+    if {kind, old.get("kind")} == {"schedule", "habit"}:
+        act = re.sub(
+            r"(?:时间|time|schedule)$",
+            "",
+            _norm(new.get("subject") if kind == "schedule" else old.get("subject")),
+        )
+        other = _norm(old.get("subject") if kind == "schedule" else new.get("subject"))
+        if act and act in other:
+            if kind == "schedule" and new.get("correction"):
+                return "contradicts", "the routine moved to another time"
+            return "supplements", "the routine and its time"
+    if not _same_kind(kind, old.get("kind")):
+        return "unrelated", "different kind of fact"
+    a, b = _norm(new.get("subject")), _norm(old.get("subject"))
+    same_polarity = int(new.get("polarity", 1)) == int(old.get("polarity", 1))
+    if kind == "event" and old.get("kind") == "event" and a == b and a:
+        if _norm(new.get("content")) and _norm(new.get("content")) == _norm(old.get("content")):
+            return "duplicate", "same event"
+        if new.get("correction") or new.get("moved"):
+            return "contradicts", "the event moved"
+        return "supplements", "another event of the same kind"
+    if kind in SINGLE_VALUED:
+        same_subject = a == b or (kind == "schedule" and _contains(a, b))
+        if not same_subject and not (new.get("correction") and not a):
+            return "unrelated", "different attribute"
+        if new.get("temporary") and not old.get("temporary"):
+            return "supplements", "temporary state next to a lasting fact"
+        if _norm(new.get("value")) == _norm(old.get("value")):
+            if same_polarity:
+                return "duplicate", "same value"
+            return (
+                "contradicts",
+                f"{kind} {'denied' if int(new.get('polarity', 1)) < 0 else 'asserted again'}",
+            )
+        if int(new.get("polarity", 1)) < 0:
+            return "unrelated", "denies another value"
+        return "contradicts", f"{kind} changed"
+    if a == b and a:
+        if new.get("temporary") and not old.get("temporary"):
+            return "supplements", "temporary state next to a lasting fact"
+        if same_polarity:
+            return "duplicate", "same subject and polarity"
+        if old.get("temporary") and not new.get("temporary"):
+            return "supplements", "stored state was temporary"
+        return "contradicts", "opposite polarity on the same subject"
+    if _contains(a, b):
+        return "supplements", "more specific or more general, both kept"
+    if same_polarity and _overlap(a, b):
+        return "supplements", "about the same thing, both kept"
+    if new.get("temporary") and not old.get("temporary"):
+        return "supplements", "temporary state next to a lasting fact of the same kind"
+    return "unrelated", "different subject"

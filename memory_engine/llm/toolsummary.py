@@ -1,0 +1,419 @@
+"""Structured tool outputs reduced to a few conclusions (deterministic, offline).
+
+An agent needs what a tool output *concludes* (order A1029 shipped, ETA 2026-12-04; 3 tests
+failed, test_login got 401), never the payload itself. ``summarise`` reads four shapes:
+
+* JSON (an object, an array of records, or an API envelope such as ``{"data": [...]}``), of
+  any size: id, status, dates and counts of the main record, or a count of the records with
+  their statuses;
+* test-runner output (pytest, unittest, jest/go-style ``FAIL``/``ok`` lines): the totals and
+  each failing test with the assertion it failed on;
+* HTTP summaries (``HTTP/1.1 404 Not Found``, ``GET /api/x -> 500``, ``status: 503``);
+* ``key: value`` / ``key=value`` listings (ids, statuses, dates, counts only).
+
+Each conclusion is one short English line (at most ``CONCLUSION_MAX_CHARS``) with a ``subject``
+(what it is about, e.g. ``order A1029``) and a ``status`` the judge compares; nothing else of the
+payload survives.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Longest conclusion, in characters.
+CONCLUSION_MAX_CHARS = 120
+#: Most conclusions kept from one output.
+MAX_CONCLUSIONS = 4
+
+_ID_KEYS = ("id", "number", "no", "key", "name", "ref", "code", "sku", "uuid")
+_STATUS_KEYS = ("status", "state", "result", "outcome", "conclusion", "phase", "stage")
+_ZH_ID_RE = re.compile(r"(?:编号|单号|订单号|工单号|号码|号|ID|id)$")
+_ZH_STATUS_RE = re.compile(r"(?:状态|结果|进度)$")
+_ZH_DATE_RE = re.compile(r"(?:日期|时间|送达|到达|截止|到期)$")
+_DATE_KEY_RE = re.compile(
+    r"(?:^|_)(?:eta|date|deadline|due|at|on|time|delivery|delivered|shipped|expires?|"
+    r"created|updated|estimated_delivery|arrival)(?:_|$)|_at$|_date$|^eta",
+    re.I,
+)
+_COUNT_KEY_RE = re.compile(
+    r"(?:^|_)(?:count|total|num|size|qty|quantity|amount|items)(?:_|$)", re.I
+)
+_ERROR_KEYS = ("error", "message", "detail", "reason")
+_DATE_VALUE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$")
+_ENVELOPE_KEYS = ("data", "items", "results", "records", "rows", "entries", "hits", "list")
+
+_PYTEST_TOTAL_RE = re.compile(
+    r"(?P<parts>(?:\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|deselected)"
+    r"(?:, )?)+)(?: in [\d.]+s)?",
+    re.I,
+)
+_PYTEST_FAIL_RE = re.compile(
+    r"^(?:FAILED|ERROR)\s+(?P<test>[\w/.\-]+(?:::[\w\[\]\-.]+)+)(?:\s+-\s+(?P<why>.+))?$", re.M
+)
+_GENERIC_FAIL_RE = re.compile(
+    r"^(?:--- FAIL|FAIL|✕|✗|×)[:\s]+(?P<test>[\w/.:\-\[\] ]{2,80})$", re.M
+)
+_ASSERT_RE = re.compile(r"assert\w*\s+(?P<got>[\w.'\"]+)\s*==\s*(?P<want>[\w.'\"]+)")
+_HTTP_LINE_RE = re.compile(
+    r"^HTTP/[\d.]+\s+(?P<code>[1-5]\d\d)\s*(?P<text>[A-Za-z][\w \-]*)?", re.M
+)
+_HTTP_CALL_RE = re.compile(
+    r"\b(?P<method>GET|POST|PUT|PATCH|DELETE|HEAD)\s+(?P<path>\S+)\s*(?:->|=>|→|:|返回|returned|"
+    r"responded with|status)\s*(?P<code>[1-5]\d\d)\b(?:\s+(?P<text>[A-Z][\w \-]{1,30}))?"
+)
+_KV_RE = re.compile(r"^\s*(?P<key>[A-Za-z_][\w .\-]{0,30}?)\s*[:=]\s*(?P<value>\S.{0,80}?)\s*$")
+
+
+@dataclass(frozen=True)
+class Conclusion:
+    """One conclusion: ``text`` (<= CONCLUSION_MAX_CHARS), its ``subject`` and ``status``."""
+
+    text: str
+    subject: str
+    status: str = ""
+    entities: tuple[str, ...] = field(default=())
+
+
+def _short(text: str) -> str:
+    text = re.sub(r"\s+", " ", text).strip()
+    return text if len(text) <= CONCLUSION_MAX_CHARS else text[: CONCLUSION_MAX_CHARS - 1] + "…"
+
+
+def _scalar(value: Any) -> str | None:
+    if isinstance(value, bool) or value is None:
+        return None if value is None else str(value).lower()
+    if isinstance(value, int | float | str):
+        text = str(value).strip()
+        return text if 0 < len(text) <= 60 else None
+    return None
+
+
+def _label(key: str) -> str:
+    """``order_id`` -> ``order``; ``ticketNumber`` -> ``ticket``; ``id`` -> ``record``."""
+    words = re.sub(r"([a-z])([A-Z])", r"\1_\2", key).lower().split("_")
+    words = [w for w in words if w and w not in _ID_KEYS]
+    return " ".join(words) or "record"
+
+
+def _record(obj: dict[str, Any], hint: str = "") -> Conclusion | None:
+    """The conclusion of one JSON object: its id, status, dates and counts."""
+    flat: dict[str, Any] = {}
+    for k, v in obj.items():
+        if isinstance(v, dict):
+            for k2, v2 in v.items():
+                flat.setdefault(f"{k}_{k2}", v2)
+        else:
+            flat[k] = v
+    ident = label = None
+    for k, v in flat.items():
+        words = re.sub(r"([a-z])([A-Z])", r"\1_\2", k).lower().split("_")
+        if words[-1] in _ID_KEYS and _scalar(v) and not isinstance(v, bool):
+            ident, label = _scalar(v), _label(k)
+            break
+    if ident is None and flat:
+        first_key, first = next(iter(flat.items()))
+        text0 = _scalar(first)
+        if (
+            text0
+            and re.fullmatch(r"[A-Za-z]*[-#]?\d[\w\-]{0,20}", text0)
+            and not _DATE_KEY_RE.search(first_key)
+            and first_key.lower() not in _STATUS_KEYS
+        ):
+            ident, label = text0.lstrip("#"), _label(first_key)
+    if ident is None:
+        for k, v in flat.items():
+            if _ZH_ID_RE.search(k) and _scalar(v):
+                ident, label = _scalar(v), re.sub(r"(?:编号|号码|号|ID|id)$", "", k) or k
+                break
+    kind = _scalar(flat.get("type") or flat.get("object") or flat.get("kind"))
+    if label == "record" and kind:
+        label = kind
+    elif label == "record" and hint:
+        label = hint
+    status = next(
+        (
+            _scalar(flat[k])
+            for k in flat
+            if k.lower().split("_")[-1] in _STATUS_KEYS or _ZH_STATUS_RE.search(k)
+        ),
+        None,
+    )
+    parts: list[str] = []
+    for k, v in flat.items():
+        text = _scalar(v)
+        if text is None:
+            if isinstance(v, list) and 0 < len(v) <= 5 and all(_scalar(x) for x in v):
+                parts.insert(0, f"{k.replace('_', ' ')} {', '.join(str(_scalar(x)) for x in v)}")
+            elif isinstance(v, list) and _COUNT_KEY_RE.search(k + "_items"):
+                parts.append(f"{len(v)} {k.replace('_', ' ')}")
+            continue
+        if _DATE_KEY_RE.search(k) and _DATE_VALUE_RE.match(text):
+            parts.append(
+                f"{k.replace('_', ' ').upper() if k.lower() == 'eta' else k.replace('_', ' ')} {text[:10]}"
+            )
+        elif _COUNT_KEY_RE.search(k) and re.fullmatch(r"-?\d+(?:\.\d+)?", text):
+            parts.append(f"{k.replace('_', ' ')} {text}")
+        elif k.lower() in _ERROR_KEYS and len(text) <= 60:
+            parts.append(f"{k} {text!r}")
+        elif _ZH_DATE_RE.search(k) and re.match(r"\d{4}-\d{2}-\d{2}", text):
+            parts.append(f"{k} {text[:10]}")
+    if ident is None and status is None:
+        # no id or status: the record's short named values ("city Kyoto, forecast rain")
+        named = [
+            f"{k.replace('_', ' ')} {_scalar(v)}"
+            for k, v in flat.items()
+            if isinstance(v, str) and _scalar(v) and len(str(v)) <= 30
+        ]
+        if len(named) < 2 and not parts:
+            return None
+        parts = [p for p in parts if p not in named][:2] + named[:3]
+    if ident is None and status is None and not parts:
+        return None
+    subject = f"{label} {ident}" if ident else (label or "result")
+    if re.search(r"[\u4e00-\u9fff]", "".join(flat)):  # Chinese keys: a Chinese conclusion
+        text = (
+            subject
+            + (f"：{status}" if status else "")
+            + ("，" + "，".join(parts[:4]) if parts else "")
+        )
+    else:
+        head = f"{subject[:1].upper()}{subject[1:]}"
+        if status:
+            head += f" is {status}"
+        text = head + (": " + ", ".join(parts[:4]) if parts else "")
+    return Conclusion(
+        _short(text), subject.lower(), (status or "").lower(), (ident,) if ident else ()
+    )
+
+
+def _json(text: str) -> list[Conclusion] | None:
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "{[":
+        return None
+    try:
+        data = json.loads(stripped)
+    except ValueError:
+        return None
+    records: list[Any] | None = None
+    hint = ""
+    out: list[Conclusion] = []
+    if isinstance(data, list):
+        records = data
+    elif isinstance(data, dict):
+        own = any(k.lower() in _STATUS_KEYS or k.lower().endswith("id") for k in data)
+        lists = [
+            k
+            for k, v in data.items()
+            if isinstance(v, list) and sum(isinstance(r, dict) for r in v) >= 2
+        ]
+        keys = _ENVELOPE_KEYS + tuple(k for k in lists if k not in _ENVELOPE_KEYS)
+        for k in () if own else keys:
+            if isinstance(data.get(k), list):
+                records, hint = data[k], ("results" if k == "results" else "")
+                rest = {key: v for key, v in data.items() if key != k}
+                top = _record(rest) if rest else None
+                if top is not None and (
+                    top.status or any(isinstance(v, list) for v in rest.values())
+                ):
+                    out.append(top)
+                break
+        else:
+            one = _record(data)
+            return [one] if one else None
+    if records is None:
+        return None
+    dicts = [r for r in records if isinstance(r, dict)]
+    if len(dicts) == 1:
+        one = _record(dicts[0], hint)
+        return out + ([one] if one else [])
+    statuses = Counter(
+        str(
+            _scalar(
+                next(
+                    (r[k] for k in r if k.lower() in _STATUS_KEYS or _ZH_STATUS_RE.search(k)), None
+                )
+            )
+            or ""
+        )
+        for r in dicts
+    )
+    statuses.pop("", None)
+    noun = hint or "records"
+    summary = f"Tool returned {len(records)} {noun}"
+    if isinstance(data, dict):
+        asked = next(
+            (
+                str(v)
+                for k, v in data.items()
+                if k.lower() in ("query", "q", "search", "keyword", "查询") and _scalar(v)
+            ),
+            None,
+        )
+        if asked:
+            summary += f" for {asked}"
+    if statuses:
+        summary += ": " + ", ".join(f"{n} {s}" for s, n in statuses.most_common(4))
+    out.insert(0, Conclusion(_short(summary), "records", f"{len(records)}"))
+    failing = [
+        c
+        for c in (_record(r, hint) for r in dicts)
+        if c and c.status in {"failed", "error", "cancelled", "canceled", "rejected", "down"}
+    ]
+    return (out + failing)[:MAX_CONCLUSIONS]
+
+
+def _tests(text: str) -> list[Conclusion] | None:
+    totals = None
+    for m in _PYTEST_TOTAL_RE.finditer(text):
+        line = text[text.rfind("\n", 0, m.start()) + 1 : text.find("\n", m.end()) % (len(text) + 1)]
+        summary_like = "==" in line or " in " in m.group(0) or "," in m.group("parts").strip(", ")
+        if summary_like and re.search(r"failed|passed", m.group("parts"), re.I):
+            totals = m
+    fails = list(_PYTEST_FAIL_RE.finditer(text)) or list(_GENERIC_FAIL_RE.finditer(text))
+    if totals is None and not fails:
+        return None
+    out: list[Conclusion] = []
+    if totals is not None:
+        parts = totals.group("parts").strip(", ")
+        failed = re.search(r"(\d+) failed", parts)
+        out.append(
+            Conclusion(_short(f"Test run: {parts}"), "test run", "failed" if failed else "passed")
+        )
+    for m in fails[: MAX_CONCLUSIONS - len(out)]:
+        name = m.group("test").split("::")[-1].strip()
+        why = (m.groupdict().get("why") or "").strip()
+        a = _ASSERT_RE.search(why)
+        if a:
+            detail = f"got {a.group('got')}, expected {a.group('want')}"
+            code = a.group("got") if re.fullmatch(r"[1-5]\d\d", a.group("got")) else None
+            if code:
+                detail = f"returns {code} (expected {a.group('want')})"
+        else:
+            detail = why[:60]
+        line = f"{name} failed" + (f": {detail}" if detail else "")
+        out.append(Conclusion(_short(line), f"test {name}", "failed", (name,)))
+    return out
+
+
+def _http(text: str) -> list[Conclusion] | None:
+    out: list[Conclusion] = []
+    for m in _HTTP_CALL_RE.finditer(text):
+        reason = f" {m.group('text').strip()}" if m.group("text") else ""
+        path = re.sub(r"^https?://[^/\s]+", "", m.group("path")) or m.group("path")
+        subject = f"{m.group('method')} {path}"
+        out.append(
+            Conclusion(
+                _short(f"{subject} returned {m.group('code')}{reason}"),
+                subject.lower(),
+                m.group("code"),
+            )
+        )
+    if not out:
+        line = _HTTP_LINE_RE.search(text)
+        if line:
+            m = line
+            reason = f" {m.group('text').strip()}" if m.group("text") else ""
+            out.append(
+                Conclusion(
+                    f"HTTP response {m.group('code')}{reason}", "http response", m.group("code")
+                )
+            )
+    return out[:MAX_CONCLUSIONS] or None
+
+
+def _key_values(text: str) -> list[Conclusion] | None:
+    pairs = [m.groupdict() for line in text.splitlines() if (m := _KV_RE.match(line))]
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(pairs) < 2 or len(pairs) * 2 < len(lines):
+        return None
+    obj = {re.sub(r"[\s.\-]+", "_", p["key"].strip().lower()): p["value"].strip() for p in pairs}
+    one = _record(obj)
+    return [one] if one else None
+
+
+def summarise(text: str, *, tool_output: bool = False) -> list[Conclusion] | None:
+    """The conclusions of a structured tool output, or None when ``text`` is not one.
+
+    Args:
+        text: the cleaned output (any size).
+        tool_output: the source is a tool; only then are ``key: value`` listings read.
+
+    Returns:
+        At most ``MAX_CONCLUSIONS`` conclusions, or None (not structured: extract as text).
+    """
+    for reader in (_json, _tests, _http):
+        found = reader(text)
+        if found:
+            return found[:MAX_CONCLUSIONS]
+    if tool_output:
+        found = _key_values(text)
+        if found:
+            return found[:MAX_CONCLUSIONS]
+    return None
+
+
+#: First line of a tool output replaced by its conclusions (``render``).
+RENDERED_HEADER = "Tool output conclusions:"
+_RENDERED_RE = re.compile(
+    r"^(?P<subject>.+?)(?: is (?P<status>[\w\-]+)| returned (?P<code>\d{3})| failed\b|: )"
+)
+
+
+def render(conclusions: list[Conclusion]) -> str:
+    """The text an oversized tool output is replaced by before extraction: a header line and
+    one ``- conclusion`` line each (what any provider then reads; ``parse_rendered`` reverses)."""
+    return "\n".join([RENDERED_HEADER] + [f"- {c.text}" for c in conclusions])
+
+
+def parse_rendered(text: str) -> list[Conclusion] | None:
+    """The conclusions of a ``render`` text, or None when ``text`` is not one."""
+    lines = text.strip().splitlines()
+    if not lines or lines[0].strip() != RENDERED_HEADER:
+        return None
+    out = []
+    for line in lines[1:]:
+        line = line.strip().removeprefix("- ").strip()
+        if not line:
+            continue
+        m = _RENDERED_RE.match(line)
+        subject = (m.group("subject") if m else line).strip().lower()
+        status = ""
+        if m:
+            status = m.group("status") or m.group("code") or ("failed" if " failed" in line else "")
+        ids = tuple(w for w in re.findall(r"\b[A-Za-z]*\d[\w\-]*\b", subject)[:1])
+        out.append(Conclusion(_short(line), subject, status.lower(), ids))
+    return out or None
+
+
+_STATUS_LINE_RE = re.compile(
+    r"\b(?:succeeded|failed|passed|completed|deployed|timed out|crashed|aborted|rejected|approved|"
+    r"shipped|delivered|cancell?ed|errored)\b|成功|失败|完成|超时|已发货|已送达|已取消",
+    re.I,
+)
+
+
+def status_lines(text: str) -> list[Conclusion]:
+    """Conclusions of an unstructured tool output: its lines that state an outcome ("deploy of
+    2.3 succeeded"), log-prefixed lines and repeats left out; at most ``MAX_CONCLUSIONS``."""
+    out: list[Conclusion] = []
+    seen: set[str] = set()
+    for raw in text.splitlines():
+        line = re.sub(
+            r"^\s*(?:\d{4}-\d{2}-\d{2}[T ][\d:.]+\S*\s*)?(?:\[?(?:INFO|WARN|WARNING|ERROR|DEBUG)\]?\s*)?",
+            "",
+            raw,
+        ).strip()
+        line = re.sub(r"^(?:result|status|summary|结果|状态)\s*[:：]\s*", "", line, flags=re.I)
+        if not line or line in seen or not _STATUS_LINE_RE.search(line) or len(line) > 160:
+            continue
+        seen.add(line)
+        # the outcome and a few words before it, never a long verbatim stretch of the payload
+        m = _STATUS_LINE_RE.search(line)
+        start = max(0, line.rfind(" ", 0, max(0, m.start() - 18)) + 1) if m else 0
+        said = line[start : m.end()] if m else line[:36]
+        out.append(Conclusion(_short(said[:1].upper() + said[1:]), said[:40].lower()))
+    return out[-MAX_CONCLUSIONS:]
