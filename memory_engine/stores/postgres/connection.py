@@ -139,6 +139,73 @@ def mapped_errors() -> Iterator[None]:
         raise StoreError(f"PostgreSQL error: {exc}", sqlstate=exc.sqlstate) from exc
 
 
+#: SECURITY DEFINER functions of the schema the session user may execute (should be none).
+_DEFINER_CALLABLE = """
+SELECT p.oid::regprocedure::text FROM pg_proc p
+WHERE p.prosecdef AND p.pronamespace = current_schema()::regnamespace
+  AND has_function_privilege(session_user, p.oid, 'EXECUTE')
+ORDER BY 1
+"""
+
+
+def role_escapes(conn: psycopg.Connection[Any]) -> list[str]:
+    """Try, as raw SQL on ``conn``, what an injected statement would to leave its role.
+
+    ``RESET ROLE`` (then ``current_user`` must be neither a superuser nor BYPASSRLS),
+    ``SET ROLE`` and ``SET SESSION AUTHORIZATION`` to every superuser and to the tables' owner
+    (each must fail with insufficient privilege), and which SECURITY DEFINER functions the
+    login may call (none). Each attempt runs in its own transaction and is rolled back (which
+    also undoes a SET that worked); ``conn`` must be in autocommit mode and should come from the
+    engine's own pool.
+
+    Returns:
+        One finding per escape that worked (empty when the login is contained), e.g.
+        ``"RESET ROLE -> postgres (superuser)"``.
+    """
+    findings: list[str] = []
+
+    class _Rollback(Exception):
+        pass
+
+    def attempt(statement: sql.Composed | sql.SQL, check: sql.SQL | None = None) -> Any:
+        result: Any = None
+        try:
+            with conn.transaction():
+                conn.execute(statement)
+                if check is not None:
+                    result = conn.execute(check).fetchone()
+                else:
+                    result = True
+                raise _Rollback
+        except _Rollback:
+            return result
+        except psycopg.Error:  # insufficient privilege (or no such role): contained
+            return None
+
+    became = attempt(
+        sql.SQL("RESET ROLE"),
+        sql.SQL(
+            "SELECT current_user, rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user"
+        ),
+    )
+    if became and (became[1] or became[2]):
+        kind = "superuser" if became[1] else "bypassrls"
+        findings.append(f"RESET ROLE -> {became[0]} ({kind})")
+    targets = conn.execute(
+        "SELECT rolname FROM pg_roles WHERE (rolsuper OR oid = (SELECT relowner FROM "
+        "pg_class WHERE oid = to_regclass('memories'))) AND rolname <> session_user "
+        "ORDER BY 1"
+    ).fetchall()
+    for (target,) in targets:
+        for template in ("SET ROLE {}", "SET SESSION AUTHORIZATION {}"):
+            statement = sql.SQL(template).format(sql.Identifier(str(target)))
+            if attempt(statement):
+                findings.append(f"{template.format(target)} succeeded")
+    for (name,) in conn.execute(_DEFINER_CALLABLE).fetchall():
+        findings.append(f"may EXECUTE the SECURITY DEFINER function {name}")
+    return findings
+
+
 class PgConnection:
     """The pool, the transaction helpers and the recorded embedding of one PostgreSQL store.
 
@@ -191,6 +258,15 @@ class PgConnection:
     def close(self) -> None:
         """Close the connection pool. Safe to call twice."""
         self.pool.close()
+
+    def role_escapes(self) -> builtins.list[str]:
+        """:func:`role_escapes` on a connection of this store's pool (the engine's own login);
+        a connection on which an escape worked is closed, never reused."""
+        with mapped_errors(), self.pool.connection() as conn:
+            findings = role_escapes(conn)
+            if findings:
+                conn.close()
+            return findings
 
     def _configure(self, conn: psycopg.Connection) -> None:
         """Per pooled connection (logged in as the app role): UTC, pgvector adapters."""

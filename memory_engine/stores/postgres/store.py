@@ -102,6 +102,10 @@ class PostgresStore:
         """Close the connection pool. Safe to call twice."""
         self.conn.close()
 
+    def role_escapes(self) -> builtins.list[str]:
+        """See :meth:`PgConnection.role_escapes` (the isolation check's database probe)."""
+        return self.conn.role_escapes()
+
     # ------------------------------------------------------------------ AdminOps
 
     def embedding_info(self) -> tuple[str, int] | None:
