@@ -47,10 +47,16 @@ class StorageSettings(BaseModel):
         None,
         description="External PostgreSQL URL with pgvector; unset = embedded pgserver in data_dir.",
     )
+    database_app_url: SecretStr | None = Field(
+        None,
+        description="PostgreSQL URL the engine's queries log in with, as the application role "
+        "(not a superuser); unset = the owner URL with its user replaced by db_app_role.",
+    )
     db_app_role: str = Field(
         "memory_app",
         pattern=r"^[a-z_][a-z0-9_]{0,62}$",
-        description="Non-superuser role the engine switches to so row-level security applies.",
+        description="LOGIN role (not a superuser, member of none) the engine's queries run as, "
+        "so row-level security applies.",
     )
     db_pool_max: int = Field(5, ge=1, le=100, description="Max connections in the pool.")
     trace_retention: int = Field(
@@ -107,14 +113,23 @@ class StorageSettings(BaseModel):
     exact_search_max_rows: int = Field(
         5_000,
         ge=0,
-        description="Tenant rows up to which dense search is exact (no HNSW); above, adaptive HNSW.",
+        description="Tenant rows up to which dense search is exact (no HNSW); above, HNSW with "
+        "iterative scans.",
         json_schema_extra=ADVANCED,
     )
     hnsw_ef_search_max: int = Field(
         1000,
         ge=10,
         le=1000,
-        description="Upper bound of the adaptive hnsw.ef_search.",
+        description="Upper bound of hnsw.ef_search (the dense leg uses max(k, 40) up to it).",
+        json_schema_extra=ADVANCED,
+    )
+    hnsw_max_scan_tuples: int = Field(
+        20_000,
+        ge=1,
+        le=2_000_000,
+        description="hnsw.max_scan_tuples: index tuples an iterative HNSW scan visits before "
+        "it stops; fewer than min(k, matching) rows found then falls back to an exact scan.",
         json_schema_extra=ADVANCED,
     )
     embedded_shared_buffers_mb: int = Field(

@@ -15,6 +15,12 @@ reach B's data through A's scope:
   and no B canary; ``list_entities`` of A must not hold B's canary entity (every canary
   memory names it), and listing A's memories of B's entity must be empty.
 
+Once per run, when the store offers ``role_escapes()`` (PostgreSQL), raw SQL on the engine's own
+database connection tries to leave its role (``RESET ROLE``, ``SET ROLE postgres``, ``SET
+SESSION AUTHORIZATION``, the owner's SECURITY DEFINER functions): each escape that works is a
+leak of path ``database.role`` (a superuser ignores row-level security, so every tenant is
+exposed to any SQL injection).
+
 The same pairs are probed through every frontend whose ``Prober`` the caller passes (the CLI, the
 MCP server, the dashboard reads: :mod:`memory_engine.isolation.probe`); the check imports no
 frontend. The report counts probes and leaks per path.
@@ -48,7 +54,18 @@ from memory_engine.isolation.probe import (
 )
 from memory_engine.models import MemoryFilter, MemorySource, MemoryStatus, MemoryType, Scope
 
-__all__ = ["SEARCH_PROBES", "IsolationReport", "Leak", "Planted", "Prober", "run_isolation_check"]
+__all__ = [
+    "DATABASE_ROLE",
+    "SEARCH_PROBES",
+    "IsolationReport",
+    "Leak",
+    "Planted",
+    "Prober",
+    "run_isolation_check",
+]
+
+#: Probe label of the raw-SQL role-escape probe of the engine's database connection.
+DATABASE_ROLE = "database.role"
 
 #: Search configurations probed: (label, legs, statuses).
 SEARCH_PROBES: tuple[tuple[str, tuple[str, ...], tuple[MemoryStatus, ...]], ...] = (
@@ -260,6 +277,23 @@ class EngineProber:
         return "B's canary in A's export" if b.canary.encode() in data else None
 
 
+def _probe_database_role(engine: Any, recorder: _Recorder) -> None:
+    """Probe ``database.role`` once: the store's ``role_escapes()`` findings become leaks."""
+    probe = getattr(engine.store, "role_escapes", None)
+    if not callable(probe):
+        return
+    report = recorder.report
+    report.probes += 1
+    report.probes_by_path[DATABASE_ROLE] = report.probes_by_path.get(DATABASE_ROLE, 0) + 1
+    try:
+        findings = list(probe())
+    except MemoryEngineError as exc:
+        report.errors.append(f"{DATABASE_ROLE}: {exc}")
+        return
+    for finding in findings:
+        report.leaks.append(Leak(DATABASE_ROLE, "engine connection", "every tenant", finding))
+
+
 def run_isolation_check(
     engine: Any,
     *,
@@ -322,6 +356,7 @@ def run_isolation_check(
                 done += 1
                 if on_progress:
                     on_progress(done, total)
+    _probe_database_role(engine, recorder)
     for p in planted:  # B's first memory must be untouched by A's edit probes
         mem = engine.get(Scope.of(p.tenant), p.memory_ids[0])
         if mem.version != 1 or mem.status is not MemoryStatus.ACTIVE:

@@ -32,7 +32,7 @@ from memory_engine.stores.postgres.migrate import (
     apply_migrations,
     available_migrations,
 )
-from memory_engine.stores.postgres.sql import explain_dense, hnsw_ef_search
+from memory_engine.stores.postgres.sql import dense_search, explain_dense, hnsw_ef_search
 from memory_engine.stores.postgres.store import PostgresStore
 from tests.conftest import PG_TEST_DIM, new_tenant_id
 
@@ -99,7 +99,9 @@ def test_app_role_is_restricted(pg_store: PostgresStore) -> None:
         row = conn.execute(
             "SELECT rolsuper, rolbypassrls, rolcanlogin FROM pg_roles WHERE rolname = %s", [role]
         ).fetchone()
-        assert row == (False, False, False)
+        # LOGIN since the engine's pool logs in as it (it used to be NOLOGIN, reached by SET
+        # ROLE from the superuser, which RESET ROLE undid: tests/security/test_database_role.py)
+        assert row == (False, False, True)
         forced = conn.execute(
             "SELECT relname FROM pg_class WHERE relrowsecurity AND relforcerowsecurity "
             "AND relname IN ('memories', 'events', 'traces')"
@@ -156,13 +158,15 @@ def test_embedding_column_and_hnsw_index(pg_store: PostgresStore) -> None:
     assert index is not None and "hnsw" in index[0] and "vector_cosine_ops" in index[0]
 
 
-def test_hnsw_plan_and_shortfall_fallback(
+def test_hnsw_plan_and_iterative_scan_fills_a_small_tenant(
     pg_store_factory: Callable[..., PostgresStore], caplog: pytest.LogCaptureFixture
 ) -> None:
-    # ef_search capped at 10 with 10 tenants: HNSW would yield ~1 row of the tenant per query,
-    # so the store goes to the exact scan directly.
+    # ef_search capped at 10 with 10 tenants: a post-filtered HNSW scan (pgvector 0.6) yielded
+    # ~1 row of the tenant per query and the store went to the exact scan; the iterative scan
+    # (pgvector 0.8) keeps scanning until k rows of the tenant passed the filter.
     store = pg_store_factory(exact_search_max_rows=0, hnsw_ef_search_max=10)
     store.ensure_embedding("m", PG_TEST_DIM)
+    assert store.conn.iterative_scan
     rng = np.random.default_rng(4)
     names = [new_tenant_id(f"s{i}") for i in range(10)]
     for name in names:
@@ -173,6 +177,9 @@ def test_hnsw_plan_and_shortfall_fallback(
     q = np.asarray(_vec(rng), dtype=np.float32)
     with store.conn.tx(scope) as cur:
         exact = explain_dense(cur, q, scope=scope, k=10, statuses=["active"], exact=True)
+        # At 800 rows pgvector 0.8's cost model prefers the tenant btree and a sort of its 80
+        # rows (exact, and cheaper); without the sort the ordered HNSW scan is the plan.
+        cur.execute("SET LOCAL enable_sort = off")
         approx = explain_dense(cur, q, scope=scope, k=10, statuses=["active"], exact=False)
     assert "memories_embedding_hnsw" not in exact
     assert "memories_embedding_hnsw" in approx
@@ -180,16 +187,25 @@ def test_hnsw_plan_and_shortfall_fallback(
     found = [store.dense_search(_vec(rng), scope=Scope.of(n), k=10) for n in names[:5]]
     assert [len(f) for f in found] == [10] * 5
     assert all(c.memory.tenant_id == n for f, n in zip(found, names, strict=False) for c in f)
-    assert any("HNSW would yield ~1 of 10" in r.getMessage() for r in caplog.records)
+    assert all(
+        [c.scores["cosine"] for c in f] == sorted((c.scores["cosine"] for c in f), reverse=True)
+        for f in found
+    )
+    assert any("hnsw iterative scan ef_search=10" in r.getMessage() for r in caplog.records)
+    assert not any("exact scan" in r.getMessage() for r in caplog.records)
     assert not [r for r in caplog.records if r.levelno == logging.WARNING]
 
 
 def test_hnsw_shortfall_reruns_exactly(
     pg_store_factory: Callable[..., PostgresStore], caplog: pytest.LogCaptureFixture
 ) -> None:
-    # Two tenants of equal size, so ef_search 40 should yield ~20 rows of either; but tenant
-    # "far" lies entirely on the other side of the query, so HNSW finds none of its rows.
-    store = pg_store_factory(exact_search_max_rows=0, hnsw_ef_search_max=40)
+    # Two tenants of equal size, but tenant "far" lies entirely on the other side of the query:
+    # a plain HNSW scan (ef_search 40) finds none of its rows. The iterative scan reaches them;
+    # stopped after 20 index tuples (hnsw_max_scan_tuples) it cannot, and the store re-runs
+    # the search exactly.
+    store = pg_store_factory(
+        exact_search_max_rows=0, hnsw_ef_search_max=40, hnsw_max_scan_tuples=20
+    )
     store.ensure_embedding("m", PG_TEST_DIM)
     rng = np.random.default_rng(8)
     near, far = new_tenant_id("near"), new_tenant_id("far")
@@ -212,11 +228,38 @@ def test_hnsw_shortfall_reruns_exactly(
     with psycopg.connect(_url(store), autocommit=True) as conn:
         conn.execute("ANALYZE memories")
     caplog.set_level(logging.DEBUG, logger="memory_engine.stores.postgres.store")
-    found = store.dense_search(tuple(axis), scope=Scope.of(far), k=10)
+    scope = Scope.of(far)
+    storage = store.conn.settings.storage
+
+    def search(max_scan_tuples: int) -> list[Any]:
+        with store.conn.tx(scope) as cur:
+            # 400 rows: the planner would sort the tenant's rows from its btree (exact); without
+            # the sort the HNSW scan is the plan, as in a large table.
+            cur.execute("SET LOCAL enable_sort = off")
+            return dense_search(
+                cur,
+                np.asarray(axis, dtype=np.float32),
+                scope=scope,
+                k=10,
+                statuses=["active"],
+                exact_max_rows=storage.exact_search_max_rows,
+                ef_max=storage.hnsw_ef_search_max,
+                max_scan_tuples=max_scan_tuples,
+            )
+
+    found = search(storage.hnsw_max_scan_tuples)
     assert len(found) == 10 and {c.memory.tenant_id for c in found} == {far}
-    assert any("hnsw ef_search=40" in r.getMessage() for r in caplog.records)
+    assert any("hnsw iterative scan ef_search=40" in r.getMessage() for r in caplog.records)
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert warnings and "re-running exactly" in warnings[0].getMessage()
+    assert found == store.dense_search(tuple(axis), scope=scope, k=10)  # the store's own path
+    exact_ids = [c.memory.id for c in found]
+
+    caplog.clear()
+    iterative = search(20_000)  # pgvector's default: the scan goes on to the far rows
+    assert len(iterative) == 10 and {c.memory.tenant_id for c in iterative} == {far}
+    assert len({c.memory.id for c in iterative} & set(exact_ids)) >= 8  # HNSW recall
+    assert not [r for r in caplog.records if r.levelno == logging.WARNING]
 
 
 def test_exact_path_below_threshold(
@@ -280,11 +323,12 @@ def test_keyword_candidates_come_from_an_index_under_rls(pg_store: PostgresStore
 
 
 def test_ef_search_formula() -> None:
-    assert hnsw_ef_search(10, 10_000, 1_000, 1000) == 200
-    assert hnsw_ef_search(10, 100_000, 1_000, 1000) == 1000
-    assert hnsw_ef_search(10, 100, 100, 1000) == 20
-    assert hnsw_ef_search(50, 100, 100, 1000) == 100
-    assert hnsw_ef_search(10, 0, 100, 400) == 400  # unknown table size: the maximum
+    # The iterative scan replaced the ef_search sized by the tenant's share of the table
+    # (k * table / matching * 2): the candidate list is pgvector's default 40, or k when larger.
+    assert hnsw_ef_search(10, 1000) == 40
+    assert hnsw_ef_search(50, 1000) == 50
+    assert hnsw_ef_search(500, 400) == 400  # capped by hnsw_ef_search_max
+    assert hnsw_ef_search(10, 10) == 10
 
 
 def test_migrations_are_recorded_idempotent_and_race_free(

@@ -1,10 +1,16 @@
 """The one connection object every module of the PostgreSQL store shares.
 
-Pooled connections log in as the owner and immediately ``SET ROLE`` to the NOLOGIN application
-role (``Settings.db_app_role``), which row-level security applies to; every transaction sets
-``app.tenant_id`` with ``set_config(..., true)`` (SET LOCAL) before anything else. Only
-migrations, ``ensure_embedding`` (a schema change), the audited admin reads and the index
-drop/rebuild of the bulk import use the owner role, on short-lived connections of their own.
+Two logins. Pooled connections, which run every query of the engine, log in as the application
+role (``Settings.db_app_role``, or the user of ``Settings.database_app_url``): a LOGIN role that
+is not a superuser, cannot bypass row-level security and is a member of no other role, so a
+statement on such a connection (``RESET ROLE``, ``SET ROLE postgres``, ``SET SESSION
+AUTHORIZATION``) cannot become anyone else. The store refuses to open when the role could
+(:func:`check_app_login`). Every transaction sets ``app.tenant_id`` with ``set_config(..., true)``
+(SET LOCAL) before anything else. The owner login (``MEMORY_DATABASE_URL``, the superuser
+``postgres`` of the embedded server) runs only the migrations, ``ensure_embedding`` (a schema
+change), the audited admin reads, ``purge``/redaction (which call the owner-only function
+``redact_memory_events``) and the index drop/rebuild of the bulk import, on short-lived
+connections of their own.
 
 psycopg errors are mapped here (:func:`mapped_errors`): connection problems, a closed pool and
 pool timeouts to StoreUnavailableError, rejected values to InvalidInputError, anything else to
@@ -22,6 +28,7 @@ from typing import Any
 import psycopg
 from pgvector.psycopg import register_vector
 from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
@@ -40,12 +47,79 @@ from memory_engine.stores.common import (
     check_same_embedding,
     first_embedding,
 )
-from memory_engine.stores.postgres.migrate import MIGRATION_LOCK_KEY
+from memory_engine.stores.postgres.migrate import MIGRATION_LOCK_KEY, version_tuple
 
 logger = logging.getLogger(__name__)
 
-#: Largest vector dimension pgvector 0.6 can index with HNSW; larger ones are searched exactly.
+#: Largest vector dimension pgvector can index with HNSW (``vector``); larger ones are searched
+#: exactly.
 HNSW_MAX_DIM = 2000
+
+#: pgvector version from which ``hnsw.iterative_scan`` exists.
+ITERATIVE_SCAN_VERSION = (0, 8)
+
+
+def app_conninfo(owner: str, role: str, app_url: str | None = None) -> tuple[str, str]:
+    """The application login: ``(conninfo, role name)``.
+
+    Args:
+        owner: owner login URL or key=value string.
+        role: ``Settings.db_app_role``, used when ``app_url`` is None or names no user.
+        app_url: ``Settings.database_app_url`` (its user is the role) or None: then the owner's
+            URL with the user replaced by ``role`` and no password (trust, peer or certificate
+            authentication; the embedded server's Unix socket is ``trust``).
+    """
+    if app_url:
+        user = conninfo_to_dict(app_url).get("user")
+        return app_url, str(user) if user else role
+    params = conninfo_to_dict(owner)
+    params["user"] = role
+    params.pop("password", None)
+    params.pop("passfile", None)
+    return make_conninfo("", **params), role
+
+
+def app_login(settings: Settings, owner: str) -> tuple[str, str]:
+    """:func:`app_conninfo` of ``settings`` (``database_app_url``, ``db_app_role``)."""
+    app_url = settings.storage.database_app_url
+    url = app_url.get_secret_value().strip() if app_url is not None else ""
+    return app_conninfo(owner, settings.storage.db_app_role, url or None)
+
+
+#: Roles the session user is a member of (directly or not) that are superusers, bypass row-level
+#: security or own the tables; with the session user's own attributes. A safe application login
+#: has none and neither attribute.
+_ESCAPES = """
+SELECT r.rolsuper, r.rolbypassrls,
+       ARRAY(SELECT o.rolname FROM pg_roles o
+             WHERE o.oid <> r.oid AND pg_has_role(r.oid, o.oid, 'MEMBER')
+               AND (o.rolsuper OR o.rolbypassrls OR o.oid = (
+                    SELECT relowner FROM pg_class WHERE oid = to_regclass('memories'))))
+FROM pg_roles r WHERE r.rolname = session_user
+"""
+
+
+def check_app_login(conn: psycopg.Connection[Any]) -> None:
+    """Refuse an application login that is, or can become, a superuser or the owner.
+
+    Raises:
+        StoreError: the session user is a superuser, has BYPASSRLS, or is a member of a role
+            that is one of these or owns the tables (``SET ROLE`` would reach it).
+    """
+    row = conn.execute(_ESCAPES).fetchone()
+    if row is None:  # pragma: no cover - session_user always has a pg_roles row
+        raise StoreError("the application login has no pg_roles row")
+    superuser, bypass, members = bool(row[0]), bool(row[1]), list(row[2] or [])
+    if superuser or bypass or members:
+        raise StoreError(
+            "the application login can escape row-level security: "
+            f"superuser={superuser}, bypassrls={bypass}, member of {members}; "
+            "log the engine in as a role that is none of these (Settings.db_app_role, "
+            "MEMORY_DATABASE_APP_URL)",
+            superuser=superuser,
+            bypassrls=bypass,
+            member_of=members,
+        )
 
 
 @contextmanager
@@ -65,25 +139,95 @@ def mapped_errors() -> Iterator[None]:
         raise StoreError(f"PostgreSQL error: {exc}", sqlstate=exc.sqlstate) from exc
 
 
+#: SECURITY DEFINER functions of the schema the session user may execute (should be none).
+_DEFINER_CALLABLE = """
+SELECT p.oid::regprocedure::text FROM pg_proc p
+WHERE p.prosecdef AND p.pronamespace = current_schema()::regnamespace
+  AND has_function_privilege(session_user, p.oid, 'EXECUTE')
+ORDER BY 1
+"""
+
+
+def role_escapes(conn: psycopg.Connection[Any]) -> list[str]:
+    """Try, as raw SQL on ``conn``, what an injected statement would to leave its role.
+
+    ``RESET ROLE`` (then ``current_user`` must be neither a superuser nor BYPASSRLS),
+    ``SET ROLE`` and ``SET SESSION AUTHORIZATION`` to every superuser and to the tables' owner
+    (each must fail with insufficient privilege), and which SECURITY DEFINER functions the
+    login may call (none). Each attempt runs in its own transaction and is rolled back (which
+    also undoes a SET that worked); ``conn`` must be in autocommit mode and should come from the
+    engine's own pool.
+
+    Returns:
+        One finding per escape that worked (empty when the login is contained), e.g.
+        ``"RESET ROLE -> postgres (superuser)"``.
+    """
+    findings: list[str] = []
+
+    class _Rollback(Exception):
+        pass
+
+    def attempt(statement: sql.Composed | sql.SQL, check: sql.SQL | None = None) -> Any:
+        result: Any = None
+        try:
+            with conn.transaction():
+                conn.execute(statement)
+                if check is not None:
+                    result = conn.execute(check).fetchone()
+                else:
+                    result = True
+                raise _Rollback
+        except _Rollback:
+            return result
+        except psycopg.Error:  # insufficient privilege (or no such role): contained
+            return None
+
+    became = attempt(
+        sql.SQL("RESET ROLE"),
+        sql.SQL(
+            "SELECT current_user, rolsuper, rolbypassrls FROM pg_roles WHERE rolname = current_user"
+        ),
+    )
+    if became and (became[1] or became[2]):
+        kind = "superuser" if became[1] else "bypassrls"
+        findings.append(f"RESET ROLE -> {became[0]} ({kind})")
+    targets = conn.execute(
+        "SELECT rolname FROM pg_roles WHERE (rolsuper OR oid = (SELECT relowner FROM "
+        "pg_class WHERE oid = to_regclass('memories'))) AND rolname <> session_user "
+        "ORDER BY 1"
+    ).fetchall()
+    for (target,) in targets:
+        for template in ("SET ROLE {}", "SET SESSION AUTHORIZATION {}"):
+            statement = sql.SQL(template).format(sql.Identifier(str(target)))
+            if attempt(statement):
+                findings.append(f"{template.format(target)} succeeded")
+    for (name,) in conn.execute(_DEFINER_CALLABLE).fetchall():
+        findings.append(f"may EXECUTE the SECURITY DEFINER function {name}")
+    return findings
+
+
 class PgConnection:
     """The pool, the transaction helpers and the recorded embedding of one PostgreSQL store.
 
     Args:
-        settings: engine settings (db_app_role, db_pool_max, and what the modules read:
-            exact_search_max_rows, hnsw_ef_search_max, trace_retention, list_max_limit).
+        settings: engine settings (db_app_role, database_app_url, db_pool_max, and what the
+            modules read: exact_search_max_rows, hnsw_ef_search_max, hnsw_max_scan_tuples,
+            trace_retention, list_max_limit).
         conninfo: owner login URL (migrations must have run).
 
     Raises:
         StoreUnavailableError: the pool cannot open a connection within 15 s.
+        StoreError: the application login can become a superuser or the owner
+            (:func:`check_app_login`).
     """
 
     def __init__(self, settings: Settings, conninfo: str) -> None:
         self.settings = settings
         self.conninfo = conninfo
-        self.role = settings.storage.db_app_role
+        self.app_conninfo, self.role = app_login(settings, conninfo)
         self._embedding: tuple[str, int] | None = None
         self.pool: ConnectionPool = ConnectionPool(
-            conninfo,
+            self.app_conninfo,
             min_size=1,
             max_size=settings.storage.db_pool_max,
             kwargs={"prepare_threshold": None, "autocommit": True},
@@ -97,14 +241,35 @@ class PgConnection:
         except PoolTimeout as exc:
             self.pool.close()
             raise StoreUnavailableError(f"cannot open a connection pool: {exc}") from exc
+        try:
+            with mapped_errors(), self.pool.connection() as conn:
+                check_app_login(conn)
+                row = conn.execute(
+                    "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
+                ).fetchone()
+        except BaseException:
+            self.pool.close()
+            raise
+        #: pgvector supports ``hnsw.iterative_scan`` (0.8+): the dense leg uses it.
+        self.iterative_scan = (
+            row is not None and version_tuple(str(row[0])) >= ITERATIVE_SCAN_VERSION
+        )
 
     def close(self) -> None:
         """Close the connection pool. Safe to call twice."""
         self.pool.close()
 
+    def role_escapes(self) -> builtins.list[str]:
+        """:func:`role_escapes` on a connection of this store's pool (the engine's own login);
+        a connection on which an escape worked is closed, never reused."""
+        with mapped_errors(), self.pool.connection() as conn:
+            findings = role_escapes(conn)
+            if findings:
+                conn.close()
+            return findings
+
     def _configure(self, conn: psycopg.Connection) -> None:
-        """Per pooled connection: become the RLS-bound app role, UTC, pgvector adapters."""
-        conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(self.role)))
+        """Per pooled connection (logged in as the app role): UTC, pgvector adapters."""
         conn.execute("SET TimeZone = 'UTC'")
         register_vector(conn)
 
@@ -120,14 +285,22 @@ class PgConnection:
             yield cur
 
     @contextmanager
-    def owner_tx(self) -> Iterator[psycopg.Cursor[Any]]:
-        """A transaction on a fresh owner connection (schema changes and the admin path only)."""
+    def owner_tx(self, scope: Scope | None = None) -> Iterator[psycopg.Cursor[Any]]:
+        """A transaction on a fresh owner connection (schema changes, the admin path, purge).
+
+        With ``scope``, ``app.tenant_id`` is set first (SET LOCAL), as in :meth:`tx`: a
+        non-superuser owner is bound by the same row-level security (FORCE).
+        """
         with (
             mapped_errors(),
             psycopg.connect(self.conninfo, autocommit=True, prepare_threshold=None) as conn,
             conn.transaction(),
         ):
-            yield conn.cursor()
+            cur = conn.cursor()
+            cur.execute("SET LOCAL TimeZone = 'UTC'")
+            if scope is not None:
+                cur.execute("SELECT set_config('app.tenant_id', %s, true)", [scope.tenant_id])
+            yield cur
 
     @contextmanager
     def owner_session(self) -> Iterator[psycopg.Connection[Any]]:

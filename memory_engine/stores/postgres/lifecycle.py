@@ -6,7 +6,8 @@ Access counting is one ``UPDATE`` per search (rows locked in id order, so concur
 cannot deadlock), without event or version bump; the keyword-statistics trigger ignores it
 (status and terms are unchanged). Event snapshots are redacted by the SECURITY DEFINER function
 ``redact_memory_events`` of migration 0003 (events are otherwise append-only for the app
-role); traces, which the app role may delete and insert but not update, are rewritten by
+role), which only the owner may execute (``roles.sql``): redaction runs on the owner's
+connection with the tenant set; traces, which the app role may delete and insert but not update, are rewritten by
 delete + insert in the caller's transaction.
 """
 
@@ -108,7 +109,7 @@ class PgLifecycle:
         """Redact the memory's content from its events' snapshots and reasons and from stored
         traces (one transaction, idempotent; ``content`` also finds traces quoting it).
         Returns ``{"events": n, "traces": m}`` changed by this call."""
-        with self._conn.tx(scope) as cur:
+        with self._conn.owner_tx(scope) as cur:  # redact_memory_events is owner-only
             return redact_in_tx(cur, memory_id, scope.tenant_id, content)
 
     def index_presence(

@@ -6,6 +6,12 @@ transaction first takes ``pg_advisory_xact_lock(MIGRATION_LOCK_KEY)``, so proces
 the same time (dashboard, CLI, tests) apply each migration exactly once. ``roles.sql`` (the
 application role and its grants) is idempotent and re-applied after the numbered files on every
 start. Migrations run as the owner role (the connection's login user), never as the app role.
+
+After the numbered files the ``vector`` extension is updated to the version the server ships
+(``ALTER EXTENSION vector UPDATE``) when it is older: a data folder made by the earlier embedded
+server (pgvector 0.6.2) gets pgvector 0.8 (iterative index scans) on its first start with the new
+one. The update needs the extension's owner or a superuser; on an external server where the owner
+login is neither, a warning names the statement to run.
 """
 
 from __future__ import annotations
@@ -63,6 +69,17 @@ def available_migrations() -> list[Migration]:
     return [found[v] for v in sorted(found)]
 
 
+def version_tuple(text: str) -> tuple[int, ...]:
+    """``"0.8.5"`` -> ``(0, 8, 5)``; the first part without digits ends the tuple."""
+    out: list[int] = []
+    for part in text.split("."):
+        digits = "".join(ch for ch in part if ch.isdigit())
+        if not digits:
+            break
+        out.append(int(digits))
+    return tuple(out)
+
+
 def _roles_sql() -> str:
     folder = resources.files("memory_engine.stores.postgres").joinpath("migrations")
     return folder.joinpath("roles.sql").read_text(encoding="utf-8")
@@ -107,6 +124,7 @@ def apply_migrations(conninfo: str, app_role: str) -> list[int]:
                         [migration.version, migration.name],
                     )
                     applied_now.append(migration.version)
+            _update_vector(conn)
             with conn.transaction():
                 _lock(conn)
                 conn.execute("SELECT set_config('memory_engine.app_role', %s, true)", [app_role])
@@ -116,6 +134,30 @@ def apply_migrations(conninfo: str, app_role: str) -> list[int]:
     except psycopg.Error as exc:
         raise StoreError(f"migration failed: {exc}", applied=applied_now) from exc
     return applied_now
+
+
+def _update_vector(conn: psycopg.Connection) -> None:
+    """``ALTER EXTENSION vector UPDATE`` when the installed version is older than the shipped."""
+    with conn.transaction():
+        _lock(conn)
+        row = conn.execute(
+            "SELECT e.extversion, a.default_version FROM pg_extension e "
+            "JOIN pg_available_extensions a ON a.name = e.extname WHERE e.extname = 'vector'"
+        ).fetchone()
+        if row is None or version_tuple(str(row[0])) >= version_tuple(str(row[1])):
+            return
+        try:
+            with conn.transaction():
+                conn.execute("ALTER EXTENSION vector UPDATE")
+        except psycopg.errors.InsufficientPrivilege:
+            logger.warning(
+                "pgvector %s is installed, %s is available: run ALTER EXTENSION vector UPDATE "
+                "as a superuser (dense search falls back to exact scans more often until then)",
+                row[0],
+                row[1],
+            )
+            return
+        logger.info("pgvector updated from %s to %s", row[0], row[1])
 
 
 def applied_versions(conninfo: str) -> list[int]:

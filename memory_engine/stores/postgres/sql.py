@@ -7,20 +7,23 @@ The dense retrieval leg (pgvector cosine) lives here too (the keyword leg is in
 :mod:`memory_engine.stores.postgres.keyword`); it runs inside a transaction whose ``app.tenant_id`` is
 already set (row-level security) and additionally filters by the scope explicitly.
 
-Dense search and pgvector 0.6.2: an HNSW scan yields at most ``hnsw.ef_search`` rows and the
-tenant/status filter is applied *after* the scan, so a tenant holding 1% of the rows gets
-about 1% of ``ef_search`` rows back (no iterative scan before pgvector 0.8). Therefore:
+Dense search and pgvector 0.8 (iterative index scans). A plain HNSW scan yields at most
+``hnsw.ef_search`` rows and the tenant/status filter is applied *after* it, so a tenant holding
+1% of the rows got about 1% of ``ef_search`` rows back (pgvector 0.6). With
+``hnsw.iterative_scan = relaxed_order`` the scan goes on past ``ef_search`` until ``k`` rows
+pass the filter or ``hnsw.max_scan_tuples`` index tuples were visited; ``relaxed_order`` may
+return rows slightly out of distance order, so the query re-sorts its ``k`` rows over a
+MATERIALIZED CTE. Therefore:
 
 1. count the rows matching scope + status (:func:`matching_rows`: trigger-kept statistics for a
    tenant-wide scope, a count bounded by ``exact_search_max_rows`` for a narrowed one);
 2. up to ``exact_search_max_rows`` matching rows: exact scan over a MATERIALIZED CTE (the
    ORDER BY runs over the CTE, which no index can serve, so HNSW is never used);
-3. above: HNSW with ``SET LOCAL hnsw.ef_search`` sized by the tenant's share of the table
-   (:func:`hnsw_ef_search`), unless ``ef_search`` is capped so low that the post-filtered scan
-   would yield fewer than ``min(k, matching)`` rows: then the exact scan directly (a tenant
-   holding a small share of a large table; pgvector 0.8's iterative scans or a partition per
-   tenant would be the remedy); if HNSW still returns fewer rows than wanted, log a warning
-   and re-run exactly.
+3. above: HNSW with the iterative scan (``ef_search`` = ``max(k, 40)`` up to
+   ``hnsw_ef_search_max``, ``max_scan_tuples`` = ``hnsw_max_scan_tuples``); when it still
+   returns fewer than ``min(k, matching)`` rows (the scan stopped at ``max_scan_tuples``: a
+   tenant holding a tiny share of a large table, or whose rows lie far from the query), log a
+   warning and re-run exactly. A server whose pgvector predates 0.8 always scans exactly.
 
 Either way the result has ``min(k, matching)`` candidates.
 """
@@ -28,7 +31,6 @@ Either way the result has ``min(k, matching)`` candidates.
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -221,19 +223,10 @@ def memory_filter(
     return sql.SQL(" AND ").join(parts)
 
 
-def hnsw_ef_search(k: int, total_rows: float, matching_rows: int, ef_max: int) -> int:
-    """Adaptive ``hnsw.ef_search``: ``min(ef_max, max(k, ceil(k * total / matching * 2)))``.
-
-    HNSW in pgvector 0.6 filters *after* the index scan, so a tenant holding a fraction
-    ``matching/total`` of the rows gets about ``ef_search * fraction`` of them; the factor 2 is
-    headroom. ``total_rows <= 0`` (unknown statistics) yields ``ef_max``.
-    """
-    if matching_rows <= 0:
-        return min(ef_max, max(k, 40))
-    if total_rows <= 0:
-        return ef_max
-    want = math.ceil(k * max(total_rows, matching_rows) / matching_rows * 2)
-    return max(1, min(ef_max, max(k, want)))
+def hnsw_ef_search(k: int, ef_max: int) -> int:
+    """``hnsw.ef_search`` of an iterative scan: ``min(ef_max, max(k, 40))`` (40 is pgvector's
+    default; the iterative scan, not a larger list, finds a small tenant's rows)."""
+    return max(1, min(ef_max, max(k, 40)))
 
 
 # ---------------------------------------------------------------- retrieval legs
@@ -289,10 +282,10 @@ def matching_rows(
 
     * Tenant-wide scope: the trigger-kept ``keyword_corpus`` row count of the tenant and
       statuses (a few primary-key lookups; it also counts rows without an embedding, which
-      only makes the HNSW branch's ``ef_search`` slightly smaller - its exact fallback keeps
-      the result complete), with the table estimate in the same statement.
+      can make the HNSW branch re-run exactly, which keeps the result complete), with the table
+      estimate in the same statement.
     * Narrowed scope (user, agent or session): ``count(*)`` stopped at ``exact_max_rows + 1``
-      rows; only above that is the full count taken (it sizes ``ef_search``).
+      rows; only above that is the full count taken (the HNSW shortfall check compares with it).
 
     A full ``count(*)`` over 100k rows cost about 60-100 ms, more than the HNSW scan itself.
     """
@@ -343,15 +336,19 @@ def _exact_query(where: sql.Composable) -> sql.Composed:
 
 
 def _hnsw_query(where: sql.Composable) -> sql.Composed:
+    # relaxed_order may yield rows slightly out of order: re-sort the k rows (pgvector's advice).
     return sql.SQL(
         """
-        SELECT {cols}, 1 - (embedding <=> %(q)s)
-        FROM memories
-        WHERE {where} AND embedding IS NOT NULL
-        ORDER BY embedding <=> %(q)s
-        LIMIT %(k)s
+        WITH nearest AS MATERIALIZED (
+            SELECT {cols}, embedding <=> %(q)s AS distance
+            FROM memories
+            WHERE {where} AND embedding IS NOT NULL
+            ORDER BY embedding <=> %(q)s
+            LIMIT %(k)s
+        )
+        SELECT {out}, 1 - distance FROM nearest ORDER BY distance, id
         """
-    ).format(where=where, cols=columns(MEMORY_COLUMNS))
+    ).format(where=where, cols=columns(MEMORY_COLUMNS), out=columns(MEMORY_COLUMNS))
 
 
 def _exact(
@@ -360,10 +357,23 @@ def _exact(
     return cur.execute(_exact_query(where), params).fetchall()
 
 
+def _hnsw_settings(cur: Cursor[Any], ef_search: int, max_scan_tuples: int) -> None:
+    cur.execute(
+        "SELECT set_config('hnsw.ef_search', %s, true), "
+        "set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+        "set_config('hnsw.max_scan_tuples', %s, true)",
+        [str(ef_search), str(max_scan_tuples)],
+    )
+
+
 def _hnsw(
-    cur: Cursor[Any], where: sql.Composable, params: dict[str, Any], ef_search: int
+    cur: Cursor[Any],
+    where: sql.Composable,
+    params: dict[str, Any],
+    ef_search: int,
+    max_scan_tuples: int,
 ) -> list[tuple[Any, ...]]:
-    cur.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(ef_search)])
+    _hnsw_settings(cur, ef_search, max_scan_tuples)
     return cur.execute(_hnsw_query(where), params).fetchall()
 
 
@@ -375,10 +385,15 @@ def explain_dense(
     k: int,
     statuses: list[str],
     exact: bool,
+    ef_max: int = 1000,
+    max_scan_tuples: int = 20_000,
 ) -> str:
-    """EXPLAIN text of the exact or the HNSW dense query (diagnostics and tests)."""
+    """EXPLAIN text of the exact or the HNSW dense query (diagnostics and tests); the HNSW one
+    under the iterative-scan settings :func:`dense_search` uses (SET LOCAL)."""
     params: dict[str, Any] = {"q": vector, "k": k}
     where = _match_filter(scope, statuses, params)
+    if not exact:
+        _hnsw_settings(cur, hnsw_ef_search(k, ef_max), max_scan_tuples)
     query = _exact_query(where) if exact else _hnsw_query(where)
     rows = cur.execute(sql.SQL("EXPLAIN ") + query, params).fetchall()
     return "\n".join(r[0] for r in rows)
@@ -393,6 +408,8 @@ def dense_search(
     statuses: list[str],
     exact_max_rows: int,
     ef_max: int,
+    max_scan_tuples: int = 20_000,
+    iterative_scan: bool = True,
 ) -> list[Candidate]:
     """Nearest memories by cosine similarity, ``min(k, matching)`` of them.
 
@@ -404,6 +421,9 @@ def dense_search(
         statuses: allowed statuses.
         exact_max_rows: matching rows up to which the scan is exact.
         ef_max: upper bound of ``hnsw.ef_search`` (<= 1000).
+        max_scan_tuples: ``hnsw.max_scan_tuples`` of the iterative scan (>= 1).
+        iterative_scan: the server's pgvector has ``hnsw.iterative_scan`` (0.8+); False = always
+            exact.
 
     Returns:
         Candidates ordered by ``cosine`` (1 - cosine distance, in [-1, 1]) descending, ranks
@@ -411,45 +431,31 @@ def dense_search(
     """
     params: dict[str, Any] = {"q": vector, "k": k}
     where = _match_filter(scope, statuses, params)
-    matching, table = matching_rows(cur, scope, where, params, exact_max_rows)
+    matching, _ = matching_rows(cur, scope, where, params, exact_max_rows)
     if matching == 0:
         return []
     want = min(k, matching)
-    if matching <= exact_max_rows:
+    if matching <= exact_max_rows or not iterative_scan:
         logger.debug("dense search: exact scan over %d rows (k=%d)", matching, k)
-        rows = _exact(cur, where, params)
-    elif (total := table if table is not None else table_rows(cur)) > 0 and (
-        expected := hnsw_ef_search(k, total, matching, ef_max) * matching / max(total, matching)
-    ) < want:
-        # ef_search is capped: the post-filtered HNSW scan would yield about `expected` rows
-        # of this scope, fewer than wanted, and be re-run exactly anyway.
-        logger.debug(
-            "dense search: exact scan over %d rows (HNSW would yield ~%.0f of %d; table~%.0f)",
-            matching,
-            expected,
+        return _candidates(_exact(cur, where, params), "cosine", "dense")
+    ef = hnsw_ef_search(k, ef_max)
+    logger.debug(
+        "dense search: hnsw iterative scan ef_search=%d max_scan_tuples=%d (matching=%d, k=%d)",
+        ef,
+        max_scan_tuples,
+        matching,
+        k,
+    )
+    rows = _hnsw(cur, where, params, ef, max_scan_tuples)
+    if len(rows) < want:
+        logger.warning(
+            "dense search: HNSW returned %d of %d rows (tenant %s, matching=%d, "
+            "max_scan_tuples=%d); re-running exactly",
+            len(rows),
             want,
-            total,
+            scope.tenant_id,
+            matching,
+            max_scan_tuples,
         )
         rows = _exact(cur, where, params)
-    else:
-        ef = hnsw_ef_search(k, total, matching, ef_max)
-        logger.debug(
-            "dense search: hnsw ef_search=%d (matching=%d, table~%.0f, k=%d)",
-            ef,
-            matching,
-            total,
-            k,
-        )
-        rows = _hnsw(cur, where, params, ef)
-        if len(rows) < want:
-            logger.warning(
-                "dense search: HNSW returned %d of %d rows (tenant %s, matching=%d, ef_search=%d);"
-                " re-running exactly",
-                len(rows),
-                want,
-                scope.tenant_id,
-                matching,
-                ef,
-            )
-            rows = _exact(cur, where, params)
     return _candidates(rows, "cosine", "dense")

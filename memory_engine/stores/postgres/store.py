@@ -7,13 +7,15 @@ owner paths, recorded embedding) that every part shares: :class:`~.reads.PgReade
 :class:`~.bulk.PgBulkWriter` (bulk import). The two candidate searches run here.
 
 Isolation: every tenant table has ENABLE + FORCE row-level security with the policy
-``tenant_id = current_setting('app.tenant_id', true)``. Pooled connections log in as the owner
-and immediately ``SET ROLE`` to the NOLOGIN application role (``Settings.db_app_role``, created
-by the migrations, neither superuser nor BYPASSRLS); every transaction runs
+``tenant_id = current_setting('app.tenant_id', true)``. Pooled connections log in as the
+application role (``Settings.db_app_role`` or the user of ``Settings.database_app_url``, a LOGIN
+role created by the migrations: not a superuser, no BYPASSRLS, a member of no role, so no
+statement on its connection can become another role); every transaction runs
 ``set_config('app.tenant_id', <tenant>, true)`` (SET LOCAL) first. Only migrations,
-``ensure_embedding`` (a schema change), the audited ``admin_tenant_counts`` and the index
-drop/rebuild (plus VACUUM) of ``bulk_insert`` use the owner role, on short-lived connections of
-their own; ``bulk_insert`` writes its rows as the application role.
+``ensure_embedding`` (a schema change), the audited ``admin_tenant_counts``, ``purge`` and
+``redact_history`` (the owner-only ``redact_memory_events``) and the index drop/rebuild (plus
+VACUUM) of ``bulk_insert`` use the owner login, on short-lived connections of their own;
+``bulk_insert`` writes its rows as the application role.
 
 Errors: psycopg errors are mapped at this boundary (:func:`.connection.mapped_errors`):
 connection problems and pool timeouts to StoreUnavailableError, anything else to StoreError
@@ -44,7 +46,7 @@ from memory_engine.stores.base import InsertOutcome, MemoryRecord, NewMemory, St
 from memory_engine.stores.common import check_k, search_statuses, vector_param
 from memory_engine.stores.entities import entity_memories
 from memory_engine.stores.postgres.bulk import PgBulkWriter
-from memory_engine.stores.postgres.connection import PgConnection
+from memory_engine.stores.postgres.connection import PgConnection, app_login
 from memory_engine.stores.postgres.embedded import resolve_database_url
 from memory_engine.stores.postgres.entities import PgEntities, backfill_links
 from memory_engine.stores.postgres.keyword import keyword_search
@@ -66,13 +68,15 @@ class PostgresStore:
     (its docstring states the contract).
 
     Args:
-        settings: engine settings (database_url or data_dir, db_app_role, db_pool_max,
-            exact_search_max_rows, hnsw_ef_search_max, trace_retention, list_max_limit).
+        settings: engine settings (database_url or data_dir, database_app_url, db_app_role,
+            db_pool_max, exact_search_max_rows, hnsw_ef_search_max, hnsw_max_scan_tuples,
+            trace_retention, list_max_limit).
         conninfo: owner login URL; default ``resolve_database_url(settings)``.
 
     Raises:
         StoreUnavailableError: the server cannot be started or reached.
-        StoreError: a migration failed.
+        StoreError: a migration failed, or the application login can become a superuser or
+            the owner.
     """
 
     name = "postgres"
@@ -81,7 +85,7 @@ class PostgresStore:
     def __init__(self, settings: Settings, *, conninfo: str | None = None) -> None:
         self.settings = settings
         owner = conninfo or resolve_database_url(settings)
-        applied = apply_migrations(owner, settings.storage.db_app_role)
+        applied = apply_migrations(owner, app_login(settings, owner)[1])
         self.conn = PgConnection(settings, owner)
         if ENTITIES_MIGRATION in applied:
             backfill_links(self.conn)
@@ -106,6 +110,10 @@ class PostgresStore:
     def close(self) -> None:
         """Close the connection pool. Safe to call twice."""
         self.conn.close()
+
+    def role_escapes(self) -> builtins.list[str]:
+        """See :meth:`PgConnection.role_escapes` (the isolation check's database probe)."""
+        return self.conn.role_escapes()
 
     # ------------------------------------------------------------------ AdminOps
 
@@ -348,6 +356,8 @@ class PostgresStore:
                 statuses=search_statuses(statuses),
                 exact_max_rows=self.conn.settings.storage.exact_search_max_rows,
                 ef_max=self.conn.settings.storage.hnsw_ef_search_max,
+                max_scan_tuples=self.conn.settings.storage.hnsw_max_scan_tuples,
+                iterative_scan=self.conn.iterative_scan,
             )
 
     def keyword_search(

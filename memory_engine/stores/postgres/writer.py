@@ -225,13 +225,15 @@ class PgWriter:
         unlinked) and the row (content, vector; the keyword postings go with it by trigger),
         write a ``purge`` event, then redact the content from every event snapshot of the
         memory (the new one included) and from stored traces
-        (:func:`~memory_engine.stores.postgres.lifecycle.redact_in_tx`).
+        (:func:`~memory_engine.stores.postgres.lifecycle.redact_in_tx`). Runs on the owner's
+        connection (tenant set, the same row-level security for a non-superuser owner): the
+        redaction function is not executable by the application role.
 
         Raises:
             MemoryNotFoundError: no such memory in the scope.
             VersionConflictError: ``expected_version`` is given and is not the current version.
         """
-        with self._conn.tx(scope) as cur:
+        with self._conn.owner_tx(scope) as cur:  # redact_memory_events is owner-only
             lock_tenant(cur, scope.tenant_id)
             before = self._locked(cur, memory_id, scope)
             if expected_version is not None:

@@ -2,16 +2,39 @@
 -- migrations, under the same advisory lock) so a changed db_app_role or a new table is covered.
 -- The role name comes from set_config('memory_engine.app_role', <name>, true); identifiers are
 -- quoted with format('%I').
+--
+-- The engine's pooled connections LOG IN as this role (they used to log in as the owner and
+-- SET ROLE to a NOLOGIN role, which any statement could undo with RESET ROLE). It must not be
+-- a superuser, bypass row-level security or be a member of any role: then no statement on its
+-- connection can become another role. A role of an earlier version (NOLOGIN) gains LOGIN here.
 DO $roles$
 DECLARE
     app_role text := current_setting('memory_engine.app_role');
+    fn regprocedure;
 BEGIN
     IF app_role IS NULL OR app_role = '' THEN
         RAISE EXCEPTION 'memory_engine.app_role is not set';
     END IF;
+    IF app_role = current_user THEN
+        RAISE EXCEPTION 'the application role % must not be the owner login', app_role;
+    END IF;
     IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = app_role) THEN
-        EXECUTE format('CREATE ROLE %I NOLOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE',
-                       app_role);
+        EXECUTE format('CREATE ROLE %I LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEDB NOCREATEROLE '
+                       'NOREPLICATION', app_role);
+    ELSIF NOT (SELECT rolcanlogin FROM pg_roles WHERE rolname = app_role) THEN
+        EXECUTE format('ALTER ROLE %I LOGIN', app_role);
+    END IF;
+    IF (SELECT rolsuper OR rolbypassrls OR rolcreaterole OR rolreplication
+        FROM pg_roles WHERE rolname = app_role) THEN
+        RAISE EXCEPTION 'the application role % is a superuser or has BYPASSRLS, CREATEROLE or '
+                        'REPLICATION; use a plain LOGIN role', app_role
+            USING ERRCODE = '42501';
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.member
+               WHERE r.rolname = app_role) THEN
+        RAISE EXCEPTION 'the application role % is a member of another role (SET ROLE could '
+                        'reach it); revoke its memberships', app_role
+            USING ERRCODE = '42501';
     END IF;
     -- The owner must be able to SET ROLE to it (superusers always can). PostgreSQL 16 grants
     -- a role created by a CREATEROLE user back to its creator with ADMIN but without SET, so
@@ -57,5 +80,21 @@ BEGIN
     EXECUTE format('GRANT USAGE ON SEQUENCE events_id_seq TO %I', app_role);
     EXECUTE format('GRANT SELECT ON embedding_config TO %I', app_role);
     EXECUTE format('REVOKE ALL ON admin_audit, schema_migrations FROM %I', app_role);
+
+    -- Administrative functions: every SECURITY DEFINER function of the schema (outside an
+    -- extension) runs with the owner's rights, so only the owner may call it (PostgreSQL grants
+    -- EXECUTE on a new function to PUBLIC). redact_memory_events (0003) is one: purge and
+    -- redaction call it on the owner's connection.
+    FOR fn IN
+        SELECT p.oid::regprocedure FROM pg_proc p
+        WHERE p.prosecdef AND p.pronamespace = current_schema()::regnamespace
+          AND pg_has_role(current_user, p.proowner, 'USAGE')
+          AND NOT EXISTS (SELECT 1 FROM pg_depend d
+                          WHERE d.classid = 'pg_proc'::regclass AND d.objid = p.oid
+                            AND d.deptype = 'e')
+    LOOP
+        EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', fn);
+        EXECUTE format('REVOKE ALL ON FUNCTION %s FROM %I', fn, app_role);
+    END LOOP;
 END
 $roles$;
