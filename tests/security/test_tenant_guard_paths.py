@@ -65,7 +65,9 @@ def test_write_candidates_drop_and_alarm_a_foreign_row(
     (fact,) = engine.write_trail(Scope.of(a), str(res.write_id))["facts"]
     assert [c["memory_id"] for c in fact["candidates"]] == []  # B's row never reached the judge
     stages = [al["stage"] for al in fact["tenant_alarms"]]
-    assert "write:dense" in stages and set(stages) <= {"write:dense", "write:keyword"}
+    # the keyword leg runs once for the content and once per keyed probe (``write:keyword@xN``)
+    assert "write:dense" in stages and "write:keyword" in stages
+    assert all(st == "write:dense" or st.startswith("write:keyword") for st in stages)
     for alarm in fact["tenant_alarms"]:
         assert (alarm["kind"], alarm["dropped"], alarm["memory_ids"]) == (
             CROSS_TENANT,
