@@ -85,6 +85,15 @@ class MemoryDeletedError(MemoryEngineError):
     code = "memory_deleted"
 
 
+class MemoryAlreadyActiveError(InvalidInputError):
+    """Raised when ``restore`` names a memory that is already active.
+
+    The refused call changes nothing (no new version, no event). An ``InvalidInputError``, so
+    its ``code`` stays ``invalid_input`` for MCP and REST callers. Details: ``memory_id``,
+    ``version``.
+    """
+
+
 class EmbeddingMismatchError(MemoryEngineError):
     """Raised when the configured embedder's model name or dimension differs from the store's.
 

@@ -14,7 +14,7 @@ from typing import Any
 from memory_engine import text as textmod
 from memory_engine.deps import EngineDeps, as_uuid, check_scope
 from memory_engine.entities import memory_terms
-from memory_engine.errors import InvalidInputError, MemoryDeletedError
+from memory_engine.errors import InvalidInputError, MemoryAlreadyActiveError, MemoryDeletedError
 from memory_engine.models import (
     EventAction,
     Memory,
@@ -244,6 +244,14 @@ class EditService:
         scope = check_scope(scope)
         if status is not MemoryStatus.ACTIVE:
             self._live(scope, memory_id, _STATUS_ACTIONS[status].value)
+        else:
+            current = self._deps.store.get(as_uuid(memory_id), scope=scope)
+            if current.status is MemoryStatus.ACTIVE:
+                raise MemoryAlreadyActiveError(
+                    f"memory {current.id} is already active; nothing to restore",
+                    memory_id=str(current.id),
+                    version=current.version,
+                )
         return self._deps.store.update(
             as_uuid(memory_id),
             scope=scope,
@@ -277,7 +285,12 @@ class EditService:
         reason: str | None = None,
         actor: str = "api",
     ) -> Memory:
-        """Make an archived or deleted memory active again."""
+        """Make an archived or deleted memory active again.
+
+        Raises:
+            MemoryAlreadyActiveError: already active (nothing changes: no new version, no event).
+            MemoryNotFoundError, VersionConflictError.
+        """
         return self._set_status(
             MemoryStatus.ACTIVE, scope, memory_id, expected_version, reason, actor
         )

@@ -6,10 +6,14 @@ key). It answers over-limit requests itself with HTTP **429** and a ``Retry-Afte
 (whole seconds); the body is a JSON-RPC error whose ``data`` carries ``retry_after`` and
 ``limit``, which the SDK client surfaces as an ``MCPError`` the model can read:
 
-* **sessions**: a request that opens a session (no ``Mcp-Session-Id``) while the token already
-  holds ``sessions_per_token`` open sessions. A session counts from the response that named it
-  until the client deletes it, the server forgets it (404), or it had no request for
-  ``session_idle_s`` (the SDK's idle timeout, the same setting). ``sessions_per_token`` must be
+* **sessions**: an ``initialize`` request (a JSON-RPC message, or any message of a batch, with
+  method ``initialize``; other requests without ``Mcp-Session-Id``, such as the stateless
+  ``server/discover`` or tool calls of the SDK's default mode, open nothing and are not counted)
+  while the token already holds ``sessions_per_token`` open sessions. A session counts, for the
+  token that opened it, from the response that named it until that token's ``DELETE`` of it is
+  answered 2xx by the SDK, the SDK answers that token 404 for it (forgotten), or it had no
+  request for ``session_idle_s`` (the SDK's idle timeout, the same setting). A ``DELETE`` or 404
+  from another token, or without one, or a refused ``DELETE`` (401, 403, ...) frees nothing. ``sessions_per_token`` must be
   below the SDK's global cap ``max_sessions``, so one token can never fill the server.
 * **tool calls**: each ``tools/call`` takes a token from the key's bucket of its kind —
   ``write`` (memory_write in every mode, memory_update, memory_delete) or ``read``
@@ -121,9 +125,12 @@ class SessionTable:
             if session_id in self._sessions and self._sessions[session_id][0] == key:
                 self._sessions[session_id] = (key, self._clock())
 
-    def closed(self, session_id: str) -> None:
+    def closed(self, session_id: str, key: str) -> None:
+        """Forget ``session_id``, only when ``key`` is the key that opened it."""
         with self._lock:
-            self._sessions.pop(session_id, None)
+            entry = self._sessions.get(session_id)
+            if entry is not None and entry[0] == key:
+                del self._sessions[session_id]
 
 
 def _tool_names(body: bytes) -> list[str]:
@@ -140,6 +147,16 @@ def _tool_names(body: bytes) -> list[str]:
             name = params.get("name") if isinstance(params, dict) else None
             names.append(name if isinstance(name, str) else "")
     return names
+
+
+def _opens_session(body: bytes) -> bool:
+    """Whether a JSON-RPC body (a message or a batch) holds an ``initialize`` request."""
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return False
+    messages = data if isinstance(data, list) else [data]
+    return any(isinstance(m, dict) and m.get("method") == "initialize" for m in messages)
 
 
 def _request_id(body: bytes) -> Any:
@@ -185,8 +202,7 @@ class ClientLimits:
         session_id = _header(scope, b"mcp-session-id")
         method = scope.get("method", "GET")
         if method == "DELETE" and session_id:
-            self.sessions.closed(session_id)
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, self._watch(send, key, session_id, deleting=True))
             return
         if method != "POST":
             if session_id:
@@ -195,7 +211,7 @@ class ClientLimits:
             return
         body, more = await _read_body(receive)
         replay = _replayer(body, more, receive)
-        if session_id is None:
+        if session_id is None and (more or _opens_session(body)):
             if self.sessions.open_count(key) >= self.limits.sessions_per_token:
                 await _refuse(
                     send,
@@ -206,7 +222,7 @@ class ClientLimits:
                     "sessions_per_token",
                 )
                 return
-        else:
+        elif session_id is not None:
             self.sessions.touched(session_id, key)
         for name in _tool_names(body) if not more else []:
             kind = "write" if name in WRITE_TOOLS else "read"
@@ -224,8 +240,11 @@ class ClientLimits:
                 return
         await self.app(scope, replay, self._watch(send, key, session_id))
 
-    def _watch(self, send: Send, key: str, session_id: str | None) -> Send:
-        """``send`` that records the session a response opens (or a 404 that ends one)."""
+    def _watch(
+        self, send: Send, key: str, session_id: str | None, *, deleting: bool = False
+    ) -> Send:
+        """``send`` that records the session a response opens, or the end of ``session_id``
+        for ``key``: a 404, or a 2xx answer to its ``DELETE`` (``deleting``)."""
 
         async def watched(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -234,8 +253,10 @@ class ClientLimits:
                     for name, value in message.get("headers", ()):
                         if name.lower() == b"mcp-session-id":
                             self.sessions.opened(value.decode("latin-1"), key)
-                elif session_id is not None and status == 404:
-                    self.sessions.closed(session_id)
+                elif session_id is not None and (
+                    status == 404 or (deleting and 200 <= status < 300)
+                ):
+                    self.sessions.closed(session_id, key)
             await send(message)
 
         return watched

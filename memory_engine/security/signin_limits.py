@@ -10,10 +10,12 @@ Two limits, so that an attacker cannot turn the lockout into a permanent lock of
 * **per account** (any source): ``account_failures`` failures within ``account_window_s`` lock
   the name for ``account_lockout_s`` seconds (the ceiling: refused attempts never extend it, and
   the failures that caused it are used up, so a new lock needs as many new checked guesses);
-* **per source** (the client address): after ``source_free_failures`` failures, each further
+* **per source and name** (the client address together with the name tried): after ``source_free_failures`` failures, each further
   failure makes the source wait ``source_backoff_s`` × 2^(n-1) seconds (n = failures past the
   free ones), at most ``source_backoff_max_s``; a source quiet for ``source_forget_s`` is
-  forgotten. One address thus relocks an account ever more slowly (after a few locks, once per
+  forgotten. Keyed on the pair, so guesses at other (or made-up) names from an address shared by
+  many users (NAT, a proxy, or the unknown address of a local dashboard) never refuse a real
+  user's correct password for their own name. One address thus relocks an account ever more slowly (after a few locks, once per
   ``account_failures`` × ``source_backoff_max_s``), while other addresses wait only for the
   account's ceiling.
 
@@ -103,7 +105,7 @@ class SignInLimiter:
     def __init__(self, policy: LockoutPolicy | None = None, *, max_tracked: int = 10_000) -> None:
         self.policy = policy or LockoutPolicy()
         self._accounts: dict[str, _AccountState] = {}
-        self._sources: dict[str, _SourceState] = {}
+        self._sources: dict[tuple[str, str], _SourceState] = {}  # (source, name) -> state
         self._max = max(1, max_tracked)
         self._lock = threading.Lock()
 
@@ -124,7 +126,8 @@ class SignInLimiter:
             acct = self._accounts.get(name)
             if acct is not None and acct.locked_until > now:
                 return Verdict(refusal=Refusal.ACCOUNT_LOCKED, retry_s=acct.locked_until - now)
-            src = self._sources.get(source) if source is not None else None
+            skey = (source, name) if source is not None else None
+            src = self._sources.get(skey) if skey is not None else None
             if src is not None and src.blocked_until > now:
                 return Verdict(refusal=Refusal.SOURCE_BACKOFF, retry_s=src.blocked_until - now)
             acct = self._accounts.pop(name, None) or _AccountState()
@@ -134,15 +137,15 @@ class SignInLimiter:
             if len(acct.failures) >= p.account_failures:
                 acct.locked_until = now + p.account_lockout_s
                 acct.failures = []  # used up: the next lock needs as many new failures
-            if source is not None:
-                src = self._sources.pop(source, None) or _SourceState()
+            if skey is not None:
+                src = self._sources.pop(skey, None) or _SourceState()
                 src.failures += 1
                 src.last = now
                 past = src.failures - p.source_free_failures
                 if past > 0:
                     wait = min(p.source_backoff_s * 2 ** (past - 1), p.source_backoff_max_s)
                     src.blocked_until = now + wait
-                self._sources[source] = src
+                self._sources[skey] = src
             self._bound()
             return Verdict(reservation=Reservation(name, source, now))
 
@@ -152,7 +155,11 @@ class SignInLimiter:
         attempt (signing in to one's own account never erases guesses at others)."""
         with self._lock:
             self._accounts.pop(reservation.name, None)  # its failures and lock are forgotten
-            src = self._sources.get(reservation.source) if reservation.source else None
+            src = (
+                self._sources.get((reservation.source, reservation.name))
+                if reservation.source is not None
+                else None
+            )
             if src is not None and src.failures > 0:
                 src.failures -= 1
                 past = src.failures - self.policy.source_free_failures
@@ -163,7 +170,7 @@ class SignInLimiter:
         """Seconds until ``name`` and ``source`` may try again (0 = now), for the audit."""
         with self._lock:
             acct = self._accounts.get(name)
-            src = self._sources.get(source) if source is not None else None
+            src = self._sources.get((source, name)) if source is not None else None
             return {
                 "account_locked_s": max(0.0, acct.locked_until - now) if acct else 0.0,
                 "source_backoff_s": max(0.0, src.blocked_until - now) if src else 0.0,

@@ -105,3 +105,15 @@ def test_purge_erases_a_queued_write_that_quotes_the_memory(engine: MemoryEngine
     row = engine.write_status(scope, pending)
     assert text not in json.dumps(row, ensure_ascii=False, default=str)
     assert row["status"] == "refused"  # never runs with the erased input
+
+
+def test_restoring_an_active_memory_is_refused_and_changes_nothing(engine: MemoryEngine) -> None:
+    scope = Scope.of(new_tenant_id("res"))
+    mid = engine.write(scope, "Eli's locker is number 12 / 12号柜").memory_ids[0]
+    events = len(engine.history(scope, mid).items)
+    with pytest.raises(MemoryEngineError) as info:
+        engine.restore(scope, mid, expected_version=1, reason="again")
+    assert info.value.code == "invalid_input" and "already active" in str(info.value)
+    after = engine.get(scope, mid)
+    assert (after.version, after.status.value) == (1, "active")
+    assert len(engine.history(scope, mid).items) == events

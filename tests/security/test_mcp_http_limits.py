@@ -154,3 +154,88 @@ def test_host_validation_stays_on_for_any_bind_address(
     assert post(Host=f"127.0.0.2:{port}", Origin="http://evil.example") == 403
     assert post(Host=f"127.0.0.2:{port}") == 200
     assert post(Host=f"mcp.internal:{port}", Origin="https://agents.example.com") == 200
+
+
+_INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "1"},
+    },
+}
+_ACCEPT = {"Accept": "application/json, text/event-stream"}
+
+
+def test_a_delete_without_the_owners_token_frees_no_session_slot(
+    start_http_server: Callable[..., HttpServer],  # noqa: F811
+) -> None:
+    """A DELETE the SDK refuses (no token: 401) or that another token sends keeps the session
+    counted; only the owner's DELETE the SDK answers 2xx frees its slot."""
+    token_a, token_b = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
+    server = start_http_server(
+        tokens={token_a: {"tenant": new_tenant_id("a")}, token_b: {"tenant": new_tenant_id("b")}},
+        MEMORY_MCP_SESSIONS_PER_TOKEN="5",
+    )
+    auth_a = {**_ACCEPT, "Authorization": f"Bearer {token_a}"}
+    auth_b = {**_ACCEPT, "Authorization": f"Bearer {token_b}"}
+    with httpx2.Client(timeout=30) as http:
+        statuses: list[int] = []
+        opened: list[str] = []
+        for _ in range(30):
+            resp = http.post(server.url, json=_INITIALIZE, headers=auth_a)
+            statuses.append(resp.status_code)
+            if resp.status_code != 200:
+                continue
+            sid = resp.headers["mcp-session-id"]
+            opened.append(sid)
+            gone = http.delete(server.url, headers={**_ACCEPT, "Mcp-Session-Id": sid})
+            assert gone.status_code == 401, gone.text
+            http.delete(server.url, headers={**auth_b, "Mcp-Session-Id": sid})  # not the owner
+        assert statuses[:5] == [200] * 5, statuses
+        assert set(statuses[5:]) == {429}, statuses
+        assert len(opened) == 5
+        # the owner's own DELETE frees exactly one slot
+        closed = http.delete(server.url, headers={**auth_a, "Mcp-Session-Id": opened[0]})
+        assert 200 <= closed.status_code < 300, closed.text
+        assert http.post(server.url, json=_INITIALIZE, headers=auth_a).status_code == 200
+        assert http.post(server.url, json=_INITIALIZE, headers=auth_a).status_code == 429
+        # token B's own budget is untouched
+        assert http.post(server.url, json=_INITIALIZE, headers=auth_b).status_code == 200
+
+
+def test_requests_that_open_no_session_are_not_counted_against_the_cap(
+    start_http_server: Callable[..., HttpServer],  # noqa: F811
+) -> None:
+    """With the token at its session cap, the SDK's default (stateless) client still works and a
+    raw ``server/discover`` is answered; a batch holding an initialize is refused."""
+    token = secrets.token_urlsafe(24)
+    server = start_http_server(
+        tokens={token: {"tenant": new_tenant_id("s")}}, MEMORY_MCP_SESSIONS_PER_TOKEN="1"
+    )
+    headers = {**_ACCEPT, "Authorization": f"Bearer {token}"}
+
+    async def main() -> None:
+        async with recording_client(server.url, token, [], "legacy"):  # holds the one session
+            async with httpx2.AsyncClient(timeout=30) as http:
+                refused = await http.post(server.url, json=_INITIALIZE, headers=headers)
+                assert refused.status_code == 429, refused.text
+                batch = await http.post(server.url, json=[_INITIALIZE], headers=headers)
+                assert batch.status_code == 429, batch.text
+                discover = await http.post(
+                    server.url,
+                    json={"jsonrpc": "2.0", "id": 2, "method": "server/discover", "params": {}},
+                    headers=headers,
+                )
+                assert discover.status_code != 429, discover.text
+            seen: list[tuple[int, str | None]] = []
+            async with recording_client(server.url, token, seen) as stateless:
+                for i in range(3):
+                    structured(await stateless.call_tool("memory_write", {"content": f"事实 {i}"}))
+                got = await stateless.call_tool("memory_search", {"query": "事实"})
+                assert not got.is_error
+            assert seen and all(s != 429 for s, _ in seen), seen
+
+    anyio.run(main)

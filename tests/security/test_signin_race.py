@@ -101,3 +101,20 @@ def test_another_source_is_not_locked_forever(tmp_path: Path) -> None:
     assert {"failure", "refused", "success"} <= outcomes
     assert any(getattr(r, "locked", False) for r in records), "no lockout was audited"
     assert all(PASSWORD not in repr(r) for r in records)
+
+
+def test_guesses_at_other_names_from_a_shared_address_do_not_lock_a_real_user() -> None:
+    """16 failed guesses at made-up names from one address (a NAT or proxy shared with the real
+    user) do not refuse bob's correct password from that address; the same address guessing at
+    bob's own name is still backed off."""
+    entry = {"password_hash": hash_password(PASSWORD), "role": Role.VIEWER.value, "tenants": ["a"]}
+    accounts = Accounts({"users": {"bob": entry}})
+    for i in range(16):
+        with pytest.raises(AuthError):
+            accounts.sign_in(f"made-up-{i}", "guess", source="10.0.0.1", now=100.0 + i)
+    assert accounts.sign_in("bob", PASSWORD, source="10.0.0.1", now=117.0).name == "bob"
+    for i in range(MAX_FAILURES):
+        with pytest.raises(AuthError):
+            accounts.sign_in("bob", f"wrong-{i}", source="10.0.0.1", now=120.0 + i)
+    with pytest.raises(AuthError, match="too many failed sign-ins"):
+        accounts.sign_in("bob", PASSWORD, source="10.0.0.1", now=120.0 + MAX_FAILURES)
