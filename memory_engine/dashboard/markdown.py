@@ -7,7 +7,7 @@ backslash-escapes the characters that make links, images, autolinks, HTML, Strea
 directives (``:red[...]``), code, bold and LaTeX (KaTeX has ``\\href``): ``\\ [ ] < > ` * $``.
 Everything else (``. - _ ! :``) stays as it is, so ids and messages keep their exact text,
 except invisible formatting characters (bidi overrides and isolates, zero-width and Unicode tag
-characters), which are shown as ``\\uXXXX`` (``memory_engine.text.show_invisible``) so a value
+characters), which are shown as ``\\uXXXX`` (``memory_engine.escaping.show_invisible``) so a value
 cannot reorder or hide what is displayed around it.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from memory_engine.text import show_invisible
+from memory_engine.escaping import show_invisible
 
 __all__ = ["Md", "escape", "md"]
 

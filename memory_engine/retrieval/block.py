@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from memory_engine.escaping import escape_content, escaped_forms
 from memory_engine.models import Memory
 from memory_engine.security.injection import memory_flags
-from memory_engine.text import escape_content, escaped_forms
 
 __all__ = [
     "CLOSE",

@@ -25,8 +25,8 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from memory_engine.errors import TenantScopeError
+from memory_engine.escaping import escaped_forms
 from memory_engine.models import Event, Scope
-from memory_engine.text import escaped_forms
 
 #: What redacted content reads.
 REDACTED = "[purged]"

@@ -16,8 +16,8 @@ from typing import Any
 import pandas as pd
 
 from memory_engine.dashboard.i18n import t
+from memory_engine.escaping import show_invisible
 from memory_engine.models import Page
-from memory_engine.text import show_invisible
 
 #: Longest text shown in a table cell (the detail view shows the full text).
 CELL_CHARS = 200
@@ -53,7 +53,7 @@ def short_id(value: uuid.UUID | str) -> str:
 
 
 def clip(text: str | None, limit: int = CELL_CHARS) -> str:
-    """``text`` with its invisible formatting characters shown (``text.show_invisible``:
+    """``text`` with its invisible formatting characters shown (``escaping.show_invisible``:
     a right-to-left override reads ``\\u202e``, never reorders the cell), cut to ``limit``
     characters with an ellipsis."""
     text = show_invisible(text or "")

@@ -15,8 +15,8 @@ import pandas as pd
 
 from memory_engine.dashboard.frames.cells import clip, fmt_time, value_text
 from memory_engine.dashboard.i18n import t
+from memory_engine.escaping import show_invisible
 from memory_engine.models import Event, Memory
-from memory_engine.text import show_invisible
 
 #: Fields of an event snapshot that change on every edit and say nothing by themselves.
 NOISY_FIELDS = frozenset({"updated_at", "version", "content_hash", "embedding", "last_accessed_at"})
@@ -59,7 +59,7 @@ def memories_frame(memories: Iterable[Memory], lang: str) -> pd.DataFrame:
 
 def memory_fields_frame(memory: Memory, lang: str) -> pd.DataFrame:
     """Every field of one memory (without the vector) as rows ``(field, value)``; times in UTC;
-    invisible formatting characters shown as ``\\uXXXX`` (``text.show_invisible``)."""
+    invisible formatting characters shown as ``\\uXXXX`` (``escaping.show_invisible``)."""
     data = memory.model_dump(exclude={"embedding"})
     rows = []
     for name, value in data.items():
