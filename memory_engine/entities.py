@@ -10,7 +10,8 @@ The key of a name (:func:`entity_key`), in order:
 2. whitespace collapsed to one space and trimmed; spaces between two CJK characters removed
    (``王 工`` -> ``王工``); quotes, brackets and sentence punctuation around the name removed,
    a leading ``@``/``#`` too (``@priya`` -> ``priya``);
-3. possessives: a trailing ``'s`` / ``'`` after a letter (``ACME's`` -> ``acme``), a trailing
+3. the dot of a title before a name (``Dr. Ruiz`` -> ``dr ruiz``: dr, mr, mrs, ms, prof, st,
+   mt, jr, sr); possessives: a trailing ``'s`` / ``'`` after a letter (``ACME's`` -> ``acme``), a trailing
    ``的`` after a name of two or more characters (``ACME的`` -> ``acme``; ``目的`` stays);
 4. a leading ``the `` and company suffixes: ``Inc.``, ``Corp.``, ``Corporation``, ``Co.``,
    ``Company``, ``Ltd.``, ``Limited``, ``LLC``, ``PLC``, ``GmbH``, ``AG``, ``S.A.``, ``Pty``,
@@ -50,6 +51,7 @@ _CJK_GAP_RE = re.compile(rf"(?<=[{_CJK}]) (?=[{_CJK}])")
 _EDGE = "&\"'`“”‘’«»‹›「」『』《》〈〉【】()[]{}<>.,;:!?，。；：！？、·…~*_|/\\- "
 _POSSESSIVE_RE = re.compile(r"(?<=[^\W\d_])'s?$")
 _LEADING_THE_RE = re.compile(r"^the (?=\S)")
+_TITLE_DOT_RE = re.compile(r"(?<![^\W_])(dr|mr|ms|st|mt|jr|sr|mrs|prof)\.(?= )")
 _EN_SUFFIX_RE = re.compile(
     r"(?<=\S)[ ,]+(?:inc|incorporated|corp|corporation|co|company|ltd|limited|llc|l\.l\.c|plc"
     r"|gmbh|ag|s\.a|pty|pte)\.?$"
@@ -76,6 +78,7 @@ def _one_pass(text: str) -> str:
     if text.endswith("的") and len(text) > 2:
         text = text[:-1]
     text = _LEADING_THE_RE.sub("", text)
+    text = _TITLE_DOT_RE.sub(r"\1", text)
     text = _EN_SUFFIX_RE.sub("", text)
     for suffix in _ZH_SUFFIXES:
         if text.endswith(suffix) and len(text) > len(suffix):
@@ -157,6 +160,38 @@ def entity_terms(names: Iterable[str]) -> list[str]:
         for term in (*tokenize(ref.name), *tokenize(ref.key)):
             terms.setdefault(term, None)
     return list(terms)
+
+
+#: Shortest key of a known entity looked for in new text (shorter keys match too much).
+MIN_MENTION_KEY_CHARS = 2
+
+
+def mentioned_entities(content: str, known: Iterable[tuple[str, str]]) -> list[str]:
+    """Names of known entities that ``content`` mentions, by exact match of the normalised
+    key: a CJK key as a substring of the normalised content, any other key as whole words
+    ("acme" in "Had a call with acme", "ＡＣＭＥ sent it"; never "acme" in "acmeology").
+
+    Args:
+        content: the text of a new memory.
+        known: (key, display name) of the tenant's entities, e.g. from ``list_entities``.
+
+    Returns:
+        Display names of the mentioned entities, in ``known`` order, each once.
+    """
+    text = entity_key(content) if content else ""
+    if not text:
+        return []
+    out: list[str] = []
+    for key, name in known:
+        if len(key) < MIN_MENTION_KEY_CHARS or name in out:
+            continue
+        if re.search(rf"[{_CJK}]", key):
+            hit = key in text
+        else:
+            hit = re.search(rf"(?<![^\W_]){re.escape(key)}(?![^\W_])", text) is not None
+        if hit:
+            out.append(name)
+    return out
 
 
 def memory_terms(content: str, entities: Sequence[str] = ()) -> list[str]:

@@ -35,7 +35,9 @@ from memory_engine.llm.rules_clauses import (
     distil,
     holder_of,
     propositions,
+    restate_change,
 )
+from memory_engine.llm.rules_judge import SINGLE_VALUED
 from memory_engine.llm.rules_judge import relation as key_relation
 from memory_engine.llm.rules_patterns import (
     CHITCHAT_RE,
@@ -111,6 +113,18 @@ def is_chitchat(text: str) -> bool:
     return all(CHITCHAT_RE.fullmatch(c) or not re.search(r"\w", c) for c in clauses)
 
 
+def _subject_dropped(clause: str) -> tuple[str, Match] | None:
+    """A Chinese clause without its subject that a first-person pattern recognises when the
+    user is put back ("现在住在深圳" -> "我现在住在深圳"), with that match; else None."""
+    if not is_chinese(clause) or re.match(r"^(?:我|用户|他|她|它|你)", clause):
+        return None
+    restored = "我" + clause
+    found = rules_facts.analyse(restored)
+    if found is None or found.kind in ("statement", "instruction", "event", "state", "about"):
+        return None  # only a recognised attribute, preference or plan is put back on the user
+    return restored, found
+
+
 class RulesLLM:
     """Deterministic ``WriteLLM`` (no network, no model; tokens always 0)."""
 
@@ -176,13 +190,19 @@ class RulesLLM:
                 skips.append(SkipReason.ONE_OFF_REQUEST)
                 continue
             start = len(facts)
-            for clause in propositions(sentence):
+            restated = restate_change(sentence)
+            for clause in [restated] if restated else propositions(sentence):
                 rewritten, found_holder = holder_of(clause, holder)
                 if found_holder is not None:
                     holder = found_holder
                 elif re.match(r"^(?:我|I\b|my\b|My\b)", clause):
                     holder = None
                 found = self.analyse(rewritten)
+                if holder is None and (found is None or found.kind == "statement"):
+                    # Chinese drops a repeated subject: "我不住在上海了，现在住在深圳"
+                    dropped = _subject_dropped(rewritten)
+                    if dropped is not None:
+                        rewritten, found = dropped
                 if found is None and found_holder is not None and len(rewritten) >= 4:
                     found = rules_facts.about(rewritten)  # a fact about a third party
                 if found is None:
@@ -297,18 +317,27 @@ class RulesLLM:
 
     @staticmethod
     def _merges(prev: Fact, new: Fact) -> bool:
-        """Two clauses of one sentence that make one fact: a form of address and the one it
-        replaces ("别叫我老王，叫我王工"), or a fact and the instruction that follows from it."""
+        """Two clauses of one sentence that make one fact: a form of address or a single-valued
+        attribute and the value it replaces ("别叫我老王，叫我王工", "I left Acme, I'm now at
+        Umbrella"), or a fact and the instruction that follows from it."""
         a, b = prev.key.get("kind"), new.key.get("kind")
-        if a == b == "address":
+        if a == b and (a == "address" or a in SINGLE_VALUED):
+            # "I left Acme, I'm now at Umbrella": the denied value and the one that replaces it
             return prev.key.get("polarity") != new.key.get("polarity")
         return b == "instruction" and a not in ("instruction", None) and len(new.content) <= 30
 
     def _merge_pair(self, prev: Fact, new: Fact, clause: str, holder: Holder | None) -> Fact:
-        if prev.key.get("kind") == "address":
+        if prev.key.get("kind") == new.key.get("kind"):
             pos, neg = (new, prev) if new.key.get("polarity", 1) > 0 else (prev, new)
-            content = rules_facts.address_pair(pos, neg)
-            return pos.model_copy(update={"content": content, "key": pos.key})
+            if prev.key.get("kind") == "address":
+                content = rules_facts.address_pair(pos, neg)
+                return pos.model_copy(update={"content": content, "key": pos.key})
+            key = {**pos.key, "correction": True}
+            if not key.get("subject") and neg.key.get("subject"):
+                key["subject"] = neg.key["subject"]  # "五一不去厦门了，改去青岛": still 五一
+            joined = self._extend(neg, pos.content, None).content
+            content = joined if joined != neg.content else pos.content
+            return pos.model_copy(update={"content": content, "key": key})
         return self._extend(prev, clause, holder, tags=new.tags)
 
     @staticmethod

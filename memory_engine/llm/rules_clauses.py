@@ -86,10 +86,33 @@ _MARKER_ONLY_RE = re.compile(
 )
 
 CORRECTION_RE = re.compile(
-    r"其实|实际上|改成|改为|改到|换成|不是.{1,20}而是|计划有变|更正|纠正|说错了|"
-    r"\b(?:actually|instead|make it|changed? to|correction|I meant|rather than|not .{1,30} but)\b",
+    r"其实|实际上|改成|改为|改到|换成|不是.{1,20}而是|计划有变|更正|纠正|说错了|(?:换|改|变)了[，,]|"
+    r"\b(?:actually|instead|make it|changed? to|correction|I meant|rather than|not .{1,30} but|"
+    r"(?:has|have|is|was|got) (?:changed|updated|new))\b|\b(?:changed|updated)[,;]",
     re.I,
 )
+
+
+_CHANGED_VALUE_RE = re.compile(
+    r"^(?:我的)?(?P<zx>[\u4e00-\u9fffA-Za-z]{1,8}?)(?:也)?(?:换|改|变|更新)了[，,]\s*"
+    r"(?:现在|目前|新的)(?:的)?(?:是|为|换成了?|改成了?)(?P<zy>[^，,。!！;；\s]{1,30}?)[。.!！]?$|"
+    r"^(?:my|our) (?P<ex>[a-z][a-z ]{1,30}?) (?:has |have |got )?(?:changed|been updated|updated)"
+    r"(?:[,;:]\s*(?:it's now|it is now|now it's|the new one is|it's|it is)| to) "
+    r"(?P<ey>[^,;!?\s]{1,40}?|[^,;!?]{1,40}?)\.?$",
+    re.I,
+)
+
+
+def restate_change(sentence: str) -> str | None:
+    """A changed value said without its subject in the second clause, restated as one fact:
+    "车牌换了，现在是浙B67890" -> "我的车牌是浙B67890"; "My email changed, it's now a@b.c" ->
+    "My email is a@b.c". None when ``sentence`` is not of that form."""
+    m = _CHANGED_VALUE_RE.match(sentence.strip())
+    if not m:
+        return None
+    if m.group("zx"):
+        return f"我的{m.group('zx')}是{m.group('zy').strip()}"
+    return f"My {m.group('ex')} is {m.group('ey').strip()}"
 
 
 @dataclass(frozen=True)

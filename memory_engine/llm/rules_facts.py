@@ -22,6 +22,7 @@ from memory_engine.llm.rules_patterns import (
     match_patterns,
     normalise_subject,
 )
+from memory_engine.llm.rules_plans import trip
 from memory_engine.llm.rules_polarity import is_chinese, polarity
 from memory_engine.llm.schemas import Fact
 from memory_engine.llm.toolsummary import Conclusion
@@ -377,7 +378,7 @@ def analyse(clause: str) -> Match | None:
         clause = "我" + clause  # "帮我记一下，周六要交房租": the user's own note
     if _EN_SUBJECTLESS_RE.match(clause):
         clause = "I " + clause[:1].lower() + clause[1:]
-    found = _schedule(clause) or match_patterns(clause)
+    found = _schedule(clause) or trip(clause) or match_patterns(clause)
     if found is None and INSTRUCTION_RE.search(clause):
         found = Match(
             kind="instruction",
@@ -484,6 +485,17 @@ def address_pair(
     )
 
 
+_NAMED_THING_RE = re.compile(
+    r"(?:公司|团队|学校|项目|产品|店|餐厅|医院|品牌|小区|狗|猫|宠物|孩子|儿子|女儿)(?:的名字)?"
+    r"(?:叫做?|名叫|名字是)([\u4e00-\u9fffA-Za-z0-9·]{2,12})$"
+)
+
+
+_COUNTERPART_RE = re.compile(
+    r"(?:和|跟|与|同|给)([\u4e00-\u9fffA-Za-z0-9]{2,8}?)(?:的人|那边|方面|团队|的同事|的客户)"
+)
+
+
 def entities_of(found: Match, holder: Holder | None, clause: str) -> tuple[str, ...]:
     """Clean entity names of a fact: the third party, proper names, places and objects."""
     out: list[str] = []
@@ -498,6 +510,10 @@ def entities_of(found: Match, holder: Holder | None, clause: str) -> tuple[str, 
             name = name[len(first) :].strip()
         if name and name.lower() not in _EN_NOT_SUBJECT and name not in ("I", "I'm"):
             out.append(name)
+    named = _NAMED_THING_RE.search(clause)
+    if named:  # "我们公司叫星河科技": the name of a company, school, pet ...
+        out.append(named.group(1))
+    out.extend(m.group(1) for m in _COUNTERPART_RE.finditer(clause))  # "和华为云的人开会"
     if found.kind in ("residence", "workplace", "origin", "name", "address") and found.value:
         out.append(found.value if is_chinese(found.value) else found.value.title())
     elif (

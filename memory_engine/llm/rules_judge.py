@@ -6,7 +6,9 @@ attribute of a single-valued kind (name, address, residence, schedule of an acti
 is Y") or the object of a many-valued kind (a preference, an allergy, a possession, an event);
 ``polarity`` is +1 asserted / -1 denied. The relation:
 
-* different holders, or kinds that cannot compare -> ``unrelated``;
+* different holders, or kinds that cannot compare -> ``unrelated`` (an unrecognised
+  ``statement`` compares with a many-valued kind when their subjects match: "我有一辆车" /
+  "我已经没有车了");
 * the new fact is temporary ("this week", 最近) and the stored one lasting, of the same kind
   -> ``supplements`` (the lasting fact is kept; the temporary one carries ``valid_until``);
 * a form of address next to a name -> ``supplements`` (the name stays);
@@ -14,7 +16,10 @@ is Y") or the object of a many-valued kind (a preference, an allergy, a possessi
   same value denied -> ``contradicts``;
 * many-valued: same object -> ``duplicate`` (same polarity) or ``contradicts`` (opposite);
   one object contains the other (猫 / 猫头鹰, tea / tea ceremonies in Kyoto) -> ``supplements``
-  (both kept), unless the new fact denies a containing one; otherwise ``unrelated``.
+  (both kept), unless the new fact denies the more general one ("I eat meat" / "I don't eat
+  meat anymore" -> ``contradicts``); otherwise ``unrelated``.
+
+Subjects are compared without edge discourse words ("after all", "anymore", "now", 其实, 了).
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ SINGLE_VALUED = frozenset(
         "schedule",
         "deadline",
         "tool",
+        "plan",
     }
 )
 #: Kinds compared with each other (an instruction and a preference can be about one thing).
@@ -50,8 +56,41 @@ def _norm(value: Any) -> str:
     return re.sub(r"(?<=[\u4e00-\u9fff]) | (?=[\u4e00-\u9fff])", "", text)
 
 
+#: Discourse words around a subject that do not change what it is ("shellfish after all",
+#: "now", 其实…了): dropped before subjects are compared or keyed.
+_SUBJECT_EDGE_RE = re.compile(
+    r"^(?:(?:now|actually|really|still|just|also|currently)\s+)+|"
+    r"(?:\s+(?:after all|anymore|any more|any longer|at all|either|too|now|these days|"
+    r"actually|really|though|as well))+$|"
+    r"^(?:其实|现在|目前|已经|还是|也|都)+|(?:了|啦|呢|哦|呀|的|啊)+$"
+)
+
+#: The catch-all kind of a clause no pattern recognised: compared by subject with any kind.
+GENERIC_KIND = "statement"
+
+
+def _subject(value: Any) -> str:
+    """A subject normalised for comparison (``_norm`` without edge discourse words)."""
+    text = _norm(value)
+    previous = None
+    while previous != text:
+        previous, text = text, _SUBJECT_EDGE_RE.sub("", text).strip()
+    return text
+
+
 def _same_kind(a: Any, b: Any) -> bool:
     return a == b or any({a, b} <= group for group in _KIND_GROUPS)
+
+
+def _comparable(new: dict[str, Any], old: dict[str, Any]) -> bool:
+    """Same kind (or kind group), or one unrecognised statement about the very same subject."""
+    if _same_kind(new.get("kind"), old.get("kind")):
+        return True
+    kinds = {new.get("kind"), old.get("kind")}
+    if GENERIC_KIND not in kinds or kinds & SINGLE_VALUED:
+        return False
+    a, b = _subject(new.get("subject")), _subject(old.get("subject"))
+    return bool(a and b) and (a == b or _contains(a, b))
 
 
 def _contains(a: str, b: str) -> bool:
@@ -85,10 +124,11 @@ def key_terms(key: dict[str, Any]) -> list[str]:
     holder = _norm(key.get("holder") or "user")
     kind = str(key["kind"])
     group = next((sorted(g)[0] for g in _KIND_GROUPS if kind in g), kind)
-    subject = _norm(key.get("subject"))
+    subject = _subject(key.get("subject"))
     out = [_term(f"{holder}|{group}")]
     if subject:
-        out.insert(0, _term(f"{holder}|{group}|{subject}"))
+        # the same subject under any kind ("我有一辆车" / "我已经没有车了" read as a statement)
+        out[:0] = [_term(f"{holder}|{group}|{subject}"), _term(f"{holder}|*|{subject}")]
     if kind == "schedule":  # a changed plan may correct a routine ("每周三下午健身")
         out.append(_term(f"{holder}|habit"))
     return out
@@ -118,9 +158,9 @@ def relation(new: dict[str, Any], old: dict[str, Any] | None) -> tuple[str, str]
             if kind == "schedule" and new.get("correction"):
                 return "contradicts", "the routine moved to another time"
             return "supplements", "the routine and its time"
-    if not _same_kind(kind, old.get("kind")):
+    if not _comparable(new, old):
         return "unrelated", "different kind of fact"
-    a, b = _norm(new.get("subject")), _norm(old.get("subject"))
+    a, b = _subject(new.get("subject")), _subject(old.get("subject"))
     same_polarity = int(new.get("polarity", 1)) == int(old.get("polarity", 1))
     if kind == "event" and old.get("kind") == "event" and a == b and a:
         if _norm(new.get("content")) and _norm(new.get("content")) == _norm(old.get("content")):
@@ -153,6 +193,8 @@ def relation(new: dict[str, Any], old: dict[str, Any] | None) -> tuple[str, str]
             return "supplements", "stored state was temporary"
         return "contradicts", "opposite polarity on the same subject"
     if _contains(a, b):
+        if not same_polarity and int(new.get("polarity", 1)) < 0 and len(a) < len(b):
+            return "contradicts", "denies the whole of what was stored"
         return "supplements", "more specific or more general, both kept"
     if same_polarity and _overlap(a, b):
         return "supplements", "about the same thing, both kept"

@@ -66,7 +66,8 @@ WEEKDAY_RE = re.compile(
 )
 _ME_ZH = r"(?:我|用户)"
 _ME_EN = r"(?:I|the user|[Tt]he user)"
-_TAIL = r"(?=$|[，,。.!！;；]| and | but | because | so )"
+#: Where an English value ends; a dot inside a value ("sam@new.io", "3.5 kg") does not end it.
+_TAIL = r"(?=$|[，,。!！;；]|\.(?:\s|$)| and | but | because | so )"
 
 
 @dataclass(frozen=True)
@@ -368,6 +369,43 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
             "workplace", "workplace", value=_subj(m), importance=0.7, tags=("place", "work")
         ),
     ),
+    (  # leaving a workplace denies it: "I left Acme", "我从腾讯离职了"
+        _p(
+            rf"{_ME_EN} (?:just |recently |have |has )?(?:left|quit|resigned from|"
+            r"(?:no longer|don't|do not) work (?:at|for)) ([A-Z][\w&.-]*(?: [A-Z][\w&.-]*)*)"
+            r"(?=$|[,.!;]| and | but | last | in )",
+            0,
+        ),
+        lambda m: Match(
+            "workplace",
+            "workplace",
+            value=_subj(m),
+            importance=0.7,
+            polarity=-1,
+            tags=("place", "work"),
+        ),
+    ),
+    (
+        _p(r"(?:我|用户)(?:已经|刚|上个月|去年)?(?:从)?([^，,。.!！;；从]{1,15}?)(?:离职|辞职)"),
+        lambda m: Match(
+            "workplace",
+            "workplace",
+            value=_subj(m),
+            importance=0.7,
+            polarity=-1,
+            tags=("place", "work"),
+        ),
+    ),
+    (  # a role at a named employer: "I'm now a designer at Umbrella" names the workplace
+        _p(
+            r"(?:I'm|I am|the user is) (?:now |currently |still )?an? [a-z][\w\s-]{2,30}? "
+            r"(?:at|for) ([A-Z][\w&.'-]*(?: [A-Z][\w&.'-]*)*)(?=$|[,.!;]| and | but | since )",
+            0,
+        ),
+        lambda m: Match(
+            "workplace", "workplace", value=_subj(m), importance=0.7, tags=("place", "work")
+        ),
+    ),
     (
         _p(rf"(?:{_ME_EN} am|I'm|the user is) from ([A-Z][\w\s-]{{1,30}}?){_TAIL}", 0),
         lambda m: Match("origin", "origin", value=_subj(m), importance=0.6, tags=("place",)),
@@ -488,7 +526,9 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     ),
     # my X is Y
     (
-        _p(r"(?:我|用户)的([^，,。.!！;；是]{1,10}?)(?:是|叫|在)([^，,。.!！;；]{1,20})"),
+        _p(
+            r"(?:我|用户)的([^，,。.!！;；是]{1,10}?)(?:是|叫|在)((?:[^，,。.!！;；]|\.(?=\S)){1,20})"
+        ),
         lambda m: Match("attr", _subj(m), value=_subj(m, 2), importance=0.6, tags=("personal",)),
     ),
     (

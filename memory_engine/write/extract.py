@@ -19,7 +19,7 @@ from typing import Any
 from memory_engine import text as textmod
 from memory_engine.config import Settings
 from memory_engine.embedding.base import Embedder
-from memory_engine.entities import memory_terms
+from memory_engine.entities import memory_terms, mentioned_entities
 from memory_engine.errors import MemoryEngineError, VersionConflictError
 from memory_engine.llm.base import ExtractInput, JudgeCandidate, WriteLLM
 from memory_engine.llm.prompts import CANARY
@@ -113,6 +113,20 @@ def _memory(scope: Scope, req: WriteRequest, fact: Fact, write_id: str, span: st
         content_hash=textmod.content_hash(fact.content),
         metadata=meta,
     )
+
+
+#: Most known entities (most linked first) a write looks for in its facts.
+KNOWN_ENTITIES_SCANNED = 200
+
+
+def _known_entities(parts: PipelineParts, scope: Scope) -> list[tuple[str, str]]:
+    """(key, name) of the scope's entities, most linked first, at most
+    ``KNOWN_ENTITIES_SCANNED``; empty when the store keeps no entity index."""
+    listing = getattr(parts.store, "list_entities", None)
+    if listing is None:
+        return []
+    page = listing(scope=scope, limit=KNOWN_ENTITIES_SCANNED)
+    return [(e.key, e.name) for e in page.items]
 
 
 def _candidates(
@@ -285,6 +299,18 @@ def run_extract(
         return Outcome(write_id, False, reason, [], trail, warnings)
 
     mems = [_memory(scope, req, f, write_id, text) for f in facts]
+    known = _known_entities(parts, scope)
+    if known:  # link names the tenant already knows, however the extractor missed them
+        mems = [
+            m.model_copy(
+                update={
+                    "entities": tuple(
+                        dict.fromkeys(m.entities + tuple(mentioned_entities(m.content, known)))
+                    )
+                }
+            )
+            for m in mems
+        ]
     with parts.limit:
         vectors = parts.embedder.embed([m.content for m in mems])
     mems = [m.model_copy(update={"embedding_model": parts.embedder.model_name}) for m in mems]
