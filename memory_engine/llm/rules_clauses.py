@@ -221,7 +221,7 @@ _EN_MARKERS = re.compile(
 
 def distil(clause: str, holder: Holder | None) -> str:
     """A short third-person fact of ``clause`` (already time-resolved, first person)."""
-    from memory_engine.llm.rules_patterns import third_person
+    from memory_engine.llm.rules_person import third_person
 
     if is_chinese(clause):
         text = _ZH_MARKERS.sub("", clause.strip())

@@ -120,16 +120,22 @@ _LEAD_RE = re.compile(
 _EN_MOVE_RE = re.compile(
     r"\b(?:move|moved|change|changed|reschedule|rescheduled|push|pushed|shift|shifted|"
     r"bring|brought|postpone|postponed) (?:the |my |our |this week's |today's )?"
-    r"(?P<act>[\w\s'/:-]{1,30}?) (?:to|until|till) (?P<value>[\w\s:.-]{1,40})",
+    r"(?P<act>[\w\s'/:-]{1,30}?) (?:to|until|till) (?P<value>[\w\s:.-]{1,40})|"
+    r"^(?:the |my |our )?(?P<act2>[\w\s'-]{2,30}?) (?:has |have )?(?:been |was |got |is )?(?:slipped|"
+    r"moved|pushed(?: back)?|postponed|delayed|rescheduled|brought forward|shifted) (?:to|until|till) "
+    r"(?P<value2>[\w\s:.-]{1,40})",
     re.I,
 )
 _ZH_MOVE_RE = re.compile(
-    r"(?:把|将)?(?P<act>[\u4e00-\u9fffA-Za-z0-9]{1,12}?)(?:改成|改到|改为|换到|调整到|挪到|推迟到|提前到)"
+    r"(?:把|将)?(?P<act>[\u4e00-\u9fffA-Za-z0-9]{1,12}?)(?:从[^，,。改换调挪推提]{1,10})?"
+    r"(?:改成|改到|改为|换到|调整到|挪到|推迟到|提前到)"
     r"(?P<value>[^，,。.!！;；]{1,20})"
 )
 _CLOCK_RE = re.compile(
     r"\d{1,2}(?::\d\d|点|\s*(?:am|pm))|[一二三四五六七八九十两]+点|号|日|月|周|星期|"
-    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|noon)\b",
+    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|noon)\b|"
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}\b|"
+    r"\b\d{1,2}(?:st|nd|rd|th)\b",
     re.I,
 )
 
@@ -193,13 +199,16 @@ def _planned(clause: str) -> Match | None:
 def _moved(clause: str) -> Match | None:
     """A changed plan without a weekday: "moved the standup to 9:30", "会议推迟到3点"."""
     m = (_ZH_MOVE_RE if is_chinese(clause) else _EN_MOVE_RE).search(clause)
-    if not m or not _CLOCK_RE.search(m.group("value")):
+    groups = m.groupdict() if m else {}
+    value = groups.get("value") or groups.get("value2") or ""
+    if not m or not _CLOCK_RE.search(value):
         return None
-    act = re.sub(r"^(?:我们?的?|用户的?|以后|今后|计划有变)+", "", m.group("act"))
+    act = groups.get("act") or groups.get("act2") or ""
+    act = re.sub(r"^(?:我们?的?|用户的?|以后|今后|计划有变)+", "", act)
     return Match(
         kind="schedule",
         subject=normalise_subject(act) or "schedule",
-        value=m.group("value").strip().lower(),
+        value=value.strip().lower(),
         importance=0.7,
         tags=("schedule", "plan"),
     )
@@ -214,6 +223,8 @@ def _schedule(clause: str) -> Match | None:
     if not wd:
         return _moved(clause) or _planned(clause)
     change = CHANGE_RE.search(clause)
+    if change:  # "例会从周二改到周三": the new time is the one after the change word
+        wd = WEEKDAY_RE.search(clause, change.end()) or wd
     if not (INSTRUCTION_RE.search(clause) or change or re.search(r"以后|今后", clause)):
         return _planned(clause)
     zh = is_chinese(clause)
@@ -222,7 +233,7 @@ def _schedule(clause: str) -> Match | None:
     after = clause[tm.end() if tm else wd.end() :]
     after = re.split(r"[，,。.;；!！]", after, maxsplit=1)[0].strip()
     if change and change.start() < wd.start():
-        before = clause[: change.start()]
+        before = re.sub(r"从.*$|\s+from\b.*$", "", clause[: change.start()], flags=re.I)
         before = re.sub(r"^(?:我们?的?|用户的?|把|将|以后|今后)+|^(?:let's |please )?", "", before)
         before = re.sub(r"\b(?:the|my|our|is|are|was|has been|been)\b", " ", before, flags=re.I)
         activity = normalise_subject(before) or normalise_subject(after)
@@ -239,6 +250,15 @@ def _schedule(clause: str) -> Match | None:
     )
 
 
+#: Giving a habit up ("戒烟", "quit smoking", "stopped eating sugar"): the habit, denied.
+_QUIT_RE = re.compile(
+    r"\b(?:quit|quitting|stopped|gave up|given up) (?P<obj>[a-z]+ing"
+    r"(?: (?!last|this|next|in|on|at|since|for|ago|a|an|the|years?|months?|weeks?)[a-z]+)?)\b|"
+    r"戒(?:掉)?了?(?P<zobj>[\u4e00-\u9fff]{1,4}?)(?:了|啦)?$",
+    re.I,
+)
+
+
 def _fallback(clause: str) -> Match | None:
     """Habits, temporary states, dated events and third-party events of a clause no pattern
     matched (first person, or a named third party with an action verb)."""
@@ -252,6 +272,15 @@ def _fallback(clause: str) -> Match | None:
         and not re.search(r"[你他她它]", clause[:6])
     )
     bare = re.sub(r"^(?:我|用户|I'm|I am|I|the user is|the user|The user)\s*", "", clause)
+    quit = _QUIT_RE.search(clause) if first else None
+    if quit:  # "我戒烟了", "I quit smoking": the habit, denied
+        return Match(
+            "statement",
+            normalise_subject(quit.group("obj") or quit.group("zobj"))[:40],
+            importance=0.6,
+            tags=("personal",),
+            polarity=-1,
+        )
     if first and (_ZH_HABIT_RE.search(clause) if zh else _EN_HABIT_RE.search(clause)):
         return Match(
             "habit",

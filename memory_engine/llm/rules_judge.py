@@ -70,12 +70,17 @@ GENERIC_KIND = "statement"
 
 
 def _subject(value: Any) -> str:
-    """A subject normalised for comparison (``_norm`` without edge discourse words)."""
+    """A subject normalised for comparison: ``_norm`` without edge discourse words, English
+    words stemmed ("smoking" / "smokes" / "smoke" -> "smok")."""
     text = _norm(value)
     previous = None
     while previous != text:
         previous, text = text, _SUBJECT_EDGE_RE.sub("", text).strip()
-    return text
+    return text if re.search(r"[\u4e00-\u9fff]", text) else _STEM_RE.sub("", text)
+
+
+#: English inflections dropped from each word of a subject (a stem of 3+ letters stays).
+_STEM_RE = re.compile(r"(?<=[a-z]{3})(?:ing|ed|es|e|s)\b")
 
 
 def _same_kind(a: Any, b: Any) -> bool:

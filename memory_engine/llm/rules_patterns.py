@@ -103,98 +103,6 @@ def normalise_subject(text: str) -> str:
     return re.sub(r"\s+", " ", t).strip(" ，,。.!！")
 
 
-_EN_VERBS = {
-    "like": "likes",
-    "love": "loves",
-    "hate": "hates",
-    "prefer": "prefers",
-    "enjoy": "enjoys",
-    "dislike": "dislikes",
-    "have": "has",
-    "live": "lives",
-    "work": "works",
-    "want": "wants",
-    "need": "needs",
-    "go": "goes",
-    "eat": "eats",
-    "drink": "drinks",
-    "avoid": "avoids",
-    "usually": "usually",
-    "don't": "doesn't",
-    "do": "does",
-    "take": "takes",
-    "own": "owns",
-    "play": "plays",
-    "speak": "speaks",
-    "study": "studies",
-    "teach": "teaches",
-    "use": "uses",
-    "start": "starts",
-    "get": "gets",
-    "run": "runs",
-    "walk": "walks",
-    "cook": "cooks",
-}
-
-
-_NOT_PRESENT_VERB = re.compile(
-    r"^(?:is|was|has|had|did|does|will|would|can|could|should|must|might|may|shall|went|met|got|"
-    r"made|took|gave|saw|ran|won|lost|left|came|sent|paid|spent|wrote|built|began|flew|drove|ate|"
-    r"found|bought|sold|told|said|knew|thought|felt|kept|held|brought|caught|taught|became|"
-    r"the|a|an|and|or|but|not|to|in|on|at|of|for|with|from|by|as|too|also|"
-    r"\w+ed|\w+ly|\w+s|\w+'\w*|\w*\d\w*)$",
-    re.I,
-)
-
-
-def _third_singular(word: str) -> str:
-    """``carry`` -> ``carries``, ``teach`` -> ``teaches``; other forms as they are."""
-    if not word.isalpha() or not word.islower() or _NOT_PRESENT_VERB.match(word):
-        return word
-    if re.search(r"[^aeiou]y$", word):
-        return word[:-1] + "ies"
-    if re.search(r"(?:s|sh|ch|x|z|o)$", word):
-        return word + "es"
-    return word + "s"
-
-
-def third_person(text: str) -> str:
-    """First person -> "用户" / "the user" (verb agreement for common English verbs)."""
-    if re.search(r"[\u4e00-\u9fff]", text):
-        out = re.sub(r"(?:我们|咱们)(?=团队|公司|组|部门|项目|家|学校|班)", "用户的", text)
-        out = re.sub(r"(?:我们|咱们)(的)?", lambda m: "用户团队" + (m.group(1) or ""), out)
-        out = re.sub(r"我(?!们)", "用户", out)
-        return out.rstrip("。.")
-    subs = [
-        (r"\bI'm\b|\bI am\b", "the user is"),
-        (r"\bI've\b", "the user has"),
-        (r"\bI'd\b", "the user would"),
-        (r"\bI'll\b", "the user will"),
-        (r"\bI was\b", "the user was"),
-        (r"\bI\b", "the user"),
-        (r"\b[Mm]y\b", "the user's"),
-        (r"\b[Mm]ine\b", "the user's"),
-        (r"\b[Mm]yself\b", "the user"),
-        (r"\b[Mm]e\b", "the user"),
-    ]
-    out = text
-    for pattern, repl in subs:
-        out = re.sub(pattern, repl, out)
-
-    def agree(m: re.Match[str]) -> str:
-        word = m.group(2)
-        return m.group(1) + _EN_VERBS.get(word.lower(), _third_singular(word))
-
-    out = re.sub(
-        r"(the user (?:also |really |usually |often |never |always |no longer |still |just |"
-        r"sometimes |rarely )?)([\w']+)",
-        agree,
-        out,
-    )
-    out = out.strip().rstrip(".")
-    return out[:1].upper() + out[1:]
-
-
 Reader = Callable[[re.Match[str]], Match]
 
 
@@ -435,7 +343,8 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     ),
     (
         _p(
-            rf"{_ME_EN} (?:have|has|own|owns) (?:a|an|two|three|four|\d+) ([\w\s-]{{1,30}}?){_TAIL}"
+            rf"{_ME_EN} (?:don't |do not |doesn't |does not |no longer )?(?:have|has|own|owns) "
+            rf"(?:a|an|any|two|three|four|\d+) ([\w\s-]{{1,30}}?){_TAIL}"
         ),
         lambda m: Match("has", _subj(m), importance=0.6, tags=("personal",)),
     ),
@@ -486,12 +395,16 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     # diet and lasting conditions ("I'm vegetarian", "我吃素")
     (
         _p(
-            r"\b(?:I'm|I am|the user is) (?:a |an )?(vegetarian|vegan|pescatarian|"
+            r"\b(?:I'm|I am|the user is) (?:not |no longer )?(?:a |an )?(vegetarian|vegan|pescatarian|"
             r"lactose[- ]intolerant|gluten[- ]free|diabetic|celiac|coeliac|teetotal|"
             r"left-handed|colou?r-?blind|pregnant|halal|kosher)\b"
         ),
         lambda m: Match(
-            "diet", "diet", value=m.group(1).lower(), importance=0.8, tags=("health", "preference")
+            "diet",
+            diet_subject(m.group(1)),
+            value=m.group(1).lower(),
+            importance=0.8,
+            tags=("health", "preference"),
         ),
     ),
     (
@@ -499,7 +412,11 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
             r"(?:我|用户)(?:是)?(?:一个|一名)?(吃素|素食者?|纯素|乳糖不耐受?|糖尿病患者?|清真|左撇子|色盲|怀孕了?)"
         ),
         lambda m: Match(
-            "diet", "diet", value=m.group(1), importance=0.8, tags=("health", "preference")
+            "diet",
+            diet_subject(m.group(1)),
+            value=m.group(1),
+            importance=0.8,
+            tags=("health", "preference"),
         ),
     ),
     # our X is Y ("我们最近配置的精排模型是 bge-reranker")
@@ -521,6 +438,26 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     (
         _p(
             r"^(?:我的|用户的)?([\u4e00-\u9fff]{2,8}?)(?:改为|改成|换成|变成|更新为|更新成)\s*([^，,。;；]{1,40}?)(?:了)?$"
+        ),
+        lambda m: Match("attr", _subj(m), value=_subj(m, 2), importance=0.6, tags=("personal",)),
+    ),
+    # an age: "My son is 7", "I'm actually 34", "我女儿今年8岁"
+    (
+        _p(
+            r"(?:^|\s)(?:is|am|'m|are|turned|turns)(?: actually| now| already)? (\d{1,3})"
+            r"(?: years? old)?$"
+        ),
+        lambda m: Match("attr", "age", value=m.group(1), importance=0.6, tags=("personal",)),
+    ),
+    (
+        _p(r"(?:今年|已经|现在)?(\d{1,3}|[一二三四五六七八九十]{1,3})(?:周)?岁(?:了|半)?$"),
+        lambda m: Match("attr", "age", value=m.group(1), importance=0.6, tags=("personal",)),
+    ),
+    # my X is Y ("我生日是…" without 的 for the usual attributes)
+    (
+        _p(
+            r"(?:我|用户)(生日|名字|电话|手机号|邮箱|地址|年龄|血型|身高|体重|星座|车牌|工号|学号|微信)"
+            r"(?:是|为)((?:[^，,。.!！;；]|\.(?=\S)){1,20})"
         ),
         lambda m: Match("attr", _subj(m), value=_subj(m, 2), importance=0.6, tags=("personal",)),
     ),
@@ -555,6 +492,21 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
 
 #: Kinds whose predicate stands before the value group: a negator after it is in the object.
 _VERB_FIRST = {"preference", "has", "residence", "workplace", "origin", "occupation"}
+
+
+_DIET_CANONICAL = {
+    "吃素": "vegetarian",
+    "素食": "vegetarian",
+    "素食者": "vegetarian",
+    "纯素": "vegan",
+}
+
+
+def diet_subject(value: str) -> str:
+    """The subject of a diet or lasting condition: one per condition, the same in Chinese and
+    English for vegetarian/vegan ("我吃素" = "我是素食者" = "I'm vegetarian")."""
+    text = value.strip().lower()
+    return _DIET_CANONICAL.get(text, text.replace("-", " "))
 
 
 def match_patterns(sentence: str) -> Match | None:

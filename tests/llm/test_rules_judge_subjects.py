@@ -3,7 +3,13 @@ to a recognised kind, and on denials of a more general subject (``llm/rules_judg
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
+import pytest
+
 from memory_engine.entities import entity_key, mentioned_entities
+from memory_engine.llm.base import ExtractInput
+from memory_engine.llm.rules import RulesLLM
 from memory_engine.llm.rules_judge import key_terms, relation
 
 
@@ -60,3 +66,31 @@ def test_known_entities_are_found_by_their_key() -> None:
     assert mentioned_entities("dr ruiz moved it to 3pm", known) == ["Dr. Ruiz"]
     assert mentioned_entities("x marks the spot", known) == []  # one-letter keys never match
     assert entity_key("Dr. Ruiz") == entity_key("dr ruiz") == "dr ruiz"
+
+
+def _key_of(text: str) -> dict[str, object]:
+    extraction, _ = RulesLLM().extract(
+        ExtractInput(text=text, observed_at=datetime(2026, 3, 10, 9, tzinfo=UTC))
+    )
+    assert len(extraction.facts) == 1, (text, extraction)
+    return dict(extraction.facts[0].key)
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "expected"),
+    [
+        ("我抽烟", "我戒烟了", "contradicts"),
+        ("I smoke.", "I quit smoking last year.", "contradicts"),
+        ("I have a dog.", "I don't have a dog anymore, she passed away.", "contradicts"),
+        ("I'm vegetarian.", "I'm not vegetarian anymore.", "contradicts"),
+        ("I'm vegetarian.", "I'm diabetic.", "unrelated"),  # two conditions, both kept
+        ("我是素食者", "提醒一下，我吃素", "duplicate"),
+        ("我的生日是5月3号", "说错了，我生日是5月8号", "contradicts"),
+        ("My son is 7.", "Sorry, my son is actually 8.", "contradicts"),
+        ("每周二上午有例会", "例会从周二改到周三了", "contradicts"),
+        ("The launch is on June 1.", "The launch slipped to June 15.", "contradicts"),
+        ("I don't like horror movies.", "I really don't like horror movies.", "duplicate"),
+    ],
+)
+def test_updates_in_other_words(first: str, second: str, expected: str) -> None:
+    assert relation(_key_of(second), _key_of(first))[0] == expected
