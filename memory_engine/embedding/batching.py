@@ -100,15 +100,18 @@ class MicroBatchingEmbedder:
             self._queue.append(mine)
             while not mine.done and self._busy:
                 self._cond.wait()
-            if not mine.done:
-                self._busy = True
-        try:
-            while not mine.done:
-                self._run_one_batch()
-        finally:
-            with self._cond:
-                self._busy = False
-                self._cond.notify_all()
+            if mine.done:  # a leader embedded it while this thread waited
+                leader = False
+            else:
+                self._busy = leader = True
+        if leader:
+            try:
+                while not mine.done:
+                    self._run_one_batch()
+            finally:
+                with self._cond:
+                    self._busy = False
+                    self._cond.notify_all()
         if mine.error is not None:
             raise mine.error
         assert mine.vectors is not None

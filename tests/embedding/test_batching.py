@@ -123,3 +123,29 @@ def test_lone_caller_and_empty_input() -> None:
     assert len(vectors) == 2 and batcher.calls == 1
     with pytest.raises(ValueError):
         MicroBatchingEmbedder(MiniLMEmbedder(), max_texts=0)
+
+
+def test_many_threads_at_once_each_get_their_own_vectors() -> None:
+    inner = MiniLMEmbedder()
+    batcher = MicroBatchingEmbedder(inner, max_texts=5)
+    expected = np.asarray(inner.embed(TEXTS))
+    errors: list[BaseException] = []
+    start = threading.Barrier(12)
+
+    def worker(k: int) -> None:
+        start.wait()
+        for round_ in range(6):
+            i = (k + round_) % len(TEXTS)
+            try:
+                (got,) = batcher.embed([TEXTS[i]])
+                assert float(np.asarray(got) @ expected[i]) >= 0.9999
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert errors == []
+    assert batcher.merged == 12 * 6 and batcher.calls < 12 * 6  # some calls were merged
