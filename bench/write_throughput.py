@@ -16,6 +16,13 @@ fresh tenant:
 
 Prints one JSON object: per mode the inputs, memories stored, seconds and memories/s (and
 inputs/s).
+
+``--bulk ROWS TENANTS`` (PostgreSQL) measures a bulk load instead: ROWS synthetic memories
+(bench/latency.py's texts and hashing embedder) spread over TENANTS tenants of a fresh store,
+``--bulk-mode per-tenant`` = one ``PostgresStore.bulk_insert`` per tenant, each into a store
+already holding the tenants before it; ``one-load`` = one ``PostgresStore.bulk_load`` of every
+tenant (one transaction; the HNSW index is rebuilt once). Prints rows, seconds, rows/s and
+how many calls rebuilt the index.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from latency import HashEmbedder  # noqa: E402
+from latency import VOCAB, HashEmbedder  # noqa: E402
 
 from memory_engine import MemoryEngine, Scope, Settings, WriteRequest  # noqa: E402
 
@@ -86,12 +93,100 @@ def run(engine: MemoryEngine, mode: str, texts: list[str]) -> dict[str, Any]:
     }
 
 
+def bulk(base: Path, rows: int, tenants: int, mode: str) -> dict[str, Any]:
+    """Bulk-load ``rows`` memories into ``tenants`` tenants of a fresh PostgreSQL store."""
+    import logging
+
+    import numpy as np
+
+    from memory_engine import text
+    from memory_engine.models import Memory
+    from memory_engine.stores.base import NewMemory
+    from memory_engine.stores.postgres.store import PostgresStore
+
+    settings = Settings(_env_file=None, data_dir=base / "pg", trace_retention=0)  # type: ignore[call-arg]
+    store = PostgresStore(settings)
+    emb = HashEmbedder()
+    store.ensure_embedding(emb.model_name, emb.dim)
+    rng = np.random.default_rng(7)
+    per_tenant = rows // tenants
+    rebuilt: list[str] = []
+
+    class Counter(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "rebuilt" in record.getMessage():
+                rebuilt.append(record.getMessage())
+
+    log = logging.getLogger("memory_engine.stores.postgres.store")
+    log.setLevel(logging.INFO)
+    log.addHandler(Counter())
+
+    vocab = np.asarray(VOCAB)
+
+    def make_text() -> str:  # bench/latency.py's texts, ~50x faster to draw
+        return "note about " + " ".join(vocab[rng.integers(0, len(vocab), rng.integers(8, 16))])
+
+    def items(tenant: str) -> Any:
+        for start in range(0, per_tenant, 500):
+            texts = [make_text() for _ in range(min(500, per_tenant - start))]
+            for tx, v in zip(texts, emb.embed(texts), strict=True):
+                memory = Memory(
+                    tenant_id=tenant,
+                    content=tx,
+                    content_hash=text.content_hash(tx),
+                    embedding_model=emb.model_name,
+                )
+                yield NewMemory(memory=memory, embedding=tuple(v), terms=tuple(text.tokenize(tx)))
+
+    names = [f"bulk-t{i}" for i in range(tenants)]
+    t0 = time.perf_counter()
+    try:
+        if mode == "per-tenant":
+            created = sum(
+                o.status == "created"
+                for t in names
+                for o in store.bulk_insert(items(t), scope=Scope.of(t), actor="bench")
+            )
+        else:
+            created = sum(
+                o.status == "created"
+                for batch in store.bulk_load(
+                    ((Scope.of(t), items(t)) for t in names), actor="bench"
+                )
+                for o in batch
+            )
+        seconds = time.perf_counter() - t0
+    finally:
+        store.close()
+    return {
+        "mode": mode,
+        "rows": rows,
+        "tenants": tenants,
+        "created": created,
+        "seconds": round(seconds, 1),
+        "rows_per_s": round(created / seconds, 1),
+        "index_rebuilds": len(rebuilt),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--store", choices=("postgres", "qdrant"), default="postgres")
     parser.add_argument("--n", type=int, default=300)
+    parser.add_argument("--bulk", nargs=2, type=int, metavar=("ROWS", "TENANTS"))
+    parser.add_argument("--bulk-mode", choices=("per-tenant", "one-load"), default="one-load")
     args = parser.parse_args()
     base = Path(tempfile.mkdtemp(prefix="write-bench-"))
+    if args.bulk:
+        from memory_engine.stores.postgres.embedded import stop_embedded_server
+
+        try:
+            result = bulk(base, args.bulk[0], args.bulk[1], args.bulk_mode)
+        finally:
+            stop_embedded_server(base / "pg")
+            shutil.rmtree(base, ignore_errors=True)
+        print(json.dumps(result, indent=2))
+        return
     values: dict[str, Any] = {
         "data_dir": base / "pg",
         "write_queue_path": base / "journal.sqlite3",

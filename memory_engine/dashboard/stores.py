@@ -56,10 +56,12 @@ def pick_store(raw: Any, saved: Any, choices: list[str], default: str) -> str:
 
 @st.cache_resource(show_spinner=False)
 def _shared_embedder() -> Any:
-    """One embedder for both engines (loaded once) when both stores are configured."""
+    """One embedder for every engine of the process (loaded once), micro-batched: searches
+    of concurrent sessions share forward passes (``embedding.batching``)."""
     from memory_engine.embedding import build_embedder
+    from memory_engine.embedding.batching import MicroBatchingEmbedder
 
-    return build_embedder(Settings())
+    return MicroBatchingEmbedder(build_embedder(Settings()))
 
 
 @st.cache_resource(show_spinner=False)
@@ -72,7 +74,7 @@ def engine_for(store: str) -> MemoryEngine:
     """
     settings = server_settings(Settings())  # a long-running process of ours: gc.freeze on
     if store == settings.storage.backend and len(configured_stores(settings)) == 1:
-        return MemoryEngine(settings)
+        return MemoryEngine(settings, embedder=_shared_embedder())
     if store not in configured_stores(settings):
         from memory_engine.errors import ConfigError
 

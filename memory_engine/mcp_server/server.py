@@ -39,6 +39,8 @@ from mcp.shared.exceptions import MCPError
 from starlette.types import ASGIApp
 
 from memory_engine.config import Settings
+from memory_engine.embedding import build_embedder
+from memory_engine.embedding.batching import MicroBatchingEmbedder, limit_blas_threads
 from memory_engine.engine import MemoryEngine
 from memory_engine.errors import ConfigError, InvalidInputError, MemoryEngineError
 from memory_engine.mcp_server.binding import (
@@ -193,7 +195,14 @@ def build_server(
 
 
 def _engine_factory(settings: Settings) -> Callable[[], MemoryEngine]:
-    return lambda: MemoryEngine(server_settings(settings))  # gc.freeze on unless set
+    """The server's engine: gc.freeze on unless set, and the embedder wrapped in a
+    ``MicroBatchingEmbedder`` so concurrent tool calls share forward passes."""
+
+    def build() -> MemoryEngine:
+        served = server_settings(settings)
+        return MemoryEngine(served, embedder=MicroBatchingEmbedder(build_embedder(served)))
+
+    return build
 
 
 def run_stdio(settings: Settings, *, binding: Binding | None = None) -> None:
@@ -305,6 +314,7 @@ def run_http(settings: Settings, *, host: str, port: int, binding: Binding | Non
         app, log_level=settings.log_level.lower(), access_log=False, log_config=None
     )
     server = uvicorn.Server(config)
+    limit_blas_threads(1)  # concurrent tool calls use the cores, not one forward pass
     holder.warm_up()
     print(f"listening on http://{host}:{actual_port}/mcp", file=sys.stderr, flush=True)
     try:

@@ -184,7 +184,10 @@ def test_failed_embedding_group_leaves_nothing_half_written(
             eng.write(s, "this one cannot be embedded")
         assert type(info.value).__name__ == "EmbeddingError"
         openai_stub.reset()
-        openai_stub.fail_next(4, status=500)  # the embedder's retries all fail for group 1
+        # The 20 texts are first embedded in one call (one window), then, as that call fails,
+        # group by group (8 texts each): 4 failures fail the window call's retries, 4 more
+        # those of group 1; groups 2 and 3 embed and are stored.
+        openai_stub.fail_next(8, status=500)
         results = eng.write_many(s, [WriteRequest(text=f"grouped fact {i}") for i in range(20)])
         failed = [r.index for r in results if not r.ok]
         assert failed == list(range(8))

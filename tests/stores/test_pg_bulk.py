@@ -229,3 +229,39 @@ def test_write_batch_uses_the_bulk_path_for_large_batches(
     assert progress and progress[-1] == 12  # the empty text failed before embedding
     ids = {r.outcomes[0].memory_id for r in results[4:11]}
     assert {c.memory.id for c in store.keyword_search(["fact"], scope=scope, k=20)} == ids
+
+
+def test_bulk_load_of_several_tenants_is_one_transaction(pg_store: PostgresStore) -> None:
+    rng = np.random.default_rng(33)
+    a, b = new_tenant_id(), new_tenant_id()
+    pg_store.insert([_item(b, "old fact of b", rng)], scope=Scope.of(b), actor="t")
+    batch_a = [_item(a, "shared text", rng), _item(a, "only in a", rng), _item(a, "only in a", rng)]
+    batch_b = [_item(b, "shared text", rng), _item(b, "old fact of b", rng)]
+    out = pg_store.bulk_load(
+        [(Scope.of(a), iter(batch_a)), (Scope.of(b), iter([])), (Scope.of(b), iter(batch_b))],
+        actor="importer",
+        rebuild_index=True,
+    )
+    assert [[o.status for o in batch] for batch in out] == [
+        ["created", "created", "duplicate"],
+        [],
+        ["created", "duplicate"],  # the same text in another tenant is not a duplicate
+    ]
+    assert pg_store.count(scope=Scope.of(a)) == 2 and pg_store.count(scope=Scope.of(b)) == 2
+    created_a = {e.memory_id for e in pg_store.events(scope=Scope.of(a)).items}
+    assert created_a == {batch_a[0].memory.id, batch_a[1].memory.id}
+    hits = pg_store.keyword_search(["shared"], scope=Scope.of(b), k=5)
+    assert [c.memory.id for c in hits] == [batch_b[0].memory.id]  # tenant b sees only its own
+    assert _hnsw_index(pg_store) is not None  # rebuilt in the same transaction
+
+    # A bad item in the second tenant's batch: nothing of either batch is written.
+    c, d = new_tenant_id(), new_tenant_id()
+    bad = _item(d, "wrong tenant", rng).model_copy(
+        update={"memory": _item(c, "wrong tenant", rng).memory}
+    )
+    with pytest.raises(TenantScopeError):
+        pg_store.bulk_load(
+            [(Scope.of(c), iter([_item(c, "fine", rng)])), (Scope.of(d), iter([bad]))],
+            actor="importer",
+        )
+    assert pg_store.count(scope=Scope.of(c)) == 0 and pg_store.count(scope=Scope.of(d)) == 0

@@ -108,17 +108,60 @@ class PgBulkWriter:
             StoreError: the table lock was not granted within ``LOCK_TIMEOUT``, or the rebuild
                 failed; nothing is written and the index is unchanged.
         """
-        it = iter(items)
-        first = next(it, None)
-        if first is None:
-            return []
-        model, dim = self._conn.model_dim(first)
+        return self.bulk_load(
+            [(scope, items)],
+            actor=actor,
+            reason=reason,
+            request_id=request_id,
+            rebuild_index=rebuild_index,
+        )[0]
+
+    def bulk_load(
+        self,
+        batches: Iterable[tuple[Scope, Iterable[NewMemory]]],
+        *,
+        actor: str,
+        reason: str | None = None,
+        request_id: str | None = None,
+        rebuild_index: bool | None = None,
+    ) -> list[list[InsertOutcome]]:
+        """``bulk_insert`` of several tenants' batches in ONE transaction: the bulk path for
+        a store that already holds other tenants, or that loads many tenants at once.
+
+        Every batch is staged first (streamed; any iterables, each consumed once), so the
+        rebuild decision (:func:`should_rebuild`) sees the whole load: 100 batches of 1,000
+        rows into a table that grows to 100k rows rebuild the HNSW index once instead of
+        inserting most rows through it one by one. Each batch is then deduped and inserted
+        exactly as by ``bulk_insert``, under its tenant's write lock (all taken first, in
+        tenant-id order) and the row-level security of its own tenant.
+
+        Returns:
+            The outcomes of each batch, in batch order (each in item order).
+
+        Raises:
+            As ``bulk_insert``; nothing of any batch is written.
+        """
         with self._conn.owner_session() as conn:
             with conn.transaction():
                 cur = conn.cursor()
-                cur.execute("SELECT set_config('app.tenant_id', %s, true)", [scope.tenant_id])
-                n = _stage(cur, itertools.chain([first], it), scope, model, dim)
-                lock_tenant(cur, scope.tenant_id)
+                _create_staged(cur)
+                staged: list[tuple[Scope, int]] = []  # (scope, rows staged)
+                n = 0
+                for scope, items in batches:
+                    it = iter(items)
+                    first = next(it, None)
+                    rows = 0
+                    if first is not None:
+                        model, dim = self._conn.model_dim(first)
+                        chained = itertools.chain([first], it)
+                        rows = _copy_staged(cur, chained, scope, model, dim, n)
+                    staged.append((scope, rows))
+                    n += rows
+                if n == 0:
+                    return [[] for _ in staged]
+                cur.execute(sql.SQL("ANALYZE {}").format(sql.Identifier(_STAGED)))
+                for tenant in sorted({s.tenant_id for s, rows in staged if rows}):
+                    lock_tenant(cur, tenant)
                 indexdef = _hnsw_definition(cur)
                 rebuild = indexdef is not None and (
                     rebuild_index
@@ -132,7 +175,16 @@ class PgBulkWriter:
                         sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(LOCK_TIMEOUT)),
                         sql.SQL("DROP INDEX {}").format(sql.Identifier(HNSW_INDEX)),
                     )
-                outcomes, created = _insert_staged(cur, scope, actor, reason, request_id)
+                results: list[list[InsertOutcome]] = []
+                created = 0
+                for scope, rows in staged:
+                    if not rows:
+                        results.append([])
+                        continue
+                    cur.execute("SELECT set_config('app.tenant_id', %s, true)", [scope.tenant_id])
+                    outcomes, made = _insert_staged(cur, scope, actor, reason, request_id)
+                    results.append(outcomes)
+                    created += made
                 if rebuild and indexdef is not None:
                     _as_owner(
                         cur,
@@ -143,20 +195,20 @@ class PgBulkWriter:
                         sql.SQL(indexdef),
                     )
             logger.info(
-                "bulk insert: %d items, %d created, HNSW index %s",
+                "bulk insert: %d items in %d batches, %d created, HNSW index %s",
                 n,
+                len(staged),
                 created,
                 "rebuilt" if rebuild else "kept",
             )
             if created >= VACUUM_MIN_ROWS:
                 _vacuum(conn)
-        return outcomes
+        return results
 
 
-def _stage(
-    cur: psycopg.Cursor[Any], items: Iterable[NewMemory], scope: Scope, model: str, dim: int
-) -> int:
-    """COPY validated items into the temp table ``bulk_staged``; returns how many."""
+def _create_staged(cur: psycopg.Cursor[Any]) -> None:
+    """The temp table ``bulk_staged`` (dropped at commit): the memory columns, the item's
+    position ``ord`` (across batches), its ``create`` event snapshot and its duplicate."""
     cur.execute(
         sql.SQL(
             "CREATE TEMP TABLE {staged} ON COMMIT DROP AS "
@@ -164,13 +216,25 @@ def _stage(
             "FROM memories WITH NO DATA"
         ).format(staged=sql.Identifier(_STAGED), cols=columns(COPY_COLUMNS))
     )
+
+
+def _copy_staged(
+    cur: psycopg.Cursor[Any],
+    items: Iterable[NewMemory],
+    scope: Scope,
+    model: str,
+    dim: int,
+    first_ord: int,
+) -> int:
+    """COPY the validated items of ``scope`` into ``bulk_staged`` from position
+    ``first_ord`` on; returns how many."""
     count = 0
 
     def rows() -> Iterator[tuple[Any, ...]]:
         nonlocal count
         for item in items:
             row = prepare_row(item, scope, model, dim)
-            yield (count, *row.values, Jsonb(row.memory.public_dict()))
+            yield (first_ord + count, *row.values, Jsonb(row.memory.public_dict()))
             count += 1
 
     copy_rows(
@@ -180,7 +244,6 @@ def _stage(
         ("int4", *COPY_TYPES, "jsonb"),
         rows(),
     )
-    cur.execute(sql.SQL("ANALYZE {}").format(sql.Identifier(_STAGED)))  # temp: no autovacuum
     return count
 
 
@@ -197,7 +260,7 @@ def _insert_staged(
     cur.execute(
         """
         UPDATE bulk_staged s SET dup_of = m.id FROM memories m
-        WHERE s.status = 'active' AND s.content_hash <> ''
+        WHERE s.tenant_id = %(t)s AND s.status = 'active' AND s.content_hash <> ''
           AND m.tenant_id = %(t)s AND m.status = 'active' AND m.content_hash <> ''
           AND coalesce(m.user_id, '') = coalesce(s.user_id, '')
           AND m.content_hash = s.content_hash
@@ -211,17 +274,20 @@ def _insert_staged(
         FROM (SELECT ord, first_value(id) OVER (
                          PARTITION BY coalesce(user_id, ''), content_hash ORDER BY ord) AS first_id
               FROM bulk_staged
-              WHERE status = 'active' AND content_hash <> '' AND dup_of IS NULL) f
+              WHERE tenant_id = %(t)s AND status = 'active' AND content_hash <> ''
+                AND dup_of IS NULL) f
         WHERE s.ord = f.ord AND f.first_id <> s.id
-        """
+        """,
+        t,
     )
     cols = columns(COPY_COLUMNS)
     try:
         cur.execute(
             sql.SQL(
                 "INSERT INTO memories ({cols}) SELECT {cols} FROM bulk_staged "
-                "WHERE dup_of IS NULL ORDER BY ord"
-            ).format(cols=cols)
+                "WHERE tenant_id = %(t)s AND dup_of IS NULL ORDER BY ord"
+            ).format(cols=cols),
+            t,
         )
     except psycopg.errors.UniqueViolation as exc:
         raise InvalidInputError(unique_violation_message(exc)) from exc
@@ -238,8 +304,9 @@ def _insert_staged(
                 metadata=meta or {},
             )
             for mid, names, meta in cur.execute(
-                "SELECT id, entities, metadata FROM bulk_staged "
-                "WHERE dup_of IS NULL AND cardinality(entities) > 0 ORDER BY ord"
+                "SELECT id, entities, metadata FROM bulk_staged WHERE tenant_id = %(t)s "
+                "AND dup_of IS NULL AND cardinality(entities) > 0 ORDER BY ord",
+                t,
             ).fetchall()
         ),
     )
@@ -249,15 +316,17 @@ def _insert_staged(
                             after, reason, request_id, details)
         SELECT tenant_id, user_id, agent_id, session_id, id, 'create', %(actor)s, event_after,
                %(reason)s, %(request_id)s, '{}'::jsonb
-        FROM bulk_staged WHERE dup_of IS NULL ORDER BY ord
+        FROM bulk_staged WHERE tenant_id = %(t)s AND dup_of IS NULL ORDER BY ord
         """,
-        {"actor": actor, "reason": reason, "request_id": request_id},
+        {"actor": actor, "reason": reason, "request_id": request_id, **t},
     )
     outcomes = [
         InsertOutcome(memory_id=mid, status="created")
         if dup is None
         else InsertOutcome(memory_id=mid, status="duplicate", existing_id=dup)
-        for mid, dup in cur.execute("SELECT id, dup_of FROM bulk_staged ORDER BY ord")
+        for mid, dup in cur.execute(
+            "SELECT id, dup_of FROM bulk_staged WHERE tenant_id = %(t)s ORDER BY ord", t
+        )
     ]
     return outcomes, created
 

@@ -254,6 +254,20 @@ class PostgresStore:
             rebuild_index=rebuild_index,
         )
 
+    def bulk_load(
+        self,
+        batches: Iterable[tuple[Scope, Iterable[NewMemory]]],
+        *,
+        actor: str,
+        reason: str | None = None,
+        request_id: str | None = None,
+        rebuild_index: bool | None = None,
+    ) -> builtins.list[builtins.list[InsertOutcome]]:
+        """See :meth:`PgBulkWriter.bulk_load` (several tenants' bulk imports, one transaction)."""
+        return self._bulk.bulk_load(
+            batches, actor=actor, reason=reason, request_id=request_id, rebuild_index=rebuild_index
+        )
+
     # ------------------------------------------------------------------ AuditLog
 
     def append_event(self, event: Event, *, scope: Scope) -> None:
