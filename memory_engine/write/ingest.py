@@ -3,8 +3,8 @@
 * ``openai``: a JSON list (or JSONL) of chat messages ``{"role", "content", "name"?,
   "timestamp"|"created_at"?, "session_id"?}``, or an object ``{"session_id"|"id"?, "messages":
   [...]}``; ``content`` may be a list of ``{"type": "text", "text"}`` parts. Session: the
-  message's ``session_id``, else the object's ``session_id``/``id``, else the caller's default
-  (``memory-engine ingest --session``), else one derived from the file name
+  message's ``session_id``, else the caller's (``memory-engine ingest --session``), else the
+  object's ``session_id``/``id``, else one derived from the file name
   (``session_from_name``); turn index: 0, 1, ... per session, in file order, counting the
   turns kept (system and tool messages are not turns).
 * ``locomo``: the LoCoMo JSON (a list of samples with ``sample_id`` and ``conversation``); one

@@ -168,3 +168,30 @@ def test_extracted_facts_carry_their_turn(engine: MemoryEngine, tenant: str) -> 
     assert all(TURN_KEY not in c.memory.metadata for c in res.memories)
     assert res.memories[0].memory.memory_type in (MemoryType.SEMANTIC, MemoryType.EPISODIC)
     assert "rotation" in res.memories[0].memory.content
+
+
+def test_locomo_rows_stored_before_explicit_turns_keep_their_smoothing(
+    engine: MemoryEngine, tenant: str
+) -> None:
+    """Rows the LoCoMo importer wrote before ``metadata["turn"]`` (session ``<conv>-s<n>``,
+    ``metadata["session"] = n``, ``source_ref = "D<n>:<i>"``) are still turns."""
+    s = Scope.of(tenant)
+    for i, (speaker, text) in enumerate(
+        (
+            ("Ana", "Which city did you move to last spring?"),
+            ("Ben", "Porto, and I love it there."),
+            ("Ana", "I adopted a cat called Miso."),
+        ),
+        start=1,
+    ):
+        engine.write(
+            Scope.of(tenant, session_id="conv-1-s2"),
+            f'{speaker} said, "{text}"',
+            source=MemorySource.CONVERSATION,
+            source_ref=f"D2:{i}",
+            metadata={"session": 2, "speaker": speaker},
+        )
+    res = _search(engine, s, "which city did Ben move to last spring")
+    answer = next(c for c in res.memories if c.memory.source_ref == "D2:2")
+    assert TURN_KEY not in answer.memory.metadata
+    assert answer.scores["session"] > answer.scores["fused"]
