@@ -77,6 +77,60 @@ class EventAction(enum.StrEnum):
     TENANT_ALARM = "tenant_alarm"  # a search met another tenant's rows (stores.guard)
 
 
+#: Reserved ``Memory.metadata`` key: the memory's turn index (int, 0..``MAX_TURN_INDEX``) in
+#: the conversation session named by ``Memory.session_id``. Together they are a memory's
+#: *explicit conversation structure*, the only structure session smoothing uses
+#: (``retrieval.session``); set by the importers that know it (LoCoMo, OpenAI chat), by
+#: ``write(..., turn=)``, MCP ``memory_write`` and ``observe(..., turn=)``, and copied onto
+#: the facts extracted from a turn. Never derived from ``source_ref`` or tags.
+TURN_KEY = "turn"
+#: Largest turn index accepted.
+MAX_TURN_INDEX = 1_000_000_000
+
+
+def explicit_turn(metadata: dict[str, Any]) -> int | None:
+    """The turn index stored under ``TURN_KEY``, or None when absent or not a valid index."""
+    turn = metadata.get(TURN_KEY)
+    if isinstance(turn, int) and not isinstance(turn, bool) and 0 <= turn <= MAX_TURN_INDEX:
+        return turn
+    return None
+
+
+def check_turn_metadata(metadata: dict[str, Any]) -> None:
+    """Refuse a ``TURN_KEY`` entry that is not an int in 0..``MAX_TURN_INDEX``.
+
+    Raises:
+        InvalidInputError: the value is a string, float, bool, negative or too large.
+    """
+    if TURN_KEY in metadata and explicit_turn(metadata) is None:
+        raise InvalidInputError(
+            f"the turn index (metadata[{TURN_KEY!r}]) must be an integer 0..{MAX_TURN_INDEX}, "
+            f"got {metadata[TURN_KEY]!r}",
+            field=f"metadata.{TURN_KEY}",
+        )
+
+
+def with_turn(
+    metadata: dict[str, Any], turn: int | None, *, session_id: str | None
+) -> dict[str, Any]:
+    """``metadata`` with ``TURN_KEY`` set to ``turn`` (a copy; ``metadata`` itself when
+    ``turn`` is None).
+
+    Raises:
+        InvalidInputError: ``turn`` is not an int in 0..``MAX_TURN_INDEX``, or it is given
+            without a ``session_id`` (a turn index means nothing outside its session).
+    """
+    if turn is None:
+        return metadata
+    if not session_id:
+        raise InvalidInputError(
+            "a turn index needs a session id (give session_id with turn)", field="turn"
+        )
+    out = {**metadata, TURN_KEY: turn}
+    check_turn_metadata(out)
+    return out
+
+
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 

@@ -41,6 +41,13 @@ def ingest(
             help="LoCoMo: one tenant per sample_id (tenant = sample_id, prefixed with --tenant if given)."
         ),
     ] = False,
+    session: Annotated[
+        str | None,
+        typer.Option(
+            help="OpenAI chat: session id of messages that name none (default: the file's "
+            "session_id/id, else its file name)."
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
     mode: Annotated[
         str,
@@ -57,6 +64,10 @@ def ingest(
             raise InvalidInputError(
                 "--tenant is required (or --tenant-per-conversation for LoCoMo)"
             )
+        if session is not None and fmt is not Fmt.openai:
+            raise InvalidInputError("--session applies to --format openai only", session=session)
+        if session is not None:
+            Scope.of(str(tenant), session_id=session)  # the id's shape, checked before reading
         batches: dict[str, list[Turn]]
         if fmt is Fmt.locomo:
             convs = read_locomo(file, conversation)
@@ -67,7 +78,7 @@ def ingest(
             else:
                 batches = {str(tenant): [t for turns in convs.values() for t in turns]}
         elif fmt is Fmt.openai:
-            batches = {str(tenant): read_openai(file)}
+            batches = {str(tenant): read_openai(file, session)}
         else:
             batches = {str(tenant): read_text(file)}
         # a document is an import (untrusted: injection quarantined); chats are conversations

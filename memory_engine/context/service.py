@@ -31,7 +31,14 @@ from memory_engine.context.working import WorkingMemory, WorkingView, message_to
 from memory_engine.context.working_store import Role
 from memory_engine.deps import EngineDeps, check_scope
 from memory_engine.errors import ContentTooLargeError, InvalidInputError
-from memory_engine.models import Candidate, MemorySource, MemoryType, Scope, SearchResult
+from memory_engine.models import (
+    Candidate,
+    MemorySource,
+    MemoryType,
+    Scope,
+    SearchResult,
+    with_turn,
+)
 from memory_engine.retrieval.block import render_block
 from memory_engine.text import clean_text
 from memory_engine.write.raw import WriteResult
@@ -397,16 +404,21 @@ class ContextService:
         importance: float = 0.5,
         observed_at: datetime | None = None,
         metadata: dict[str, Any] | None = None,
+        turn: int | None = None,
     ) -> WriteResult:
         """Remember what the agent saw or concluded after acting, through the write path.
 
         Tool results are stored with source ``tool_output``, conclusions with ``conversation``;
-        both as episodic memories narrowed to ``session_id`` when given. Calls and results of
+        both as episodic memories narrowed to ``session_id`` when given. ``turn`` (with a
+        session id, here or in the scope) is the observation's turn index in that session,
+        stored as ``metadata["turn"]``: only then does session smoothing treat it as a turn
+        (a tool's own ids and references never are). Calls and results of
         the memory tools are refused (never stored), as is content longer than
         ``MEMORY_OBSERVE_MAX_CHARS`` (a log dump must be reduced by the caller first).
 
         Raises:
-            InvalidInputError (memory tool call, bad kind), ContentTooLargeError,
+            InvalidInputError (memory tool call, bad kind, a turn without a session),
+            ContentTooLargeError,
             EmptyContentError, EmbeddingMismatchError, StoreError.
         """
         scope = check_scope(scope)
@@ -431,6 +443,7 @@ class ContextService:
                 session_id=session_id,
             )
         meta = {"observed": kind, **({"tool": tool_name} if tool_name else {}), **(metadata or {})}
+        meta = with_turn(meta, turn, session_id=scope.session_id)
         return self._write(
             scope,
             content,

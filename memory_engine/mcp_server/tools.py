@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from memory_engine.engine import MemoryEngine
 from memory_engine.mcp_server import outputs
 from memory_engine.mcp_server.binding import Binding
-from memory_engine.models import Memory, MemorySource, MemoryType
+from memory_engine.models import MAX_TURN_INDEX, Memory, MemorySource, MemoryType
 from memory_engine.write.tool_calls import refuse_memory_tool_call
 
 #: Largest ``k`` a model may ask memory_search for.
@@ -83,6 +83,13 @@ class WriteArgs(_Args):
         None, description="When the fact was observed (ISO 8601 with time zone); default now."
     )
     session_id: SessionId | None = None
+    turn: int | None = Field(
+        None,
+        ge=0,
+        le=MAX_TURN_INDEX,
+        description="Optional position of this message in the conversation session_id "
+        "(0, 1, 2, ...; requires session_id): lets recall bring up the neighbouring turns.",
+    )
     mode: Literal["raw", "extract"] = Field(
         "raw",
         description="raw = store content as given (default); extract = pass what the user "
@@ -189,6 +196,7 @@ def _write(engine: MemoryEngine, binding: Binding, a: WriteArgs) -> tuple[dict[s
         actor=binding.actor,
         reason="memory_write",
         mode=a.mode,
+        turn=a.turn,
     )
     stored = [
         {"memory_id": str(o.existing_id or o.memory_id), "status": o.status}

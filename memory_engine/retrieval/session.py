@@ -1,4 +1,4 @@
-"""Session-neighbour smoothing for episodic memories (conversation turns).
+"""Session-neighbour smoothing of conversation turns (explicit session id and turn index).
 
 A question about a conversation often names one turn while the evidence is the turn before or
 after it (the answer to a question, the follow-up to a statement). So a turn's score borrows
@@ -11,10 +11,14 @@ from its neighbours in the same session. With ``n(d)`` = the best of
   mediocre turns does not inflate itself;
 * ``sum``: ``session(d) = fused(d) + weight * (sum of those neighbour scores)``;
 
-over the fused pool only (a neighbour not recalled by any leg adds nothing). Only episodic
-memories with a session id and a turn index take part. The turn index is
-``metadata["turn"]`` when it is an int, else the trailing integer of ``source_ref``
-(LoCoMo's ``D3:12`` -> 12, ingest stores ``dia_id`` there and ``session_id=<conv>-s<n>``).
+over the fused pool only (a neighbour not recalled by any leg adds nothing). Only memories with
+an *explicit* conversation structure take part: a ``session_id`` and a turn index in
+``metadata["turn"]`` (``models.TURN_KEY``, an int), of any memory type (facts extracted from a
+turn carry its session and index). The turn is never parsed from ``source_ref``, tags or
+content: ``JIRA-101``, ``p3`` or ``section 4.2`` are references, not turns. One legacy shape is
+read too: rows the LoCoMo importer stored before it wrote ``metadata["turn"]`` (``metadata
+["session"] == n``, ``session_id`` ending in ``-s<n>`` and ``source_ref`` exactly ``D<n>:<i>``
+-> turn ``i``): all three marks of that importer together, never a free-form reference.
 Output: ``scores["session"]`` and ``ranks["session"]``; order by ``session`` descending.
 """
 
@@ -25,23 +29,32 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Literal
 
-from memory_engine.models import Candidate, Memory, MemoryType
+from memory_engine.models import Candidate, Memory, explicit_turn
 
 __all__ = ["smooth_sessions", "turn_index"]
 
-_TRAILING_INT = re.compile(r"(\d+)\s*$")
+
+def _legacy_locomo_turn(memory: Memory) -> int | None:
+    """Turn ``i`` of a row the LoCoMo importer wrote before explicit turns (module docstring)."""
+    n = memory.metadata.get("session")
+    if not isinstance(n, int) or isinstance(n, bool) or not memory.source_ref:
+        return None
+    if not (memory.session_id or "").endswith(f"-s{n}"):
+        return None
+    m = re.fullmatch(rf"D{n}:(\d{{1,9}})", memory.source_ref)
+    return int(m.group(1)) if m else None
 
 
 def turn_index(memory: Memory) -> int | None:
-    """Position of the memory's turn in its session, or None when unknown."""
-    turn = memory.metadata.get("turn")
-    if isinstance(turn, int) and not isinstance(turn, bool):
-        return turn
-    if memory.source_ref:
-        m = _TRAILING_INT.search(memory.source_ref)
-        if m:
-            return int(m.group(1))
-    return None
+    """Position of the memory's turn in its session (explicit structure only), else None.
+
+    Returns None for a memory without a session id, and for one whose only number is in a
+    free-form reference (``source_ref="JIRA-101"``).
+    """
+    if not memory.session_id:
+        return None
+    turn = explicit_turn(memory.metadata)
+    return turn if turn is not None else _legacy_locomo_turn(memory)
 
 
 def smooth_sessions(
@@ -77,7 +90,7 @@ def smooth_sessions(
     keys: list[tuple[str, int] | None] = []
     for c, s in zip(candidates, base, strict=True):
         m = c.memory
-        idx = turn_index(m) if m.memory_type == MemoryType.EPISODIC and m.session_id else None
+        idx = turn_index(m)
         if idx is None or m.session_id is None:
             keys.append(None)
             continue

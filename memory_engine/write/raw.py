@@ -32,6 +32,7 @@ from memory_engine.models import (
     MemoryStatus,
     MemoryType,
     Scope,
+    check_turn_metadata,
     ensure_utc,
 )
 from memory_engine.security.policy import (
@@ -134,11 +135,13 @@ def raw_extractor(settings: Settings) -> Extractor:
 
 
 def check_metadata(metadata: dict[str, Any], *, max_bytes: int = 16_384) -> None:
-    """Refuse metadata that is not a JSON object of at most ``max_bytes`` (UTF-8).
+    """Refuse metadata that is not a JSON object of at most ``max_bytes`` (UTF-8), or whose
+    reserved turn index (``models.TURN_KEY``) is not an int in 0..``MAX_TURN_INDEX``.
 
     Raises:
-        InvalidInputError: not JSON-serialisable, or too large.
+        InvalidInputError: not JSON-serialisable, too large, or a malformed turn index.
     """
+    check_turn_metadata(metadata)
     try:
         encoded = json.dumps(metadata, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as exc:

@@ -23,7 +23,7 @@ from typing import Any, Literal
 from memory_engine.deps import EngineDeps, check_scope
 from memory_engine.errors import InvalidInputError, MemoryEngineError, error_from_dict
 from memory_engine.llm.usage import UsageMeter, metering
-from memory_engine.models import MemorySource, MemoryType, Page, Scope
+from memory_engine.models import TURN_KEY, MemorySource, MemoryType, Page, Scope, with_turn
 from memory_engine.stores.base import InsertOutcome
 from memory_engine.text import clean_text
 from memory_engine.write.consolidate import ConsolidationReport, consolidate
@@ -61,6 +61,16 @@ def _result(index: int, outcome: Outcome) -> WriteResult:
         actions=outcome.action_dicts(),
         warnings=outcome.warnings,
     )
+
+
+def _turn_metadata(turn: Turn) -> dict[str, Any]:
+    """The metadata of a turn's memory: the turn's own, its speaker and its turn index."""
+    meta = dict(turn.metadata)
+    if turn.speaker:
+        meta = {"speaker": turn.speaker, **meta}
+    if turn.turn_index is not None:
+        meta[TURN_KEY] = turn.turn_index
+    return meta
 
 
 class WriteService:
@@ -122,10 +132,15 @@ class WriteService:
         mode: Literal["raw", "extract"] | None = None,
         wait: bool = True,
         entities: Sequence[str] = (),
+        turn: int | None = None,
     ) -> WriteResult:
         """Remember ``text``. Raises the typed error of a bad input.
 
         Args:
+            turn: the text's turn index (0..``MAX_TURN_INDEX``) in the conversation session
+                ``scope.session_id`` (required with it), stored as ``metadata["turn"]``: the
+                explicit conversation structure session smoothing uses (facts extracted from
+                the text carry it too).
             entities: names of the entities the text is about ("ACME", "Priya", "用户的儿子");
                 each stored memory is linked to them (one entity per normalised name, see
                 ``memory_engine.entities``); extract mode adds the extracted facts' own.
@@ -147,6 +162,7 @@ class WriteService:
             text, max_chars=self._deps.settings.write.max_input_chars
         )  # raises the typed error
         mode = mode or self._deps.settings.write.mode
+        metadata = with_turn(metadata or {}, turn, session_id=scope.session_id)
         req = WriteRequest(
             text=text,
             source=source,
@@ -156,7 +172,7 @@ class WriteService:
             importance=importance,
             tags=tuple(tags),
             entities=tuple(entities),
-            metadata=metadata or {},
+            metadata=metadata,
         )
         if mode == "extract" or not wait:
             self.rate_limit(check_scope(scope))
@@ -204,7 +220,10 @@ class WriteService:
         progress: Callable[[int], None] | None = None,
         mode: Literal["raw", "extract"] = "raw",
     ) -> list[WriteResult]:
-        """Store each turn as one episodic memory (speaker, time and turn id kept).
+        """Store each turn as one episodic memory (speaker, time and turn id kept; a turn's
+        ``session_id`` and ``turn_index`` become the memory's ``session_id`` and
+        ``metadata["turn"]``, its explicit conversation structure, used by session smoothing;
+        extracted facts carry their turn's).
 
         ``mode="extract"`` runs each turn through the extract pipeline instead (assistant and
         system turns skipped), see ``ingest_extract``.
@@ -217,9 +236,7 @@ class WriteService:
                 session_id=turn.session_id,
                 observed_at=turn.observed_at,
                 memory_type=MemoryType.EPISODIC,
-                metadata={"speaker": turn.speaker, **turn.metadata}
-                if turn.speaker
-                else dict(turn.metadata),
+                metadata=_turn_metadata(turn),
             )
             for turn in conversation
         ]

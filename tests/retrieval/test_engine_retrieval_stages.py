@@ -119,9 +119,22 @@ def test_session_smoothing_lifts_the_answer_turn(engine: MemoryEngine, tenant: s
             text="Which city did you move to last spring?",
             turn_id="D1:1",
             session_id="c-s1",
+            turn_index=1,
         ),
-        Turn(speaker="Ben", text="Porto, and I love it there.", turn_id="D1:2", session_id="c-s1"),
-        Turn(speaker="Ana", text="I adopted a cat called Miso.", turn_id="D1:3", session_id="c-s1"),
+        Turn(
+            speaker="Ben",
+            text="Porto, and I love it there.",
+            turn_id="D1:2",
+            session_id="c-s1",
+            turn_index=2,
+        ),
+        Turn(
+            speaker="Ana",
+            text="I adopted a cat called Miso.",
+            turn_id="D1:3",
+            session_id="c-s1",
+            turn_index=3,
+        ),
     ]
     turns += [
         Turn(
@@ -129,6 +142,7 @@ def test_session_smoothing_lifts_the_answer_turn(engine: MemoryEngine, tenant: s
             text=f"Filler remark number {i} about the weather.",
             turn_id=f"D2:{i}",
             session_id="c-s2",
+            turn_index=i,
         )
         for i in range(1, 8)
     ]

@@ -68,21 +68,41 @@ def test_normalised_fusion_weights_and_missing_members() -> None:
         fuse(legs, method="zscore", weights={"dense": -1})
 
 
-def test_turn_index_from_metadata_or_source_ref() -> None:
-    assert turn_index(_mem("x", metadata={"turn": 4})) == 4
-    assert turn_index(_mem("x", source_ref="D3:12")) == 12
-    assert turn_index(_mem("x")) is None
+def test_turn_index_is_explicit_structure_only() -> None:
+    """A turn index is ``metadata["turn"]`` of a memory with a session id; digits in a
+    free-form reference are never a turn (issue: ``JIRA-102`` was lifted by ``JIRA-101``)."""
+    assert turn_index(_mem("x", session_id="s", metadata={"turn": 4})) == 4
+    assert turn_index(_mem("x", session_id="s", metadata={"turn": 0})) == 0
+    assert turn_index(_mem("x", metadata={"turn": 4})) is None  # no session: no turn
+    for ref in ("JIRA-101", "D3:12", "p3", "section 4.2", "build-41"):
+        assert turn_index(_mem("x", session_id="s", source_ref=ref)) is None, ref
+    for bad in (True, "4", 4.0, -1):
+        assert turn_index(_mem("x", session_id="s", metadata={"turn": bad})) is None, bad
+    # rows of the LoCoMo importer from before explicit turns: all three of its marks
+    legacy = {"session_id": "conv-26-s3", "source_ref": "D3:12", "metadata": {"session": 3}}
+    assert turn_index(_mem("x", **legacy)) == 12
+    assert turn_index(_mem("x", **{**legacy, "source_ref": "D4:12"})) is None
+    assert turn_index(_mem("x", **{**legacy, "session_id": "standup"})) is None
+    assert turn_index(_mem("x", **{**legacy, "metadata": {}})) is None
+    assert turn_index(_mem("x", **{**legacy, "metadata": {"session": 3, "turn": 7}})) == 7
+
+
+def _turn(content: str, session: str, turn: int | None, **kw: object) -> Memory:
+    meta = {"turn": turn} if turn is not None else {}
+    return _mem(content, session_id=session, metadata=meta, **kw)
 
 
 def test_session_smoothing_lifts_neighbours_of_a_strong_turn() -> None:
-    q = _mem("question", session_id="s1", source_ref="D1:4")
-    ans = _mem("answer", session_id="s1", source_ref="D1:5")
-    far = _mem("far away", session_id="s1", source_ref="D1:9")
-    other = _mem("other session", session_id="s2", source_ref="D2:5")
-    sem = _mem("a fact", session_id="s1", source_ref="D1:3", memory_type=MemoryType.SEMANTIC)
+    q = _turn("question", "s1", 4)
+    ans = _turn("answer", "s1", 5)
+    far = _turn("far away", "s1", 9)
+    other = _turn("other session", "s2", 5)
+    # any memory type with an explicit turn takes part (a fact extracted from turn 3)
+    fact = _turn("a fact", "s1", 3, memory_type=MemoryType.SEMANTIC)
+    ref = _mem("a ticket", session_id="s1", source_ref="JIRA-5")  # a reference, no turn
     pool = [
         Candidate(memory=m, scores={"fused": s})
-        for m, s in ((q, 1.0), (other, 0.35), (far, 0.34), (ans, 0.3), (sem, 0.2))
+        for m, s in ((q, 1.0), (other, 0.35), (far, 0.34), (ans, 0.3), (fact, 0.2), (ref, 0.1))
     ]
     out = smooth_sessions(pool, weight=0.5, window=1)
     order = [c.memory.id for c in out]
@@ -92,14 +112,30 @@ def test_session_smoothing_lifts_neighbours_of_a_strong_turn() -> None:
     assert by_id[q.id].scores["session"] == pytest.approx(1.0)  # never pulled down
     summed = {c.memory.id: c for c in smooth_sessions(pool, weight=0.5, mode="sum")}
     assert summed[ans.id].scores["session"] == pytest.approx(0.8)
-    assert summed[q.id].scores["session"] == pytest.approx(1.15)
+    assert summed[q.id].scores["session"] == pytest.approx(1.25)  # 1.0 + 0.5 * (0.3 + 0.2)
     assert by_id[far.id].scores["session"] == pytest.approx(0.34)  # no neighbour in the pool
-    assert by_id[sem.id].scores["session"] == pytest.approx(0.2)  # only episodic turns
-    assert [c.ranks["session"] for c in out] == [1, 2, 3, 4, 5]
+    assert by_id[fact.id].scores["session"] == pytest.approx(0.6)  # 0.2 + 0.5 * (1.0 - 0.2)
+    assert by_id[ref.id].scores["session"] == pytest.approx(0.1)  # never a turn
+    assert [c.ranks["session"] for c in out] == [1, 2, 3, 4, 5, 6]
     same = smooth_sessions(pool, weight=0.0)
     assert [c.memory.id for c in same] == [c.memory.id for c in pool]
     with pytest.raises(ValueError):
         smooth_sessions(pool, weight=0.5, window=0)
+
+
+def test_numbered_references_in_one_session_lift_nothing() -> None:
+    """Tickets, document sections and tool runs written in one session, numbered in
+    ``source_ref``: the strongest one lifts none of its "neighbours"."""
+    refs = ["JIRA-101", "JIRA-102", "JIRA-103", "doc-1.2", "doc-1.3", "run-41", "run-42"]
+    pool = [
+        Candidate(memory=_mem(f"m{i}", session_id="standup", source_ref=r), scores={"fused": s})
+        for i, (r, s) in enumerate(zip(refs, (1.0, 0.1, 0.1, 0.9, 0.1, 0.8, 0.1), strict=True))
+    ]
+    out = smooth_sessions(pool, weight=1.0, window=2)
+    assert all(c.scores["session"] == c.scores["fused"] for c in out)
+    assert [c.memory.id for c in out] == [
+        c.memory.id for c in sorted(pool, key=lambda c: -c.scores["fused"])
+    ]
 
 
 def test_type_weights_follow_the_documented_table() -> None:
