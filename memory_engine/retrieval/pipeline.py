@@ -30,10 +30,16 @@ from memory_engine.retrieval.block import flag_line, format_line, memory_flags, 
 from memory_engine.retrieval.diversity import DROP_DUPLICATE, dedupe, mmr_order
 from memory_engine.retrieval.expansion import MAX_EXPANSIONS, Expander, composite_query
 from memory_engine.retrieval.legs import run_legs
-from memory_engine.retrieval.normfusion import fuse
+from memory_engine.retrieval.normfusion import fuse, leg_score_key
 from memory_engine.retrieval.rerank import Reranker, apply_rerank
 from memory_engine.retrieval.session import smooth_sessions
-from memory_engine.retrieval.thresholds import min_cosine_for
+from memory_engine.retrieval.thresholds import (
+    DROP_RELEVANCE,
+    keyword_coverage,
+    match_cosine_for,
+    min_cosine_for,
+    relevance_drops,
+)
 from memory_engine.retrieval.weighting import WeightFn, apply_weights
 from memory_engine.stores.base import SearchIndex
 
@@ -42,12 +48,14 @@ log = logging.getLogger(__name__)
 DROP_MIN_SCORE = "below_min_score"
 DROP_MIN_COSINE = "below_min_cosine"
 DROP_TOP_K = "below_top_k"
+WARN_NO_MATCH = "no memory matched the query well enough (relevance floor); the block is empty"
 DROP_BUDGET = "over_token_budget"
 __all__ = [
     "DROP_BUDGET",
     "DROP_DUPLICATE",
     "DROP_MIN_COSINE",
     "DROP_MIN_SCORE",
+    "DROP_RELEVANCE",
     "DROP_TOP_K",
     "Leg",
     "SearchOptions",
@@ -248,6 +256,8 @@ def run_search(
             dropped.append(_summarise(c, DROP_MIN_COSINE))
         else:
             passing.append(c)
+    if options.relevance_floor:
+        passing = _relevance_floor(passing, terms, model, options, dropped, warnings)
     stages.append("threshold")
     kept, dups = dedupe(passing, near_duplicate=options.near_duplicate, limit=options.k * 4)
     dropped += [_summarise(c, reason) for c, reason in dups]
@@ -306,6 +316,46 @@ def run_search(
         searched_queries=queries,
     )
     return SearchResult(memories=returned, block=block, trace=trace)
+
+
+def _relevance_floor(
+    candidates: list[Candidate],
+    terms: Sequence[str],
+    model: str | None,
+    options: SearchOptions,
+    dropped: list[TraceCandidate],
+    warnings: list[str],
+) -> list[Candidate]:
+    """The relevance floor (``thresholds.relevance_drops``): adds ``scores["coverage"]`` to
+    keyword-leg candidates, moves the candidates below the floor to ``dropped`` and warns
+    when nothing matched the query (the block is then empty)."""
+    scored = [
+        Candidate(
+            memory=c.memory,
+            scores={
+                **c.scores,
+                "coverage": round(keyword_coverage(terms, textmod.tokenize(c.memory.content)), 4),
+            },
+            ranks=c.ranks,
+            flags=c.flags,
+        )
+        if any(name.startswith("keyword") for name in c.ranks)
+        else c
+        for c in candidates
+    ]
+    noise = min_cosine_for(model, options.min_cosine, calibrated=True)
+    verdict = relevance_drops(
+        scored,
+        dense_floors={"dense": (match_cosine_for(model, options.match_cosine), noise)},
+        match_coverage=options.match_coverage,
+        score_key=leg_score_key,
+    )
+    if scored and not verdict.matched:
+        warnings.append(WARN_NO_MATCH)
+    dropped.extend(
+        _summarise(c, verdict.dropped[i]) for i, c in enumerate(scored) if i in verdict.dropped
+    )
+    return [c for i, c in enumerate(scored) if i not in verdict.dropped]
 
 
 def delta_rank(candidate: TraceCandidate) -> int | None:
