@@ -12,14 +12,15 @@ write the candidates they were read from):
 * **relevance floor** (:func:`relevance_drops`, on by default: ``retrieval.relevance_floor``):
   the memory block holds memories only when at least one leg *matches* the query: a dense leg
   whose cosine reaches its model's match cosine (:data:`CALIBRATED_MATCH_COSINE`, or
-  ``retrieval.match_cosine``), or the keyword leg for a memory holding at least
+  ``retrieval.match_cosine``; lower for long queries, see :func:`match_cosine_for`), or the keyword leg for a memory holding at least
   ``retrieval.match_coverage`` of the query's distinct keyword terms. When nothing matches,
   every candidate is dropped with ``below_relevance_floor`` (the block is empty, the trace
   keeps them and says why); when something matches, candidates with neither a keyword hit
   nor a cosine above the noise floor are dropped the same way. Each match cosine is the
   value at which the no-answer set of the development splits (one tenant's memories against
-  the other tenants' queries) gets at most ~0.5 memories per query while keeping ~97% of the
-  gold evidence the ranking had (numbers in the README's *Retrieval* section).
+  the other tenants' queries) gets about 0.5 memories per query while keeping ~97% of the
+  gold evidence the ranking had (numbers in the README's *Retrieval* section). Only the
+  best :data:`MATCH_WINDOW` candidates are checked for a match.
 
 Unknown models have neither floor (-1.0 / no match cosine): set ``MEMORY_MIN_COSINE`` and
 ``MEMORY_MATCH_COSINE`` for them; without a match cosine a dense leg vouches for every
@@ -28,18 +29,25 @@ candidate, so the relevance floor then only acts through the keyword leg's candi
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import NamedTuple
 
+from memory_engine import text as textmod
 from memory_engine.models import Candidate
 
 __all__ = [
     "CALIBRATED_MATCH_COSINE",
     "CALIBRATED_MIN_COSINE",
     "DROP_RELEVANCE",
+    "MATCH_COSINE_PER_DOUBLING",
+    "MATCH_WINDOW",
+    "SHORT_QUERY_TERMS",
     "FloorVerdict",
     "keyword_coverage",
     "match_cosine_for",
+    "memory_terms",
     "min_cosine_for",
     "relevance_drops",
 ]
@@ -54,11 +62,22 @@ CALIBRATED_MIN_COSINE: dict[str, float] = {
 }
 
 CALIBRATED_MATCH_COSINE: dict[str, float] = {
-    # LoCoMo dev, 997 questions / 1,000 no-answer queries: the best candidate's cosine is
-    # >= 0.54 for 93% of the questions and 5% of the no-answer queries.
-    "all-MiniLM-L6-v2": 0.54,
+    # LoCoMo dev (997 questions, 1,000 no-answer queries) and MADial-en user 1: the gate at
+    # 0.53 keeps ~97% of the gold evidence the ranking had on both and leaves ~0.5 memories
+    # per LoCoMo no-answer query.
+    "all-MiniLM-L6-v2": 0.53,
     "universal-sentence-encoder-multilingual-3": 0.5,
 }
+
+#: Query length (distinct keyword terms) up to which the match cosine applies unchanged.
+SHORT_QUERY_TERMS = 8
+#: A long query's cosine to a short memory is lower (mean pooling over more tokens): the
+#: match cosine falls by this much per doubling of the query's terms beyond
+#: ``SHORT_QUERY_TERMS`` (calibrated on MADial-en user 1: joined dialogues of ~45 terms).
+MATCH_COSINE_PER_DOUBLING = 0.05
+#: The best this many candidates are checked for a match (the default ``k``), whatever the
+#: search's ``k``: a query matches or not independently of how many memories it asks for.
+MATCH_WINDOW = 10
 
 
 def min_cosine_for(model_name: str | None, configured: float, *, calibrated: bool) -> float:
@@ -69,14 +88,27 @@ def min_cosine_for(model_name: str | None, configured: float, *, calibrated: boo
     return max(configured, CALIBRATED_MIN_COSINE.get(model_name, -1.0))
 
 
-def match_cosine_for(model_name: str | None, configured: float | None) -> float | None:
-    """Cosine at which a dense leg of ``model_name`` matches the query: ``configured`` when
-    set, else the calibrated value; None for an unknown model without a configured value."""
-    if configured is not None:
-        return configured
-    if model_name is None:
+def match_cosine_for(
+    model_name: str | None, configured: float | None, *, query_terms: int = 1
+) -> float | None:
+    """Cosine at which a dense leg of ``model_name`` matches a query of ``query_terms``
+    distinct keyword terms: ``configured`` when set, else the calibrated value, lowered by
+    :data:`MATCH_COSINE_PER_DOUBLING` per doubling beyond :data:`SHORT_QUERY_TERMS`; None
+    for an unknown model without a configured value."""
+    base = configured
+    if base is None and model_name is not None:
+        base = CALIBRATED_MATCH_COSINE.get(model_name)
+    if base is None:
         return None
-    return CALIBRATED_MATCH_COSINE.get(model_name)
+    excess = math.log2(max(query_terms, 1) / SHORT_QUERY_TERMS)
+    return base - MATCH_COSINE_PER_DOUBLING * max(0.0, excess)
+
+
+@functools.lru_cache(maxsize=8192)
+def memory_terms(content: str) -> frozenset[str]:
+    """Distinct keyword terms of a memory's content (``text.tokenize``), cached per content
+    (the same memories come back search after search)."""
+    return frozenset(textmod.tokenize(content))
 
 
 def keyword_coverage(query_terms: Collection[str], memory_terms: Collection[str]) -> float:
@@ -113,8 +145,8 @@ def relevance_drops(
     """Apply the relevance floor to ranked candidates (nothing is removed here).
 
     Args:
-        candidates: the weighted candidates; each keyword-leg candidate carries
-            ``scores["coverage"]``.
+        candidates: the weighted candidates, best first; the keyword-leg ones among the
+            first :data:`MATCH_WINDOW` carry ``scores["coverage"]``.
         dense_floors: dense leg name (``dense``, ``dense_ml``; expansions ``dense@x1`` use
             their base leg's) -> (match cosine or None = the leg matches every candidate it
             returned, noise floor).
@@ -127,7 +159,8 @@ def relevance_drops(
     best: dict[str, float] = {}
     strong: list[bool] = []
     weak: list[bool] = []
-    for c in candidates:
+    for pos, c in enumerate(candidates):
+        in_window = pos < MATCH_WINDOW
         is_strong = False
         is_weak = False
         for leg in c.ranks:
@@ -136,7 +169,7 @@ def relevance_drops(
                 cov = c.scores.get("coverage", 0.0)
                 best["coverage"] = max(best.get("coverage", 0.0), cov)
                 is_weak = True
-                is_strong = is_strong or cov >= match_coverage
+                is_strong = is_strong or (in_window and cov >= match_coverage)
             elif base in dense_floors:
                 key = score_key(base)
                 value = c.scores.get(key)
@@ -145,7 +178,7 @@ def relevance_drops(
                 best[key] = max(best.get(key, -1.0), value)
                 match, noise = dense_floors[base]
                 is_weak = is_weak or value >= noise
-                is_strong = is_strong or match is None or value >= match
+                is_strong = is_strong or (in_window and (match is None or value >= match))
         strong.append(is_strong)
         weak.append(is_weak or is_strong)
     matched = any(strong)

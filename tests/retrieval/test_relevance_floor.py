@@ -128,6 +128,16 @@ def test_match_cosine_is_per_model_or_configured() -> None:
         assert match_cosine_for(model, None) == value
     assert match_cosine_for("all-MiniLM-L6-v2", 0.7) == 0.7
     assert match_cosine_for("some-other-model", None) is None
+    # A long query (a joined dialogue) has lower cosines to every memory: 0.05 per doubling.
+    assert match_cosine_for("m", 0.5, query_terms=8) == 0.5
+    assert match_cosine_for("m", 0.5, query_terms=32) == pytest.approx(0.4)
+
+
+def test_only_the_best_candidates_can_match() -> None:
+    filler = [_cand(f"f{i}", {"cosine": 0.2}, {"dense": i}) for i in range(1, 11)]
+    late = _cand("late", {"cosine": 0.9}, {"dense": 11})
+    assert _drops([*filler, late]) == (set(range(11)), False)
+    assert _drops([late, *filler]) == (set(), True)
 
 
 def test_keyword_coverage_is_a_share_of_distinct_query_terms() -> None:
