@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memory_engine import text as textmod
@@ -259,7 +259,7 @@ def run_search(
         else:
             passing.append(c)
     if options.relevance_floor:
-        passing = _relevance_floor(passing, terms, model, options, dropped, warnings)
+        passing = _relevance_floor(passing, terms, {"dense": model}, options, dropped, warnings)
     stages.append("threshold")
     kept, dups = dedupe(passing, near_duplicate=options.near_duplicate, limit=options.k * 4)
     dropped += [_summarise(c, reason) for c, reason in dups]
@@ -323,7 +323,7 @@ def run_search(
 def _relevance_floor(
     candidates: list[Candidate],
     terms: Sequence[str],
-    model: str | None,
+    models: Mapping[str, str | None],
     options: SearchOptions,
     dropped: list[TraceCandidate],
     warnings: list[str],
@@ -332,7 +332,8 @@ def _relevance_floor(
     the keyword-leg candidates among the best ``max(k, MATCH_WINDOW)`` (tokenizing a memory costs
     ~0.1-0.25 ms, so deeper ones are not scored: a memory holding most query terms ranks
     high), moves the candidates below the floor to ``dropped`` and warns when nothing matched
-    the query (the block is then empty)."""
+    the query (the block is then empty). ``models``: dense leg name -> its embedder's model
+    name (each dense leg gets its own model's match cosine and noise floor)."""
     scored: list[Candidate] = []
     for pos, c in enumerate(candidates):
         if pos < max(options.k, MATCH_WINDOW) and any(
@@ -346,11 +347,14 @@ def _relevance_floor(
                 flags=c.flags,
             )
         scored.append(c)
-    noise = min_cosine_for(model, options.min_cosine, calibrated=True)
     verdict = relevance_drops(
         scored,
         dense_floors={
-            "dense": (match_cosine_for(model, options.match_cosine, query_terms=len(terms)), noise)
+            leg: (
+                match_cosine_for(name, options.match_cosine, query_terms=len(terms)),
+                min_cosine_for(name, options.min_cosine, calibrated=True),
+            )
+            for leg, name in models.items()
         },
         match_coverage=options.match_coverage,
         score_key=leg_score_key,
