@@ -6,6 +6,14 @@
   process and printed as one JSON line each;
 * ``prefill_queries``: embeds all queries in batches first (query embedding is then not part
   of the reported search latency: the lead measures latency with bench/latency.py);
+* ``no_answer``: the no-answer set (false recall): for each tenant (a LoCoMo conversation or a
+  MADial user), the OTHER tenants' queries searched against this tenant's memories with the
+  default options; a memory in such a block is padding. Reports the average number of
+  memories in the block per query (the block of the default ``k`` and token budget) and the
+  share of queries whose block is not empty;
+* ``Dump``: ``--dump FILE`` writes one JSON line per search with every candidate of its trace
+  (scores, ranks, drop reason, gold flag), so floors can be calibrated offline on the
+  development split;
 * ``CachingStore`` / ``CachingEmbedder``: wrappers that memoise ``dense_search``,
   ``keyword_search`` and ``embed`` for identical inputs, so a grid pays for the legs once and
   the rest is the in-process stages. ``CachingStore`` passes the few other store methods the
@@ -18,22 +26,30 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Sequence
+import statistics
+import uuid
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from memory_engine.embedding.base import Embedder
-from memory_engine.models import Candidate, Event, MemoryStatus, Scope
+from memory_engine.models import Candidate, Event, MemoryStatus, Scope, SearchResult
 from memory_engine.stores.base import BulkLoader, InsertOutcome, MemoryStore, NewMemory
 
 
 def add_common_args(ap: argparse.ArgumentParser) -> None:
-    """Add --embedder, --set, --grid, --candidates, --legs."""
+    """Add --embedder, --set, --grid, --candidates, --legs, --no-answer, --dump.
+
+    With no option every benchmark measures the engine's default configuration (embedder,
+    legs, depth, floors); only ``k`` (the largest k reported) and the token budget (0: a
+    ranking, not a block) are set for the recall figures. The no-answer set uses the default
+    block as an agent gets it.
+    """
     ap.add_argument(
         "--embedder",
         choices=["minilm", "use_m3"],
-        default="minilm",
-        help="offline embedder (default: minilm)",
+        default=None,
+        help="offline embedder (default: the engine's default)",
     )
     ap.add_argument(
         "--set",
@@ -43,8 +59,137 @@ def add_common_args(ap: argparse.ArgumentParser) -> None:
         help="SearchOptions override, e.g. fusion=zscore or session_weight=0.3 (repeatable)",
     )
     ap.add_argument("--grid", type=Path, help="JSON list of override dicts; one result each")
-    ap.add_argument("--legs", default="dense,keyword", help="comma-separated legs")
-    ap.add_argument("--candidates", type=int, default=100, help="candidates per leg")
+    ap.add_argument("--legs", default=None, help="comma-separated legs (default: the engine's)")
+    ap.add_argument(
+        "--candidates", type=int, default=None, help="candidates per leg (default: the engine's)"
+    )
+    ap.add_argument(
+        "--no-answer",
+        type=int,
+        default=200,
+        metavar="N",
+        help="no-answer queries per tenant, an even sample of the other tenants' queries "
+        "(default 200; 0 = all; -1 = skip the no-answer set)",
+    )
+    ap.add_argument("--dump", type=Path, help="write every search's candidates here (JSON Lines)")
+
+
+def recall_params(args: argparse.Namespace, k: int) -> dict[str, Any]:
+    """The ``SearchOptions`` the recall figures set: ``k``, no token budget, and the legs and
+    depth only when given on the command line."""
+    params: dict[str, Any] = {"k": k, "token_budget": 0}
+    if args.legs:
+        params["legs"] = tuple(args.legs.split(","))
+    if args.candidates:
+        params["candidates_per_leg"] = args.candidates
+    return params
+
+
+def settings_args(args: argparse.Namespace) -> dict[str, Any]:
+    """``Settings`` keyword arguments of the command line (only the embedder, when given)."""
+    return {"embedder": args.embedder} if args.embedder else {}
+
+
+def even_sample(items: Sequence[Any], n: int) -> list[Any]:
+    """``n`` items spread evenly over ``items`` (all of them when ``n`` is 0 or too large)."""
+    if n <= 0 or n >= len(items):
+        return list(items)
+    step = len(items) / n
+    return [items[int(i * step)] for i in range(n)]
+
+
+class Dump:
+    """``--dump``: one JSON line per search, ``{"set", "tenant", "query", "query_terms",
+    "candidates": [{"ref", "gold", "dropped", "scores", "ranks"}]}`` (every candidate of the
+    trace, dropped ones included). A no-op without a path.
+
+    Args:
+        path: the JSON Lines file, or None.
+        ref_of: memory id -> ``source_ref`` (``CachingStore.source_ref``).
+    """
+
+    def __init__(self, path: Path | None, ref_of: Callable[[uuid.UUID], str | None]) -> None:
+        self._fh = path.open("w", encoding="utf-8") if path else None
+        self._ref_of = ref_of
+
+    def write(
+        self, kind: str, tenant: str, query: str, result: SearchResult, gold: set[str]
+    ) -> None:
+        """Record one search; ``gold`` holds the ``source_ref`` of its relevant memories."""
+        if self._fh is None:
+            return
+        rows = []
+        for c in result.trace.candidates:
+            ref = self._ref_of(c.memory_id)
+            rows.append(
+                {
+                    "ref": ref,
+                    "gold": ref in gold,
+                    "dropped": c.dropped,
+                    "scores": {k: round(v, 5) for k, v in c.scores.items()},
+                    "ranks": c.ranks,
+                }
+            )
+        row = {
+            "set": kind,
+            "tenant": tenant,
+            "query": query,
+            "query_terms": list(result.trace.query_terms),
+            "candidates": rows,
+        }
+        self._fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+    def close(self) -> None:
+        """Close the file."""
+        if self._fh is not None:
+            self._fh.close()
+
+
+def no_answer(
+    search: Callable[[str, str], SearchResult],
+    queries: Mapping[str, Sequence[str]],
+    *,
+    per_tenant: int,
+    split_of: Callable[[str], str],
+    dump: Dump | None = None,
+) -> dict[str, Any]:
+    """Measure the no-answer set: every tenant's memories against the other tenants' queries.
+
+    Args:
+        search: ``(tenant, query) -> SearchResult`` with the default options.
+        queries: tenant -> its own queries.
+        per_tenant: queries per tenant (an even sample of the others'; 0 = all).
+        split_of: tenant -> ``"dev"`` or ``"heldout"``.
+        dump: optional ``--dump`` writer.
+
+    Returns:
+        ``{"queries", "avg_block_memories", "nonempty_rate", "per_split": {...}}``: the mean
+        number of memories in the block, and the percent of queries with a non-empty block.
+        Empty (``{"queries": 0}``) with fewer than two tenants.
+    """
+    sizes: dict[str, list[int]] = {}
+    if len(queries) < 2:
+        return {"queries": 0}
+    for tenant in queries:
+        others = [q for other, qs in queries.items() if other != tenant for q in qs]
+        for query in even_sample(others, per_tenant):
+            res = search(tenant, query)
+            sizes.setdefault(split_of(tenant), []).append(len(res.memories))
+            if dump is not None:
+                dump.write("no_answer", tenant, query, res, set())
+
+    def summary(values: list[int]) -> dict[str, Any]:
+        return {
+            "queries": len(values),
+            "avg_block_memories": round(statistics.fmean(values), 3) if values else 0.0,
+            "nonempty_rate": round(100 * sum(1 for v in values if v) / len(values), 2)
+            if values
+            else 0.0,
+        }
+
+    out = summary([v for vs in sizes.values() for v in vs])
+    out["per_split"] = {split: summary(vs) for split, vs in sorted(sizes.items())}
+    return out
 
 
 def _value(raw: str) -> Any:
@@ -118,6 +263,7 @@ class CachingStore:
     def __init__(self, inner: MemoryStore) -> None:
         self._inner = inner
         self._cache: dict[tuple[Any, ...], list[Candidate]] = {}
+        self._refs: dict[uuid.UUID, str | None] = {}
         self.concurrent_legs = inner.concurrent_legs
         if isinstance(inner, BulkLoader):
             self.bulk_insert = inner.bulk_insert
@@ -135,7 +281,9 @@ class CachingStore:
         """The inner ``dense_search``, computed once per (vector, scope, k, statuses)."""
         key = ("dense", tuple(vector), scope, k, tuple(statuses))
         if key not in self._cache:
-            self._cache[key] = self._inner.dense_search(vector, scope=scope, k=k, statuses=statuses)
+            self._cache[key] = self._remember(
+                self._inner.dense_search(vector, scope=scope, k=k, statuses=statuses)
+            )
         return self._cache[key]
 
     def keyword_search(
@@ -149,10 +297,19 @@ class CachingStore:
         """The inner ``keyword_search``, computed once per (terms, scope, k, statuses)."""
         key = ("keyword", tuple(terms), scope, k, tuple(statuses))
         if key not in self._cache:
-            self._cache[key] = self._inner.keyword_search(
-                terms, scope=scope, k=k, statuses=statuses
+            self._cache[key] = self._remember(
+                self._inner.keyword_search(terms, scope=scope, k=k, statuses=statuses)
             )
         return self._cache[key]
+
+    def _remember(self, found: list[Candidate]) -> list[Candidate]:
+        for c in found:
+            self._refs[c.memory.id] = c.memory.source_ref
+        return found
+
+    def source_ref(self, memory_id: uuid.UUID) -> str | None:
+        """``source_ref`` of a memory any leg has returned (None if none has)."""
+        return self._refs.get(memory_id)
 
     # ------------------------------------------------------------------ passed through
 

@@ -5,7 +5,11 @@ Usage::
     python bench/locomo.py --data ../shared/data/locomo/locomo10.json [--conversations dev]
         [--embedder minilm|use_m3] [--set fusion=zscore --set session_weight=0.3] [--grid g.json]
 
-Prints one JSON object per configuration (one line each; see bench/harness.py). Metrics (LoCoMo paper, Maharana et al. 2024): for each question with at
+With no option it measures the engine's default configuration. Prints one JSON object per
+configuration (one line each; see bench/harness.py): the figures over all questions, under
+``per_split`` for ``dev``, ``heldout`` and ``all``, and under ``no_answer`` the false recall
+of the no-answer set (each conversation's memories against the other conversations'
+questions, with the default block). Metrics (LoCoMo paper, Maharana et al. 2024): for each question with at
 least one valid evidence id, r@k = fraction of its evidence turns found among the top-k
 memories; averaged over questions, in percent (category 5 included). ``recall_any@k`` = percent
 of questions with at least one evidence turn in the top k. Query = the question verbatim.
@@ -34,9 +38,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.harness import (  # noqa: E402
     CachingEmbedder,
     CachingStore,
+    Dump,
     add_common_args,
     configurations,
+    no_answer,
     prefill_queries,
+    recall_params,
+    settings_args,
 )
 from memory_engine import MemoryEngine, Scope, Settings  # noqa: E402
 from memory_engine.embedding import build_embedder  # noqa: E402
@@ -107,7 +115,7 @@ def main() -> None:
     if data_dir is None:
         tmp = tempfile.TemporaryDirectory(prefix="locomo-bench-")
         data_dir = Path(tmp.name)
-    common: dict[str, Any] = {"trace_retention": 0, "token_budget": 0, "embedder": args.embedder}
+    common: dict[str, Any] = {"trace_retention": 0, **settings_args(args)}
     settings = Settings(data_dir=data_dir, **common)
     if args.store == "qdrant":
         settings = Settings(
@@ -116,12 +124,13 @@ def main() -> None:
             qdrant_local_warn_points=10**9,
             **common,
         )
+    store = CachingStore(build_store(settings))
     engine = MemoryEngine(
         settings,
-        store=CachingStore(build_store(settings)),  # type: ignore[arg-type]
+        store=store,  # type: ignore[arg-type]
         embedder=CachingEmbedder(build_embedder(settings)),
     )
-    legs = tuple(args.legs.split(","))
+    dump = Dump(args.dump, store.source_ref)
 
     ingest_s, n_turns, throughput = ingest(engine, convs, wanted)
     if args.ingest_only:
@@ -131,18 +140,30 @@ def main() -> None:
     questions = [(cid, qa) for cid in wanted for qa in samples[cid]["qa"]]
     prefill_queries(engine, [qa["question"] for _, qa in questions])
     for overrides in configs:
-        out = run_config(engine, convs, questions, legs, args.candidates, overrides)
+        out = run_config(engine, convs, questions, recall_params(args, max(KS)), overrides, dump)
+        if args.no_answer >= 0:
+            default = engine.search_options(**overrides)
+            out["no_answer"] = no_answer(
+                lambda cid, q, o=default: engine.search(
+                    Scope.of(f"locomo-{cid}"), q, options=o, save_trace=False
+                ),
+                {cid: [qa["question"] for qa in samples[cid]["qa"]] for cid in wanted},
+                per_tenant=args.no_answer,
+                split_of=lambda cid: "dev" if cid in DEV_SPLIT else "heldout",
+                dump=dump,
+            )
         out.update(
             {
                 "conversations": wanted,
                 "turns": n_turns,
-                "embedder": args.embedder,
+                "embedder": engine.embedder.model_name,
                 "store": args.store,
                 "ingest_s": round(ingest_s, 1),
                 **throughput,
             }
         )
         print(json.dumps(out, ensure_ascii=False), flush=True)
+    dump.close()
     engine.close()
     if tmp:
         if args.store == "postgres":
@@ -199,17 +220,11 @@ def run_config(
     engine: MemoryEngine,
     convs: dict[str, Any],
     questions: list[tuple[str, dict[str, Any]]],
-    legs: tuple[str, ...],
-    candidates: int,
+    params: dict[str, Any],
     overrides: dict[str, Any],
+    dump: Dump,
 ) -> dict[str, Any]:
     """Measure one configuration over ``questions``; returns the metrics dict."""
-    params: dict[str, Any] = {
-        "k": max(KS),
-        "legs": legs,
-        "candidates_per_leg": candidates,
-        "token_budget": 0,
-    }
     options = engine.search_options(**(params | overrides))
     recall: dict[int, list[float]] = {k: [] for k in KS}
     anyhit: dict[int, list[float]] = {k: [] for k in KS}
@@ -227,6 +242,7 @@ def run_config(
         t = time.perf_counter()
         res = engine.search(scope, qa["question"], options=options, save_trace=False)
         latencies.append((time.perf_counter() - t) * 1000)
+        dump.write("recall", cid, qa["question"], res, set(evidence))
         refs = [c.memory.source_ref for c in res.memories]
         for k in KS:
             found = len(set(refs[:k]) & set(evidence))
@@ -235,6 +251,7 @@ def run_config(
             per_cat[str(qa.get("category"))][k].append(found / len(evidence))
             split = "dev" if cid in DEV_SPLIT else "heldout"
             per_split[split][k].append(found / len(evidence))
+            per_split["all"][k].append(found / len(evidence))
 
     def pct(v: list[float]) -> float:
         return round(100 * statistics.fmean(v), 2) if v else 0.0
@@ -254,6 +271,7 @@ def run_config(
             "qa": len(recall[KS[0]]),
             "qa_skipped_no_valid_evidence": skipped,
             "legs": list(options.legs),
+            "candidates_per_leg": options.candidates_per_leg,
             "options": overrides,
             # with a grid, legs are cached after the first configuration: only the first
             # configuration's latency includes the store

@@ -13,7 +13,10 @@ the first ``test-turn`` (``<BOD>`` excluded), one per line as ``Name: utterance`
 Metrics, in percent, averaged over dialogues: ``r@k`` (k = 1, 3, 5, 10) = fraction of the
 dialogue's ``relevant-id`` found in the top k; ``mrr@10`` = 1 / rank of the first relevant
 memory (0 when none in the top 10); ``ndcg@10`` with binary gains and the ideal ranking of
-min(|relevant|, 10) hits. Prints one JSON object per configuration.
+min(|relevant|, 10) hits. With no option it measures the engine's default configuration and
+prints one JSON object per configuration: the figures over all dialogues, under ``per_split``
+for ``dev``, ``heldout`` and ``all``, and under ``no_answer`` the false recall of the no-answer
+set (each user's memories against the other users' dialogues, with the default block).
 
 The files are JSON Lines despite the ``.json`` extension; the English memory file has no
 ``user-id``, so it is taken from the Chinese memory with the same id. Data is MIT licensed:
@@ -41,9 +44,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.harness import (  # noqa: E402
     CachingEmbedder,
     CachingStore,
+    Dump,
     add_common_args,
     configurations,
+    no_answer,
     prefill_queries,
+    recall_params,
+    settings_args,
 )
 from memory_engine import MemoryEngine, Scope, Settings  # noqa: E402
 from memory_engine.embedding import build_embedder  # noqa: E402
@@ -145,15 +152,14 @@ def main() -> None:
     if data_dir is None:
         tmp = tempfile.TemporaryDirectory(prefix="madial-bench-")
         data_dir = Path(tmp.name)
-    settings = Settings(
-        data_dir=data_dir, trace_retention=0, token_budget=0, embedder=args.embedder
-    )
+    settings = Settings(data_dir=data_dir, trace_retention=0, **settings_args(args))
+    store = CachingStore(build_store(settings))
     engine = MemoryEngine(
         settings,
-        store=CachingStore(build_store(settings)),  # type: ignore[arg-type]
+        store=store,  # type: ignore[arg-type]
         embedder=CachingEmbedder(build_embedder(settings)),
     )
-    legs = tuple(args.legs.split(","))
+    dump = Dump(args.dump, store.source_ref)
 
     t0 = time.perf_counter()
     for user in users:
@@ -179,12 +185,7 @@ def main() -> None:
     cases = [d for d in dialogues if int(d["user-id"]) in users]
     prefill_queries(engine, [dialogue_query(d, args.query_mode)[0] for d in cases])
     for overrides in configs:
-        params: dict[str, Any] = {
-            "k": 10,
-            "legs": legs,
-            "candidates_per_leg": args.candidates,
-            "token_budget": 0,
-        }
+        params = recall_params(args, max(KS))
         options = engine.search_options(**(params | overrides))
         per: dict[str, list[float]] = {}
         per_split: dict[str, dict[str, list[float]]] = {}
@@ -197,24 +198,46 @@ def main() -> None:
             res = engine.search(scope, query, options=opts, save_trace=False)
             latencies.append((time.perf_counter() - t) * 1000)
             ranked = [c.memory.source_ref or "" for c in res.memories]
-            for name, value in metrics(ranked, {str(r) for r in d["relevant-id"]}).items():
+            gold = {str(r) for r in d["relevant-id"]}
+            dump.write("recall", str(d["user-id"]), query, res, gold)
+            for name, value in metrics(ranked, gold).items():
                 per.setdefault(name, []).append(value)
                 split = "dev" if int(d["user-id"]) in DEV_USERS else "heldout"
                 per_split.setdefault(split, {}).setdefault(name, []).append(value)
+                per_split.setdefault("all", {}).setdefault(name, []).append(value)
         out: dict[str, Any] = {name: round(100 * statistics.fmean(v), 2) for name, v in per.items()}
         out["per_split"] = {
             split: {name: round(100 * statistics.fmean(v), 2) for name, v in m.items()}
             | {"n": len(next(iter(m.values())))}
             for split, m in sorted(per_split.items())
         }
+        if args.no_answer >= 0:
+            default = engine.search_options(**overrides)
+
+            def search_default(user: str, query: str, o: Any = default) -> Any:
+                return engine.search(
+                    Scope.of(f"madial-{args.lang}-u{user}"), query, options=o, save_trace=False
+                )
+
+            out["no_answer"] = no_answer(
+                search_default,
+                {
+                    str(u): [dialogue_query(d)[0] for d in cases if int(d["user-id"]) == u]
+                    for u in users
+                },
+                per_tenant=args.no_answer,
+                split_of=lambda u: "dev" if int(u) in DEV_USERS else "heldout",
+                dump=dump,
+            )
         out.update(
             {
                 "dialogues": len(cases),
                 "users": users,
                 "lang": args.lang,
                 "memories": sum(1 for m in memories.values() if m["user-id"] in users),
-                "embedder": args.embedder,
+                "embedder": engine.embedder.model_name,
                 "legs": list(options.legs),
+                "candidates_per_leg": options.candidates_per_leg,
                 "options": overrides,
                 "query_mode": args.query_mode,
                 "ingest_s": round(ingest_s, 1),
@@ -222,6 +245,7 @@ def main() -> None:
             }
         )
         print(json.dumps(out, ensure_ascii=False), flush=True)
+    dump.close()
     engine.close()
     if tmp:
         from memory_engine.stores.postgres.embedded import stop_embedded_server

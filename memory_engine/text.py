@@ -8,14 +8,16 @@ stored blocks finds content by the same escape).
 Scripts, after NFKC normalisation and lowercasing:
 
 * Chinese (runs of Han characters): jieba ``cut_for_search`` (whole words and their
-  dictionary sub-words), a small list of function words removed.
+  dictionary sub-words); question words, particles and function words removed
+  (:mod:`memory_engine.stopwords`, the one list of both sides).
 * Japanese (runs that mix kana and kanji): overlapping character bigrams of the run; every
   kanji sub-run also yields the jieba terms it would yield on its own, so a kanji-only query
   ("記憶") matches a Japanese document ("プロジェクト記憶の設定").
 * Korean (Hangul runs): overlapping character bigrams.
 * Everything else (Latin, Cyrillic, digits, ...): words; a word with inner ``-``, ``_``, ``.``
   or ``'`` stays one term ("bge-reranker", "gpt-4o", "v1.2") and its ``-``/``_`` parts are
-  added; English stopwords are removed and words of ASCII letters are Snowball-stemmed.
+  added; English stopwords (:mod:`memory_engine.stopwords`) are removed and words of ASCII
+  letters are Snowball-stemmed.
 * A one-character CJK run yields that character. Punctuation, symbols and emoji yield nothing.
 
 If removing stopwords would leave no term at all, the unfiltered terms are returned, so a
@@ -36,6 +38,7 @@ from typing import TYPE_CHECKING
 import snowballstemmer
 
 from memory_engine.errors import ContentTooLargeError, EmptyContentError, InvalidInputError
+from memory_engine.stopwords import EN_STOPWORDS, ZH_STOPWORDS
 
 if TYPE_CHECKING:  # pragma: no cover
     import jieba
@@ -78,37 +81,6 @@ _COMPOUND_RE = re.compile(r"[-_.]")
 _ASCII_ALPHA_RE = re.compile(r"[a-z']+")
 _LATIN_WORD_RE = re.compile(rf"{_W}+")
 _WS_RE = re.compile(r"\s+")
-
-# Snowball's English stopword list (snowballstem.org/algorithms/english/stop.txt) plus the
-# apostrophe-less spellings of contractions that are not also ordinary words.
-_EN_STOPWORDS = frozenset(
-    """
-    i me my myself we our ours ourselves you your yours yourself yourselves he him his himself
-    she her hers herself it its itself they them their theirs themselves what which who whom
-    this that these those am is are was were be been being have has had having do does did
-    doing would should could ought i'm you're he's she's it's we're they're i've you've we've
-    they've i'd you'd he'd she'd we'd they'd i'll you'll he'll she'll we'll they'll isn't
-    aren't wasn't weren't hasn't haven't hadn't doesn't don't didn't won't wouldn't shan't
-    shouldn't can't cannot couldn't mustn't let's that's who's what's here's there's when's
-    where's why's how's a an the and but if or because as until while of at by for with about
-    against between into through during before after above below to from up down in out on
-    off over under again further then once here there when where why how all any both each
-    few more most other some such no nor not only own same so than too very s t can will just
-    don should now im youre theyre ive youve weve theyve youd theyd youll theyll isnt arent
-    wasnt werent hasnt havent hadnt doesnt dont didnt wouldnt shouldnt couldnt mustnt thats
-    whats
-    """.split()
-)
-
-# Chinese function words (particles, pronouns, copulas, prepositions). Kept short on purpose:
-# BM25's idf already discounts frequent terms; these are the ones that are pure noise.
-_ZH_STOPWORDS = frozenset(
-    """
-    的 了 着 过 是 在 和 与 及 或 也 都 就 又 还 很 吗 呢 吧 啊 呀 哦 嗯 么 把 被 对 从 向 给
-    这 那 这个 那个 这些 那些 之 其 而 且 但 并 则 于 以 为 我 你 您 他 她 它 我们 你们 他们
-    她们 它们 自己 一个 有 没有 个 地 得 所 等
-    """.split()
-)
 
 # Sentence ends for the chunker: ASCII . ! ? only before whitespace/end (so "v1.2" and
 # "3.14" stay whole); CJK/full-width ends anywhere; newlines. Closing quotes/brackets stay
@@ -208,12 +180,12 @@ def _bigrams(run: str) -> list[str]:
 def _han_terms(run: str) -> Iterator[tuple[str, bool]]:
     """jieba search-mode terms of a Han run, as ``(term, is_stopword)``."""
     if len(run) == 1:
-        yield run, run in _ZH_STOPWORDS
+        yield run, run in ZH_STOPWORDS
         return
     for term in _jieba().cut_for_search(run, HMM=True):
         term = term.strip()
         if term:
-            yield term, term in _ZH_STOPWORDS
+            yield term, term in ZH_STOPWORDS
 
 
 def _japanese_terms(run: str) -> Iterator[tuple[str, bool]]:
@@ -256,7 +228,7 @@ def _word_terms(word: str) -> Iterator[tuple[str, bool]]:
 
 def _simple_term(word: str) -> tuple[str, bool]:
     """Stopword flag and Snowball stem of a simple word (only ASCII-letter words are stemmed)."""
-    stop = word in _EN_STOPWORDS
+    stop = word in EN_STOPWORDS
     if _ASCII_ALPHA_RE.fullmatch(word):
         word = _stem(word)
     return word, stop

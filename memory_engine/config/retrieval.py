@@ -38,6 +38,7 @@ PER_SEARCH: dict[str, Any] = {"per_search": True}
 """``json_schema_extra`` of a per-call argument: not read from the environment."""
 
 TRACE_DEFAULTS: dict[str, Any] = {
+    "relevance_floor": False,
     "fusion": "rrf",
     "keyword_terms_ref": None,
     "session_weight": 0.0,
@@ -78,6 +79,13 @@ class SearchOptions(BaseModel):
         min_cosine: drop candidates found only by dense legs with cosine below this, in
             [-1, 1]; -1 (the lowest cosine) keeps all.
         calibrated_min_cosine: raise ``min_cosine`` to the embedder's calibrated floor.
+        relevance_floor: keep memories only when some leg matches the query (a dense leg at
+            its match cosine, or the keyword leg at ``match_coverage``); nothing matching ->
+            an empty block (``retrieval/thresholds.py``). False = fill the k slots.
+        match_cosine: cosine at which a dense leg matches, in [-1, 1]; None = the embedder's
+            calibrated value (``thresholds.CALIBRATED_MATCH_COSINE``).
+        match_coverage: share of the query's distinct keyword terms, in [0, 1], a memory
+            must hold for the keyword leg to match.
         near_duplicate: drop candidates whose term-set Jaccard with a better one is >= this,
             in (0, 1]; None = off (a value above 1, the old ``1.01``, also means off).
         mmr_lambda: MMR trade-off in [0, 1]; 1 = pure relevance (MMR is the identity).
@@ -155,6 +163,27 @@ class SearchOptions(BaseModel):
     calibrated_min_cosine: bool = Field(
         False,
         description="Raise min_cosine to the embedder's calibrated floor.",
+        json_schema_extra=ADVANCED,
+    )
+    relevance_floor: bool = Field(
+        True,
+        description="Return memories only when one leg matches the query (calibrated floors); "
+        "nothing matching = an empty block. false = always fill the k slots.",
+    )
+    match_cosine: float | None = Field(
+        None,
+        ge=-1.0,
+        le=1.0,
+        description="Cosine at which the dense leg matches the query (relevance floor); "
+        "unset = the embedder's calibrated value.",
+        json_schema_extra=ADVANCED,
+    )
+    match_coverage: float = Field(
+        0.67,
+        ge=0.0,
+        le=1.0,
+        description="Share of the query's keyword terms a memory must hold for the keyword "
+        "leg to match the query (relevance floor).",
         json_schema_extra=ADVANCED,
     )
     near_duplicate: float | None = Field(

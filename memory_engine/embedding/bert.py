@@ -135,7 +135,6 @@ def _erf(x: np.ndarray) -> np.ndarray:
     return poly
 
 
-
 class BertEncoder:
     """Mean-pooled, L2-normalised BERT sentence vectors, computed in numpy.
 

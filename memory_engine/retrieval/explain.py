@@ -34,6 +34,7 @@ Verdict = Literal[
     "not_recalled",
     "below_min_score",
     "below_min_cosine",
+    "below_relevance_floor",
     "duplicate_content",
     "near_duplicate",
     "below_top_k",
@@ -73,6 +74,7 @@ class WhyNot(BaseModel):
 _STAGE_OF = {
     "below_min_score": "threshold",
     "below_min_cosine": "threshold",
+    "below_relevance_floor": "threshold",
     "duplicate_content": "dedupe",
     "near_duplicate": "dedupe",
     "below_top_k": "top_k",
@@ -140,6 +142,12 @@ def _drop_text(mine: TraceCandidate, last: TraceCandidate | None, config: dict[s
         return f"rrf {mine.scores.get('rrf', 0):.5f} < min_score {config.get('min_score')}"
     if reason == "below_min_cosine":
         return f"only the dense leg found it and its cosine {mine.scores.get('cosine', 0):.3f} is below the floor"
+    if reason == "below_relevance_floor":
+        return (
+            "no leg matched the query well enough for it (relevance floor: "
+            f"cosine {mine.scores.get('cosine', 0):.3f}, "
+            f"keyword coverage {mine.scores.get('coverage', 0):.2f})"
+        )
     if reason in ("duplicate_content", "near_duplicate"):
         return "a better-ranked memory has the same (or nearly the same) content"
     if reason == "below_top_k":

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memory_engine import text as textmod
@@ -30,10 +30,18 @@ from memory_engine.retrieval.block import flag_line, format_line, memory_flags, 
 from memory_engine.retrieval.diversity import DROP_DUPLICATE, dedupe, mmr_order
 from memory_engine.retrieval.expansion import MAX_EXPANSIONS, Expander, composite_query
 from memory_engine.retrieval.legs import run_legs
-from memory_engine.retrieval.normfusion import fuse
+from memory_engine.retrieval.normfusion import fuse, leg_score_key
 from memory_engine.retrieval.rerank import Reranker, apply_rerank
 from memory_engine.retrieval.session import smooth_sessions
-from memory_engine.retrieval.thresholds import min_cosine_for
+from memory_engine.retrieval.thresholds import (
+    DROP_RELEVANCE,
+    MATCH_WINDOW,
+    keyword_coverage,
+    match_cosine_for,
+    memory_terms,
+    min_cosine_for,
+    relevance_drops,
+)
 from memory_engine.retrieval.weighting import WeightFn, apply_weights
 from memory_engine.stores.base import SearchIndex
 
@@ -42,12 +50,14 @@ log = logging.getLogger(__name__)
 DROP_MIN_SCORE = "below_min_score"
 DROP_MIN_COSINE = "below_min_cosine"
 DROP_TOP_K = "below_top_k"
+WARN_NO_MATCH = "no memory matched the query well enough (relevance floor); the block is empty"
 DROP_BUDGET = "over_token_budget"
 __all__ = [
     "DROP_BUDGET",
     "DROP_DUPLICATE",
     "DROP_MIN_COSINE",
     "DROP_MIN_SCORE",
+    "DROP_RELEVANCE",
     "DROP_TOP_K",
     "Leg",
     "SearchOptions",
@@ -248,6 +258,8 @@ def run_search(
             dropped.append(_summarise(c, DROP_MIN_COSINE))
         else:
             passing.append(c)
+    if options.relevance_floor:
+        passing = _relevance_floor(passing, terms, {"dense": model}, options, dropped, warnings)
     stages.append("threshold")
     kept, dups = dedupe(passing, near_duplicate=options.near_duplicate, limit=options.k * 4)
     dropped += [_summarise(c, reason) for c, reason in dups]
@@ -306,6 +318,53 @@ def run_search(
         searched_queries=queries,
     )
     return SearchResult(memories=returned, block=block, trace=trace)
+
+
+def _relevance_floor(
+    candidates: list[Candidate],
+    terms: Sequence[str],
+    models: Mapping[str, str | None],
+    options: SearchOptions,
+    dropped: list[TraceCandidate],
+    warnings: list[str],
+) -> list[Candidate]:
+    """The relevance floor (``thresholds.relevance_drops``): adds ``scores["coverage"]`` to
+    the keyword-leg candidates among the best ``max(k, MATCH_WINDOW)`` (tokenizing a memory costs
+    ~0.1-0.25 ms, so deeper ones are not scored: a memory holding most query terms ranks
+    high), moves the candidates below the floor to ``dropped`` and warns when nothing matched
+    the query (the block is then empty). ``models``: dense leg name -> its embedder's model
+    name (each dense leg gets its own model's match cosine and noise floor)."""
+    scored: list[Candidate] = []
+    for pos, c in enumerate(candidates):
+        if pos < max(options.k, MATCH_WINDOW) and any(
+            name.startswith("keyword") for name in c.ranks
+        ):
+            cov = keyword_coverage(terms, memory_terms(c.memory.content))
+            c = Candidate(
+                memory=c.memory,
+                scores={**c.scores, "coverage": round(cov, 4)},
+                ranks=c.ranks,
+                flags=c.flags,
+            )
+        scored.append(c)
+    verdict = relevance_drops(
+        scored,
+        dense_floors={
+            leg: (
+                match_cosine_for(name, options.match_cosine, query_terms=len(terms)),
+                min_cosine_for(name, options.min_cosine, calibrated=True),
+            )
+            for leg, name in models.items()
+        },
+        match_coverage=options.match_coverage,
+        score_key=leg_score_key,
+    )
+    if scored and not verdict.matched:
+        warnings.append(WARN_NO_MATCH)
+    dropped.extend(
+        _summarise(c, verdict.dropped[i]) for i, c in enumerate(scored) if i in verdict.dropped
+    )
+    return [c for i, c in enumerate(scored) if i not in verdict.dropped]
 
 
 def delta_rank(candidate: TraceCandidate) -> int | None:

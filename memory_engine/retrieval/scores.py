@@ -30,6 +30,12 @@ SCORE_KINDS: dict[str, ScoreKind] = {
     "bm25": ScoreKind(
         "keyword", "BM25 (k1=1.2, b=0.75) over CJK-aware terms", "[0, inf)", "higher is better"
     ),
+    "coverage": ScoreKind(
+        "threshold",
+        "share of the query's distinct keyword terms the memory holds (relevance floor)",
+        "[0, 1]",
+        "higher is better",
+    ),
     "rrf": ScoreKind(
         "fuse",
         "reciprocal rank fusion, sum of 1/(rrf_k + rank)",

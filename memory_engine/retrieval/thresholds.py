@@ -1,17 +1,58 @@
-"""Per-embedder similarity floors (not one magic 0.7 for every model).
+"""Similarity floors and the relevance floor (not one magic 0.7 for every model).
 
-Cosine scales differ by model: all-MiniLM-L6-v2 gives unrelated English sentences ~0.0-0.2,
-USE-multilingual-v3 gives ~0.0-0.3 and OpenAI-style models ~0.1-0.3 even for unrelated text.
-A dense-only candidate (no keyword hit) below its embedder's floor is dropped with reason
-``below_min_cosine``. The floors were calibrated on the development splits (LoCoMo dev
-conversations and MADial user 1): each is below the 1st percentile of the cosine between a
-question and its gold evidence on both, so it removes noise without removing gold.
-Unknown models have no floor (-1.0).
+Two kinds of floor, both calibrated per embedder on the development splits only (LoCoMo
+conv-26/30/41/42/43 and MADial user 1; ``bench/locomo.py --dump`` / ``bench/madial.py --dump``
+write the candidates they were read from):
+
+* **noise floor** (:data:`CALIBRATED_MIN_COSINE`): cosine scales differ by model
+  (all-MiniLM-L6-v2 gives unrelated English sentences ~0.0-0.2, USE-multilingual-v3 ~0.0-0.3,
+  OpenAI-style models ~0.1-0.3). A dense-only candidate (no keyword hit) below its embedder's
+  floor is noise: each floor is below the 1st percentile of the cosine between a question and
+  its gold evidence on both development splits.
+* **relevance floor** (:func:`relevance_drops`, on by default: ``retrieval.relevance_floor``):
+  the memory block holds memories only when at least one leg *matches* the query: a dense leg
+  whose cosine reaches its model's match cosine (:data:`CALIBRATED_MATCH_COSINE`, or
+  ``retrieval.match_cosine``; lower for long queries, see :func:`match_cosine_for`), or the keyword leg for a memory holding at least
+  ``retrieval.match_coverage`` of the query's distinct keyword terms. When nothing matches,
+  every candidate is dropped with ``below_relevance_floor`` (the block is empty, the trace
+  keeps them and says why); when something matches, candidates with neither a keyword hit
+  nor a cosine above the noise floor are dropped the same way. Each match cosine is the
+  value at which the no-answer set of the development splits (one tenant's memories against
+  the other tenants' queries) gets about 0.5 memories per query while recall drops by at
+  most ~1.5 points (numbers in the README's *Retrieval* section). Only the
+  best :data:`MATCH_WINDOW` candidates are checked for a match.
+
+Unknown models have neither floor (-1.0 / no match cosine): set ``MEMORY_MIN_COSINE`` and
+``MEMORY_MATCH_COSINE`` for them; without a match cosine a dense leg vouches for every
+candidate, so the relevance floor then only acts through the keyword leg's candidates.
 """
 
 from __future__ import annotations
 
-__all__ = ["CALIBRATED_MIN_COSINE", "min_cosine_for"]
+import functools
+import math
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import NamedTuple
+
+from memory_engine import text as textmod
+from memory_engine.models import Candidate
+
+__all__ = [
+    "CALIBRATED_MATCH_COSINE",
+    "CALIBRATED_MIN_COSINE",
+    "DROP_RELEVANCE",
+    "MATCH_COSINE_PER_DOUBLING",
+    "MATCH_WINDOW",
+    "SHORT_QUERY_TERMS",
+    "FloorVerdict",
+    "keyword_coverage",
+    "match_cosine_for",
+    "memory_terms",
+    "min_cosine_for",
+    "relevance_drops",
+]
+
+DROP_RELEVANCE = "below_relevance_floor"
 
 CALIBRATED_MIN_COSINE: dict[str, float] = {
     # gold cosine p1: LoCoMo dev 0.18, MADial-zh dev 0.31 (1,349 / 204 question-evidence pairs)
@@ -20,10 +61,131 @@ CALIBRATED_MIN_COSINE: dict[str, float] = {
     "universal-sentence-encoder-multilingual-3": 0.05,
 }
 
+CALIBRATED_MATCH_COSINE: dict[str, float] = {
+    # LoCoMo dev (997 questions, 1,000 no-answer queries): r@5/10/25/50 66.82/75.80/82.86/
+    # 86.85 -> 65.53/74.33/81.36/85.11 and 10 -> 0.58 memories per no-answer query (0.50:
+    # -0.7 points, 0.78; 0.53: -2.0 to -2.7 points, 0.52). MADial-en user 1: ~97% of the gold
+    # evidence in the top 10 kept, ~5 memories per no-answer dialogue (its users' memories
+    # share topics). MiniLM cannot
+    # read Chinese (any two Chinese texts score ~0.5-0.7), so it never closes a Chinese query.
+    "all-MiniLM-L6-v2": 0.52,
+    # MADial-zh user 1 (59 dialogues, 84 no-answer dialogues): keeps ~97% of the gold
+    # evidence in the top 10, ~2.6 memories per no-answer dialogue. Not yet checked on LoCoMo.
+    "universal-sentence-encoder-multilingual-3": 0.5,
+}
+
+#: Query length (distinct keyword terms) up to which the match cosine applies unchanged.
+SHORT_QUERY_TERMS = 8
+#: A long query's cosine to a short memory is lower (mean pooling over more tokens): the
+#: match cosine falls by this much per doubling of the query's terms beyond
+#: ``SHORT_QUERY_TERMS`` (calibrated on MADial-en user 1: joined dialogues of ~45 terms).
+MATCH_COSINE_PER_DOUBLING = 0.05
+#: The best this many candidates are checked for a match (the default ``k``), whatever the
+#: search's ``k``: a query matches or not independently of how many memories it asks for.
+MATCH_WINDOW = 10
+
 
 def min_cosine_for(model_name: str | None, configured: float, *, calibrated: bool) -> float:
-    """Effective floor: the configured one, raised to the model's calibrated floor when
+    """Effective noise floor: the configured one, raised to the model's calibrated floor when
     ``calibrated`` is true and the model is known."""
     if not calibrated or model_name is None:
         return configured
     return max(configured, CALIBRATED_MIN_COSINE.get(model_name, -1.0))
+
+
+def match_cosine_for(
+    model_name: str | None, configured: float | None, *, query_terms: int = 1
+) -> float | None:
+    """Cosine at which a dense leg of ``model_name`` matches a query of ``query_terms``
+    distinct keyword terms: ``configured`` when set, else the calibrated value, lowered by
+    :data:`MATCH_COSINE_PER_DOUBLING` per doubling beyond :data:`SHORT_QUERY_TERMS`; None
+    for an unknown model without a configured value."""
+    base = configured
+    if base is None and model_name is not None:
+        base = CALIBRATED_MATCH_COSINE.get(model_name)
+    if base is None:
+        return None
+    excess = math.log2(max(query_terms, 1) / SHORT_QUERY_TERMS)
+    return base - MATCH_COSINE_PER_DOUBLING * max(0.0, excess)
+
+
+@functools.lru_cache(maxsize=8192)
+def memory_terms(content: str) -> frozenset[str]:
+    """Distinct keyword terms of a memory's content (``text.tokenize``), cached per content
+    (the same memories come back search after search)."""
+    return frozenset(textmod.tokenize(content))
+
+
+def keyword_coverage(query_terms: Collection[str], memory_terms: Collection[str]) -> float:
+    """Share in [0, 1] of the distinct ``query_terms`` found in ``memory_terms`` (0 for no
+    query terms)."""
+    wanted = set(query_terms)
+    if not wanted:
+        return 0.0
+    return len(wanted & set(memory_terms)) / len(wanted)
+
+
+class FloorVerdict(NamedTuple):
+    """Outcome of the relevance floor for one search.
+
+    Attributes:
+        dropped: index in the candidate list -> drop reason (``below_relevance_floor``).
+        matched: whether at least one candidate matched the query on some leg.
+        best: score name (``cosine``, ``cosine_ml``, ``coverage``) -> the best value any
+            candidate had, for the trace's explanation.
+    """
+
+    dropped: dict[int, str]
+    matched: bool
+    best: dict[str, float]
+
+
+def relevance_drops(
+    candidates: Sequence[Candidate],
+    *,
+    dense_floors: Mapping[str, tuple[float | None, float]],
+    match_coverage: float,
+    score_key: Callable[[str], str],
+) -> FloorVerdict:
+    """Apply the relevance floor to ranked candidates (nothing is removed here).
+
+    Args:
+        candidates: the weighted candidates, best first; the keyword-leg ones among the
+            first :data:`MATCH_WINDOW` carry ``scores["coverage"]``.
+        dense_floors: dense leg name (``dense``, ``dense_ml``; expansions ``dense@x1`` use
+            their base leg's) -> (match cosine or None = the leg matches every candidate it
+            returned, noise floor).
+        match_coverage: keyword coverage in [0, 1] at which the keyword leg matches.
+        score_key: leg name -> the score the leg wrote (``normfusion.leg_score_key``).
+
+    Returns:
+        The :class:`FloorVerdict`.
+    """
+    best: dict[str, float] = {}
+    strong: list[bool] = []
+    weak: list[bool] = []
+    for pos, c in enumerate(candidates):
+        in_window = pos < MATCH_WINDOW
+        is_strong = False
+        is_weak = False
+        for leg in c.ranks:
+            base = leg.split("@", 1)[0]
+            if base.startswith("keyword"):
+                cov = c.scores.get("coverage", 0.0)
+                best["coverage"] = max(best.get("coverage", 0.0), cov)
+                is_weak = True
+                is_strong = is_strong or (in_window and cov >= match_coverage)
+            elif base in dense_floors:
+                key = score_key(base)
+                value = c.scores.get(key)
+                if value is None:
+                    continue
+                best[key] = max(best.get(key, -1.0), value)
+                match, noise = dense_floors[base]
+                is_weak = is_weak or value >= noise
+                is_strong = is_strong or (in_window and (match is None or value >= match))
+        strong.append(is_strong)
+        weak.append(is_weak or is_strong)
+    matched = any(strong)
+    dropped = {i: DROP_RELEVANCE for i in range(len(candidates)) if not matched or not weak[i]}
+    return FloorVerdict(dropped=dropped, matched=matched, best=best)

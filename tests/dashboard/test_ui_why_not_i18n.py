@@ -47,6 +47,7 @@ def _trace(*candidates: TraceCandidate) -> Trace:
         None,
         "below_min_score",
         "below_min_cosine",
+        "below_relevance_floor",
         "duplicate_content",
         "near_duplicate",
         "below_top_k",

@@ -71,7 +71,10 @@ def test_purge_then_search_returns_the_other(
     first = engine.write(s, "JWT tokens expire after 15 minutes").memory_ids[0]
     second = engine.write(s, "JWT signing key rotates every month").memory_ids[0]
     engine.purge(s, first, reason="wrong")
-    res = engine.search(s, "JWT", k=1, legs=legs)
+    # The relevance floor is off: a one-word query on the dense leg alone stays below the
+    # match cosine, and this test is about what a purge leaves, not about relevance.
+    options = engine.search_options(k=1, legs=legs, relevance_floor=False)
+    res = engine.search(s, "JWT", options=options)
     assert [c.memory.id for c in res.memories] == [second]
     assert first not in _all_ids(res)
     with pytest.raises(MemoryNotFoundError):

@@ -106,6 +106,13 @@ def explanation(result: WhyNot, trace: Trace, lang: str) -> str:
         return t("why.x.below_min_score", lang, rrf=rrf, min_score=config.get("min_score"))
     if verdict == "below_min_cosine":
         return t("why.x.below_min_cosine", lang, cosine=f"{scores.get('cosine', 0.0):.3f}")
+    if verdict == "below_relevance_floor":
+        return t(
+            "why.x.below_relevance_floor",
+            lang,
+            cosine=f"{scores.get('cosine', 0.0):.3f}",
+            coverage=f"{scores.get('coverage', 0.0):.2f}",
+        )
     if verdict in ("duplicate_content", "near_duplicate"):
         return t("why.x.duplicate", lang)
     if verdict == "below_top_k":

@@ -66,6 +66,10 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "was skipped.",
         "zh": "检索引擎警告：查询中没有可用的关键词，已跳过关键词检索。",
     },
+    "warning.relevance_floor_empty": {
+        "en": "No memory matched the query well enough (relevance floor): the block is empty.",
+        "zh": "没有记忆与查询足够匹配（相关性下限）：记忆块为空。",
+    },
     "warning.leg_empty_dense": {"en": "The dense leg returned nothing.", "zh": "向量召回为空。"},
     "warning.leg_empty_keyword": {
         "en": "The keyword leg returned nothing.",
@@ -87,6 +91,7 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     # ---- drop.*: drop reasons (TraceCandidate.dropped)
     "drop.below_min_score": {"en": "below min score", "zh": "低于最低分数"},
     "drop.below_min_cosine": {"en": "below min cosine", "zh": "低于最低余弦"},
+    "drop.below_relevance_floor": {"en": "below relevance floor", "zh": "低于相关性下限"},
     "drop.duplicate_content": {"en": "duplicate content", "zh": "内容重复"},
     "drop.below_top_k": {"en": "below top k", "zh": "未进入前 k"},
     "drop.over_token_budget": {"en": "over token budget", "zh": "超出 token 预算"},
@@ -98,5 +103,8 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
 WARNINGS: Final[dict[str, str]] = {
     "query has no keyword terms; keyword leg skipped": "warning.no_keyword_terms",
     "leg dense returned no candidates": "warning.leg_empty_dense",
+    "no memory matched the query well enough (relevance floor); the block is empty": (
+        "warning.relevance_floor_empty"
+    ),
     "leg keyword returned no candidates": "warning.leg_empty_keyword",
 }

@@ -36,6 +36,10 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "en": "Dropped: dense-only and below the similarity floor",
         "zh": "已丢弃：仅向量召回且低于相似度下限",
     },
+    "why.v.below_relevance_floor": {
+        "en": "Dropped: below the relevance floor (no leg matched the query well enough)",
+        "zh": "已丢弃：低于相关性下限（没有任何一路检索与查询足够匹配）",
+    },
     "why.v.duplicate_content": {"en": "Dropped: duplicate content", "zh": "已丢弃：内容重复"},
     "why.v.near_duplicate": {"en": "Dropped: near duplicate", "zh": "已丢弃：近似重复"},
     "why.v.below_top_k": {"en": "Cut: out-ranked, below top k", "zh": "被截断：排名低于前 k"},
@@ -58,6 +62,12 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "why.x.below_min_cosine": {
         "en": "Only the dense leg found it and its cosine {cosine} is below the floor.",
         "zh": "只有向量检索找到它，且其余弦相似度 {cosine} 低于下限。",
+    },
+    "why.x.below_relevance_floor": {
+        "en": "No leg matched the query well enough (cosine {cosine}, keyword coverage "
+        "{coverage}): the relevance floor keeps unrelated memories out of the block.",
+        "zh": "没有任何一路检索与查询足够匹配（余弦 {cosine}，关键词覆盖率 {coverage}）："
+        "相关性下限不让无关记忆进入记忆块。",
     },
     "why.x.duplicate": {
         "en": "A better-ranked memory has the same (or nearly the same) content.",
