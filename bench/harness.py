@@ -42,6 +42,13 @@ def add_common_args(ap: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="SearchOptions override, e.g. fusion=zscore or session_weight=0.3 (repeatable)",
     )
+    ap.add_argument(
+        "--multilingual",
+        choices=["use_m3", "none"],
+        default="use_m3",
+        help="second dense leg (dense_ml) beside --embedder, weighted by the query's script "
+        "(default: use_m3, the engine's default; none = one dense leg, the old default)",
+    )
     ap.add_argument("--grid", type=Path, help="JSON list of override dicts; one result each")
     ap.add_argument("--legs", default="dense,keyword", help="comma-separated legs")
     ap.add_argument("--candidates", type=int, default=100, help="candidates per leg")
@@ -70,14 +77,31 @@ def configurations(args: argparse.Namespace) -> list[dict[str, Any]]:
     return [base]
 
 
+def leg_embedders(args: argparse.Namespace, settings: Any) -> dict[str, Embedder]:
+    """The extra dense legs of ``--multilingual`` (cached like the primary embedder)."""
+    from memory_engine.embedding import build_leg_embedders
+
+    legs = build_leg_embedders(
+        settings.model_copy(
+            update={
+                "embedding": settings.embedding.model_copy(
+                    update={"multilingual": args.multilingual}
+                )
+            }
+        )
+    )
+    return {leg: CachingEmbedder(e) for leg, e in legs.items()}
+
+
 def prefill_queries(engine: Any, queries: Sequence[str]) -> None:
     """Embed the benchmark's queries in batches up front (the ``CachingEmbedder`` then serves
-    each search's query embedding), so per-query model calls do not dominate the run."""
-    embedder = engine.embedder
-    if isinstance(embedder, CachingEmbedder):
-        unique = list(dict.fromkeys(queries))
-        for start in range(0, len(unique), 256):
-            embedder.embed(unique[start : start + 256])
+    each search's query embedding, on every dense leg), so per-query model calls do not
+    dominate the run."""
+    unique = list(dict.fromkeys(queries))
+    for embedder in (engine.embedder, *engine._deps.leg_embedders.values()):
+        if isinstance(embedder, CachingEmbedder):
+            for start in range(0, len(unique), 256):
+                embedder.embed(unique[start : start + 256])
 
 
 class CachingEmbedder:
@@ -154,7 +178,36 @@ class CachingStore:
             )
         return self._cache[key]
 
+    def leg_search(
+        self,
+        leg: str,
+        vector: Sequence[float],
+        *,
+        scope: Scope,
+        k: int,
+        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
+    ) -> list[Candidate]:
+        """The inner ``leg_search`` (an extra dense leg), computed once per arguments."""
+        key = (leg, tuple(vector), scope, k, tuple(statuses))
+        if key not in self._cache:
+            self._cache[key] = self._inner.leg_search(  # type: ignore[attr-defined]
+                leg, vector, scope=scope, k=k, statuses=statuses
+            )
+        return self._cache[key]
+
     # ------------------------------------------------------------------ passed through
+
+    def leg_records(self) -> Any:
+        """The inner ``leg_records``."""
+        return self._inner.leg_records()  # type: ignore[attr-defined]
+
+    def ensure_leg(self, leg: str, model: str, dim: int) -> Any:
+        """The inner ``ensure_leg``."""
+        return self._inner.ensure_leg(leg, model, dim)  # type: ignore[attr-defined]
+
+    def set_leg_vectors(self, leg: str, vectors: Any, *, scope: Scope) -> int:
+        """The inner ``set_leg_vectors`` (written before any search)."""
+        return int(self._inner.set_leg_vectors(leg, vectors, scope=scope))  # type: ignore[attr-defined]
 
     def count(self, *, scope: Scope, statuses: Sequence[MemoryStatus] = ()) -> int:
         """The inner ``count``."""

@@ -36,6 +36,7 @@ from bench.harness import (  # noqa: E402
     CachingStore,
     add_common_args,
     configurations,
+    leg_embedders,
     prefill_queries,
 )
 from memory_engine import MemoryEngine, Scope, Settings  # noqa: E402
@@ -117,6 +118,7 @@ def main() -> None:
         settings,
         store=CachingStore(build_store(settings)),  # type: ignore[arg-type]
         embedder=CachingEmbedder(build_embedder(settings)),
+        leg_embedders=leg_embedders(args, settings),
     )
     legs = tuple(args.legs.split(","))
 
@@ -139,6 +141,7 @@ def main() -> None:
                 "conversations": wanted,
                 "turns": n_turns,
                 "embedder": args.embedder,
+                "multilingual": args.multilingual,
                 "store": args.store,
                 "ingest_s": round(ingest_s, 1),
             }

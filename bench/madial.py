@@ -43,6 +43,7 @@ from bench.harness import (  # noqa: E402
     CachingStore,
     add_common_args,
     configurations,
+    leg_embedders,
     prefill_queries,
 )
 from memory_engine import MemoryEngine, Scope, Settings  # noqa: E402
@@ -152,6 +153,7 @@ def main() -> None:
         settings,
         store=CachingStore(build_store(settings)),  # type: ignore[arg-type]
         embedder=CachingEmbedder(build_embedder(settings)),
+        leg_embedders=leg_embedders(args, settings),
     )
     legs = tuple(args.legs.split(","))
 
@@ -214,6 +216,7 @@ def main() -> None:
                 "lang": args.lang,
                 "memories": sum(1 for m in memories.values() if m["user-id"] in users),
                 "embedder": args.embedder,
+                "multilingual": args.multilingual,
                 "legs": list(options.legs),
                 "options": overrides,
                 "query_mode": args.query_mode,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memory_engine import text as textmod
@@ -32,6 +32,7 @@ from memory_engine.retrieval.expansion import MAX_EXPANSIONS, Expander, composit
 from memory_engine.retrieval.legs import run_legs
 from memory_engine.retrieval.normfusion import fuse
 from memory_engine.retrieval.rerank import Reranker, apply_rerank
+from memory_engine.retrieval.script import dense_leg_weights
 from memory_engine.retrieval.session import smooth_sessions
 from memory_engine.retrieval.thresholds import min_cosine_for
 from memory_engine.retrieval.weighting import WeightFn, apply_weights
@@ -98,6 +99,7 @@ def _recall(
     embedder: Embedder | None,
     clock: _Clock,
     warnings: list[str],
+    extra_legs: Mapping[str, Embedder] | None = None,
 ) -> tuple[dict[str, list[Candidate]], list[str]]:
     """Run every leg for every query; leg names get ``@x<i>`` for the i-th expansion."""
     depth = max(options.candidates_per_leg, options.k)  # a large k is never silently capped
@@ -110,6 +112,7 @@ def _recall(
         store=store,
         embedder=embedder,
         warnings=warnings,
+        extra_legs=extra_legs,
     )
     clock.add(timings)
     # Defence in depth: no leg may hold another tenant's row (docs/architecture.md#f1-scope-filter).
@@ -143,6 +146,7 @@ def run_search(
     expander: Expander | None = None,
     reranker: Reranker | None = None,
     weight_fn: WeightFn | None = None,
+    extra_legs: Mapping[str, Embedder] | None = None,
 ) -> SearchResult:
     """Run one traced hybrid search.
 
@@ -155,6 +159,8 @@ def run_search(
         expander: optional source of related queries (LLM seam), at most 3 used.
         reranker: optional reranker of the best ``options.rerank_pool`` fused candidates.
         weight_fn: retention/recency weight per memory (``scoring.py`` hook); None = 1.0.
+        extra_legs: extra dense legs run with ``dense`` (``dense_ml`` -> its embedder), each
+            weighted by the query's script (``script.dense_leg_weights``).
 
     Returns:
         SearchResult with the returned memories (``ranks["final"]``), the block and the trace.
@@ -184,6 +190,7 @@ def run_search(
         embedder=embedder,
         clock=clock,
         warnings=warnings,
+        extra_legs=extra_legs,
     )
     stages += list(legs)
     leg_health: dict[str, dict[str, Any]] = {
@@ -200,15 +207,16 @@ def run_search(
     kw_weight = options.keyword_weight
     if options.keyword_terms_ref and len(terms) > options.keyword_terms_ref:
         kw_weight *= math.sqrt(options.keyword_terms_ref / len(terms))
+    weights = {"dense": options.dense_weight, "keyword": kw_weight}
+    if extra_legs:  # two dense legs: weighted by the query's script
+        weights.update(dense_leg_weights(main_query, options))
     for name, health in leg_health.items():
-        health["weight"] = round(
-            kw_weight if name.startswith("keyword") else options.dense_weight, 4
-        )
+        health["weight"] = round(weights.get(name.split("@", 1)[0], options.dense_weight), 4)
     fused = fuse(
         legs,
         method=options.fusion,
         rrf_k=options.rrf_k,
-        weights={"dense": options.dense_weight, "keyword": kw_weight},
+        weights=weights,
         depth=max(options.candidates_per_leg, options.k),
     )
     stages.append(f"fuse:{options.fusion}")

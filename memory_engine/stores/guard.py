@@ -112,6 +112,20 @@ class GuardedStore:
         found = self.store.dense_search(vector, scope=scope, k=k, statuses=statuses)
         return self.keep(self._leg("dense"), found)
 
+    def leg_search(
+        self,
+        leg: str,
+        vector: Sequence[float],
+        *,
+        scope: Scope,
+        k: int,
+        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
+    ) -> builtins.list[Candidate]:
+        """The store's extra dense leg ``leg`` (``VectorLegs``), filtered to the tenant."""
+        search = getattr(self.store, "leg_search", None)
+        found = search(leg, vector, scope=scope, k=k, statuses=statuses) if search else []
+        return self.keep(self._leg(leg), found)
+
     def keyword_search(
         self,
         terms: Sequence[str],

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -43,6 +43,7 @@ from memory_engine.security.policy import (
 from memory_engine.stores.base import BulkLoader, InsertOutcome, MemoryStore, NewMemory
 from memory_engine.text import clean_text
 from memory_engine.write.guard import is_memory_tool_call
+from memory_engine.write.legs import fill_legs
 
 
 class WriteRequest(BaseModel):
@@ -240,8 +241,11 @@ def _write_bulk(
     scope: Scope,
     actor: str,
     reason: str | None,
+    legs: Mapping[str, Embedder] | None = None,
+    leg_store: object = None,
 ) -> None:
-    """Embed every group (float32, to bound memory), then one ``bulk_insert`` of the rest."""
+    """Embed every group (float32, to bound memory), then one ``bulk_insert`` of the rest;
+    then the extra dense legs of the created memories (``write.legs.fill_legs``)."""
     embedded: list[tuple[list[tuple[int, Memory]], np.ndarray]] = []
     seen: set[int] = set()
     for batch in groups:
@@ -271,6 +275,13 @@ def _write_bulk(
                 outcomes[idx] = []
         return
     flat = [idx for batch, _ in embedded for idx, _ in batch]
+    mems = [m for batch, _ in embedded for _, m in batch]
+    fill_legs(
+        leg_store,
+        legs,
+        [(m.id, m.content) for m, o in zip(mems, stored, strict=True) if o.status == "created"],
+        scope=scope,
+    )
     for idx, outcome in zip(flat, stored, strict=True):
         outcomes[idx].append(outcome)
     if progress:
@@ -288,6 +299,7 @@ def write_batch(
     actor: str,
     reason: str | None = None,
     progress: Callable[[int], None] | None = None,
+    legs: Mapping[str, Embedder] | None = None,
 ) -> list[WriteResult]:
     """Write many requests. Bad items get their typed error; good items are all stored.
 
@@ -303,6 +315,8 @@ def write_batch(
     Args:
         progress: called with the number of requests finished after each committed batch; on
             the bulk path, after each embedded batch, and once more after the commit.
+        legs: extra dense legs (leg -> embedder): each committed batch's created memories are
+            embedded once per leg and their vectors stored (``write.legs.fill_legs``).
     """
     results: dict[int, WriteResult] = {}
     pending: list[tuple[int, Memory]] = []
@@ -356,6 +370,8 @@ def write_batch(
             scope=scope,
             actor=actor,
             reason=reason,
+            legs=legs,
+            leg_store=store,
         )
         groups = []
     for batch in groups:
@@ -377,6 +393,16 @@ def write_batch(
             if progress:
                 progress(len(done_items) + len(failed))
             continue
+        fill_legs(
+            store,
+            legs,
+            [
+                (m.id, m.content)
+                for (_, m), o in zip(batch, stored, strict=True)
+                if o.status == "created"
+            ],
+            scope=scope,
+        )
         for (idx, _), outcome in zip(batch, stored, strict=True):
             outcomes[idx].append(outcome)
             done_items.add(idx)

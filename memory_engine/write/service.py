@@ -93,6 +93,7 @@ class WriteService:
             embedder=deps.embedder,
             llm=deps.llm,
             limit=self._call_limit,
+            legs=deps.dense_legs(searching=False),
         )
 
     def rate_limit(self, scope: Scope) -> float:
@@ -189,6 +190,7 @@ class WriteService:
             store=self._deps.store,
             embedder=self._deps.embedder,
             extractor=self._deps.extractor,
+            legs=self._deps.dense_legs(searching=False),
             actor=actor,
             reason=reason,
             progress=progress,
@@ -304,6 +306,7 @@ class WriteService:
                     store=self._deps.store,
                     embedder=self._deps.embedder,
                     extractor=self._deps.extractor,
+                    legs=self._deps.dense_legs(searching=False),
                     actor=actor,
                     reason="queued write",
                 )[0]

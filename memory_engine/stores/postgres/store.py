@@ -45,11 +45,13 @@ from memory_engine.models import (
 from memory_engine.stores.base import InsertOutcome, MemoryRecord, NewMemory, StoreStats
 from memory_engine.stores.common import check_k, search_statuses, vector_param
 from memory_engine.stores.entities import entity_memories
+from memory_engine.stores.legs import DelegatedLegs
 from memory_engine.stores.postgres.bulk import PgBulkWriter
 from memory_engine.stores.postgres.connection import PgConnection, app_login
 from memory_engine.stores.postgres.embedded import resolve_database_url
 from memory_engine.stores.postgres.entities import PgEntities, backfill_links
 from memory_engine.stores.postgres.keyword import keyword_search
+from memory_engine.stores.postgres.legs import PgVectorLegs
 from memory_engine.stores.postgres.lifecycle import PgLifecycle
 from memory_engine.stores.postgres.migrate import apply_migrations
 from memory_engine.stores.postgres.reads import PgReader
@@ -61,7 +63,7 @@ from memory_engine.stores.postgres.writer import PgWriter
 ENTITIES_MIGRATION = 4
 
 
-class PostgresStore:
+class PostgresStore(DelegatedLegs):
     """Memories, events and traces in PostgreSQL + pgvector, isolated by row-level security.
 
     A ``MemoryStore`` and a ``BulkLoader``. Each method below is the part's of the same name
@@ -95,6 +97,8 @@ class PostgresStore:
         self._records = PgRecords(self.conn)
         self._bulk = PgBulkWriter(self.conn)
         self._entities = PgEntities(self.conn)
+        #: The extra dense legs (``VectorLegs``); the methods below delegate to it.
+        self.legs = PgVectorLegs(self.conn)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> PostgresStore:
