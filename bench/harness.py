@@ -143,6 +143,8 @@ class CachingStore:
         self._inner = inner
         self._cache: dict[tuple[Any, ...], list[Candidate]] = {}
         self.concurrent_legs = inner.concurrent_legs
+        #: The inner store's extra dense legs (``VectorLegs``), passed through uncached.
+        self.legs = getattr(inner, "legs", None)
         if isinstance(inner, BulkLoader):
             self.bulk_insert = inner.bulk_insert
 
@@ -178,36 +180,7 @@ class CachingStore:
             )
         return self._cache[key]
 
-    def leg_search(
-        self,
-        leg: str,
-        vector: Sequence[float],
-        *,
-        scope: Scope,
-        k: int,
-        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
-    ) -> list[Candidate]:
-        """The inner ``leg_search`` (an extra dense leg), computed once per arguments."""
-        key = (leg, tuple(vector), scope, k, tuple(statuses))
-        if key not in self._cache:
-            self._cache[key] = self._inner.leg_search(  # type: ignore[attr-defined]
-                leg, vector, scope=scope, k=k, statuses=statuses
-            )
-        return self._cache[key]
-
     # ------------------------------------------------------------------ passed through
-
-    def leg_records(self) -> Any:
-        """The inner ``leg_records``."""
-        return self._inner.leg_records()  # type: ignore[attr-defined]
-
-    def ensure_leg(self, leg: str, model: str, dim: int) -> Any:
-        """The inner ``ensure_leg``."""
-        return self._inner.ensure_leg(leg, model, dim)  # type: ignore[attr-defined]
-
-    def set_leg_vectors(self, leg: str, vectors: Any, *, scope: Scope) -> int:
-        """The inner ``set_leg_vectors`` (written before any search)."""
-        return int(self._inner.set_leg_vectors(leg, vectors, scope=scope))  # type: ignore[attr-defined]
 
     def count(self, *, scope: Scope, statuses: Sequence[MemoryStatus] = ()) -> int:
         """The inner ``count``."""

@@ -316,11 +316,12 @@ class LegRegistry:
         """
         from memory_engine.errors import LegUnavailableError
 
-        if not embedders or not hasattr(store, "ensure_leg"):  # a VectorLegs store
+        legs = getattr(store, "legs", None)  # the store's VectorLegs part
+        if not embedders or legs is None:
             return
         for leg, emb in embedders.items():
             try:
-                store.ensure_leg(leg, emb.model_name, emb.dim)
+                legs.ensure_leg(leg, emb.model_name, emb.dim)
             except LegUnavailableError as exc:
                 self._warn(leg, exc.message)
         self._read_at = -1e18
@@ -335,12 +336,13 @@ class LegRegistry:
     ) -> dict[str, Embedder]:
         """Legs of ``embedders`` the store holds with the same model and dimension (and
         ``ready`` when ``searching``)."""
-        if not hasattr(store, "leg_records"):  # not a VectorLegs store (an as-of snapshot)
+        legs = getattr(store, "legs", None)  # the store's VectorLegs part
+        if legs is None:
             return {}
         now = time.monotonic()
         with self._lock:
             if now - self._read_at > self.REFRESH_S:
-                self._records = store.leg_records()
+                self._records = legs.leg_records()
                 self._read_at = now
             records = dict(self._records)
         out: dict[str, Embedder] = {}

@@ -126,10 +126,10 @@ def run_legs(
         _timed(timings, lock, f"embed_query:{leg}")(started)
         started = time.perf_counter()
         key = leg_score_key(leg)
+        # the guarded store searches a leg itself; a bare store through its ``legs`` part
+        search = getattr(store, "leg_search", None) or store.legs.leg_search  # type: ignore[attr-defined]
         try:
-            found = store.leg_search(  # type: ignore[attr-defined]
-                leg, vector, scope=scope, k=depth, statuses=statuses
-            )
+            found = search(leg, vector, scope=scope, k=depth, statuses=statuses)
         finally:
             _timed(timings, lock, leg)(started)
         return [

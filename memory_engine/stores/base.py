@@ -166,6 +166,7 @@ class LegRecord(BaseModel):
 class VectorLegs(Protocol):
     """Extra dense legs (:data:`EXTRA_LEGS`): a second vector per memory, indexed like the
     primary one (PostgreSQL: its own ``vector`` column and HNSW index; Qdrant: a named vector).
+    A store that has them exposes this part as its ``legs`` attribute (``store.legs``).
 
     Vectors are set after the memory is inserted (one call per write batch); a memory without
     the leg's vector is simply not found by that leg.

@@ -122,8 +122,8 @@ class GuardedStore:
         statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
     ) -> builtins.list[Candidate]:
         """The store's extra dense leg ``leg`` (``VectorLegs``), filtered to the tenant."""
-        search = getattr(self.store, "leg_search", None)
-        found = search(leg, vector, scope=scope, k=k, statuses=statuses) if search else []
+        part = getattr(self.store, "legs", None)  # the store's VectorLegs part
+        found = part.leg_search(leg, vector, scope=scope, k=k, statuses=statuses) if part else []
         return self.keep(self._leg(leg), found)
 
     def keyword_search(

@@ -28,7 +28,7 @@ from typing import Any
 from memory_engine.embedding.base import Embedder
 from memory_engine.errors import InvalidInputError, LegUnavailableError
 from memory_engine.models import MemoryStatus, Scope
-from memory_engine.stores.base import PRIMARY_LEG, STAGING_LEG, LegRecord
+from memory_engine.stores.base import PRIMARY_LEG, STAGING_LEG, LegRecord, VectorLegs
 
 __all__ = ["LegRun", "reembed_store"]
 
@@ -80,7 +80,7 @@ class LegRun:
         }
 
 
-def _record_leg(store: Any, leg: str, embedder: Embedder) -> tuple[LegRecord, bool]:
+def _record_leg(store: VectorLegs, leg: str, embedder: Embedder) -> tuple[LegRecord, bool]:
     """The leg's record for ``embedder`` (recorded or recorded anew); True when replaced."""
     record = store.leg_records().get(leg)
     if record is not None and (record.model, record.dim) == (embedder.model_name, embedder.dim):
@@ -93,7 +93,7 @@ def _record_leg(store: Any, leg: str, embedder: Embedder) -> tuple[LegRecord, bo
     return store.replace_leg(leg, embedder.model_name, embedder.dim), True
 
 
-def _missing_total(store: Any, leg: str, scopes: Sequence[Scope]) -> int:
+def _missing_total(store: VectorLegs, leg: str, scopes: Sequence[Scope]) -> int:
     total = 0
     for scope in scopes:
         filled, embedded = store.leg_counts(leg, scope=scope)
@@ -102,7 +102,7 @@ def _missing_total(store: Any, leg: str, scopes: Sequence[Scope]) -> int:
 
 
 def _fill(
-    store: Any,
+    store: VectorLegs,
     leg: str,
     embedder: Embedder,
     scope: Scope,
@@ -132,7 +132,7 @@ def _fill(
 
 
 def _verify(
-    store: Any, leg: str, scope: Scope, sample: Sequence[tuple[uuid.UUID, list[float]]]
+    store: VectorLegs, leg: str, scope: Scope, sample: Sequence[tuple[uuid.UUID, list[float]]]
 ) -> dict[str, Any]:
     """Counts, and each sampled memory found first (or at cosine >= VERIFY_MIN_COSINE)."""
     filled, total = store.leg_counts(leg, scope=scope)
@@ -146,7 +146,7 @@ def _verify(
 
 
 def _run_leg(
-    store: Any,
+    store: VectorLegs,
     leg: str,
     embedder: Embedder,
     scopes: Sequence[Scope],
@@ -190,7 +190,7 @@ def reembed_store(
     """Bring the store's dense legs to the configured embedders (see the module docstring).
 
     Args:
-        store: a ``MemoryStore`` with ``VectorLegs``.
+        store: a ``MemoryStore`` with a ``legs`` part (``VectorLegs``).
         primary: the configured primary embedder.
         legs: the configured extra legs (leg name -> embedder).
         tenants: the tenants to run over (every tenant of the store for a store-wide run).
@@ -214,6 +214,9 @@ def reembed_store(
             f"leg {only_leg!r} is not configured (configured: {[PRIMARY_LEG, *legs]})",
             leg=only_leg,
         )
+    part: VectorLegs | None = getattr(store, "legs", None)
+    if part is None:
+        raise InvalidInputError("this store has no dense legs to re-embed")
     scopes = [Scope.of(t) for t in tenants]
     runs: list[LegRun] = []
     recorded = store.embedding_info()
@@ -228,9 +231,9 @@ def reembed_store(
                     "--tenant",
                     stored_model=recorded[0],
                 )
-            _record_leg(store, STAGING_LEG, primary)
+            _record_leg(part, STAGING_LEG, primary)
             run = _run_leg(
-                store,
+                part,
                 STAGING_LEG,
                 primary,
                 scopes,
@@ -241,7 +244,7 @@ def reembed_store(
             if run.ok:
                 for attempt in range(SWITCH_ATTEMPTS):
                     try:
-                        store.commit_primary(*wanted)
+                        part.commit_primary(*wanted)
                         run.action = "switched"
                         break
                     except InvalidInputError:  # memories written since the fill
@@ -249,7 +252,7 @@ def reembed_store(
                             raise
                         for scope in scopes:
                             _fill(
-                                store,
+                                part,
                                 STAGING_LEG,
                                 primary,
                                 scope,
@@ -263,10 +266,10 @@ def reembed_store(
     for leg, embedder in legs.items():
         if only_leg not in (None, leg):
             continue
-        record, replaced = _record_leg(store, leg, embedder)
-        run = _run_leg(store, leg, embedder, scopes, batch=batch, progress=progress)
+        record, replaced = _record_leg(part, leg, embedder)
+        run = _run_leg(part, leg, embedder, scopes, batch=batch, progress=progress)
         run.action = "replaced" if replaced else ("filled" if run.embedded else "unchanged")
         if run.ok and all_tenants and record.state != "ready":
-            store.set_leg_state(leg, "ready")
+            part.set_leg_state(leg, "ready")
         runs.append(run)
     return runs

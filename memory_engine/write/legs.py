@@ -32,7 +32,7 @@ def fill_legs(
     """Embed and store the extra legs' vectors of the ``created`` memories.
 
     Args:
-        store: the store (legs are skipped unless it is a ``VectorLegs``).
+        store: the store (legs are skipped unless it has a ``legs`` part, ``VectorLegs``).
         legs: leg name -> embedder (``EngineDeps.dense_legs(searching=False)``).
         created: ``(memory id, content)`` of the memories just inserted.
         scope: their tenant.
@@ -40,13 +40,14 @@ def fill_legs(
     Returns:
         Vectors stored per leg (0 for a leg that failed; the failure is logged).
     """
-    if not legs or not created or not hasattr(store, "set_leg_vectors"):  # not VectorLegs
+    part = getattr(store, "legs", None)  # the store's VectorLegs part
+    if not legs or not created or part is None:
         return {}
     done: dict[str, int] = {}
     for leg, embedder in legs.items():
         try:
             vectors = embedder.embed([text for _, text in created])
-            done[leg] = store.set_leg_vectors(
+            done[leg] = part.set_leg_vectors(
                 leg, {mid: v for (mid, _), v in zip(created, vectors, strict=True)}, scope=scope
             )
         except MemoryEngineError as exc:

@@ -45,7 +45,6 @@ from memory_engine.models import (
 from memory_engine.stores.base import InsertOutcome, MemoryRecord, NewMemory, StoreStats
 from memory_engine.stores.common import check_k, search_statuses, vector_param
 from memory_engine.stores.entities import entity_memories
-from memory_engine.stores.legs import DelegatedLegs
 from memory_engine.stores.postgres.bulk import PgBulkWriter
 from memory_engine.stores.postgres.connection import PgConnection, app_login
 from memory_engine.stores.postgres.embedded import resolve_database_url
@@ -63,7 +62,7 @@ from memory_engine.stores.postgres.writer import PgWriter
 ENTITIES_MIGRATION = 4
 
 
-class PostgresStore(DelegatedLegs):
+class PostgresStore:
     """Memories, events and traces in PostgreSQL + pgvector, isolated by row-level security.
 
     A ``MemoryStore`` and a ``BulkLoader``. Each method below is the part's of the same name
@@ -97,7 +96,7 @@ class PostgresStore(DelegatedLegs):
         self._records = PgRecords(self.conn)
         self._bulk = PgBulkWriter(self.conn)
         self._entities = PgEntities(self.conn)
-        #: The extra dense legs (``VectorLegs``); the methods below delegate to it.
+        #: The extra dense legs and the reembed staging leg (``stores.base.VectorLegs``).
         self.legs = PgVectorLegs(self.conn)
 
     @classmethod

@@ -67,7 +67,6 @@ from memory_engine.models import (
 )
 from memory_engine.stores.base import InsertOutcome, MemoryRecord, NewMemory, StoreStats
 from memory_engine.stores.entities import entity_memories
-from memory_engine.stores.legs import DelegatedLegs
 from memory_engine.stores.qdrant.connection import QdrantConnection
 from memory_engine.stores.qdrant.entities import QdrantEntities
 from memory_engine.stores.qdrant.events import QdrantEventLog
@@ -80,7 +79,7 @@ from memory_engine.stores.qdrant.records import QdrantRecords
 from memory_engine.stores.qdrant.writer import QdrantWriter
 
 
-class QdrantStore(DelegatedLegs):
+class QdrantStore:
     """Memories, events and traces in Qdrant, isolated by a tenant filter in every query.
 
     A ``MemoryStore``. Each method below is the part's of the same name (its docstring states
@@ -110,7 +109,7 @@ class QdrantStore(DelegatedLegs):
         # The step hook looks ``_step_done`` up at each call, so a test may patch the class.
         self._log = QdrantEventLog(self.conn, lambda step: self._step_done(step))
         self._reader = QdrantReader(self.conn)
-        #: The extra dense legs (``VectorLegs``, methods from ``DelegatedLegs``).
+        #: The extra dense legs and the reembed staging leg (``stores.base.VectorLegs``).
         self.legs = QdrantVectorLegs(self.conn, self._reader.dense_search)
         self._entities = QdrantEntities(self.conn)
         self._writer = QdrantWriter(self.conn, self._log, self._entities)
