@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from memory_engine.errors import InvalidInputError, LegUnavailableError
+from memory_engine.errors import EmbeddingError, InvalidInputError, LegUnavailableError
 from memory_engine.models import MemoryStatus, Scope
 from memory_engine.stores.base import STAGING_LEG, LegRecord, MemoryStore, VectorLegs
 from memory_engine.stores.reembed import reembed_store
@@ -35,8 +35,6 @@ class HashEmbedder:
         self.fail_after = fail_after
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        from memory_engine.errors import EmbeddingError
-
         self.calls += 1
         if self.fail_after is not None and self.calls > self.fail_after:
             raise EmbeddingError("stopped on purpose", model=self.model_name)
@@ -69,7 +67,11 @@ def _legs(store: MemoryStore) -> VectorLegs:
 
 def _fill(store: MemoryStore, scope: Scope, primary: HashEmbedder) -> list:
     vecs = primary.embed(TEXTS)
-    return put(store, scope, *[item(scope.tenant_id, t, np.array(v)) for t, v in zip(TEXTS, vecs)])
+    return put(
+        store,
+        scope,
+        *[item(scope.tenant_id, t, np.array(v)) for t, v in zip(TEXTS, vecs, strict=True)],
+    )
 
 
 def test_leg_recorded_on_a_new_store_is_ready_and_searched(store_factory) -> None:
@@ -82,13 +84,13 @@ def test_leg_recorded_on_a_new_store_is_ready_and_searched(store_factory) -> Non
     a, b = Scope.of("legs-a"), Scope.of("legs-b")
     mine = _fill(store, a, HashEmbedder(MODEL, DIM))
     theirs = _fill(store, b, HashEmbedder(MODEL, DIM))
-    vectors = dict(zip(mine, ml.embed(TEXTS)))
+    vectors = dict(zip(mine, ml.embed(TEXTS), strict=True))
     assert legs.set_leg_vectors(LEG, vectors, scope=a) == len(TEXTS)
     # another tenant's ids are skipped, never written
-    assert legs.set_leg_vectors(LEG, dict(zip(theirs, ml.embed(TEXTS))), scope=a) == 0
+    assert legs.set_leg_vectors(LEG, dict(zip(theirs, ml.embed(TEXTS), strict=True)), scope=a) == 0
     assert legs.leg_counts(LEG, scope=a) == (len(TEXTS), len(TEXTS))
     assert legs.leg_counts(LEG, scope=b) == (0, len(TEXTS))
-    for mid, text in zip(mine, TEXTS):
+    for mid, text in zip(mine, TEXTS, strict=True):
         hits = legs.leg_search(LEG, ml.embed([text])[0], scope=a, k=3)
         assert ids(hits)[0] == mid
         assert hits[0].scores["cosine"] == pytest.approx(1.0, abs=1e-4)
@@ -114,7 +116,7 @@ def test_leg_vectors_are_checked_and_cleared_when_the_content_changes(store_fact
         legs.set_leg_vectors(LEG, {mine[0]: [1.0] * 5}, scope=scope)  # wrong dimension
     with pytest.raises(InvalidInputError):
         legs.ensure_leg("dense_unknown", "x", 3)
-    legs.set_leg_vectors(LEG, dict(zip(mine, ml.embed(TEXTS))), scope=scope)
+    legs.set_leg_vectors(LEG, dict(zip(mine, ml.embed(TEXTS), strict=True)), scope=scope)
     assert legs.leg_missing(LEG, scope=scope) == []
     current = store.get(mine[1], scope=scope)
     store.update(
@@ -145,7 +147,7 @@ def test_reembed_fills_a_leg_added_to_an_existing_store(store_factory) -> None:
         pass  # Qdrant: the collection has no such vector until the rebuild
     # a crash in the middle (the embedder fails after one batch): nothing half-recorded
     broken = HashEmbedder("ml-model", 24, fail_after=1)
-    with pytest.raises(Exception):
+    with pytest.raises(EmbeddingError):
         reembed_store(
             store, primary=primary, legs={LEG: broken}, tenants=["old-a", "old-b"],
             all_tenants=True, batch=2,
@@ -190,19 +192,17 @@ def test_reembed_switches_the_primary_embedder_in_one_step(store_factory) -> Non
     with pytest.raises(InvalidInputError):
         _legs(store).commit_primary("new-model", 20)  # nothing staged yet
     crashing = HashEmbedder("new-model", 20, fail_after=1)
-    with pytest.raises(Exception):
+    with pytest.raises(EmbeddingError):
         reembed_store(store, primary=crashing, legs={}, tenants=["switch"], all_tenants=True,
                       batch=3)  # fmt: skip
     # killed before the switch: the store still holds and searches the old vectors
     assert store.embedding_info() == (MODEL, DIM)
     assert ids(store.dense_search(old.embed([TEXTS[2]])[0], scope=scope, k=1)) == [made[2]]
-    runs = reembed_store(
-        store, primary=new, legs={}, tenants=["switch"], all_tenants=True, batch=3
-    )
+    runs = reembed_store(store, primary=new, legs={}, tenants=["switch"], all_tenants=True, batch=3)
     assert runs[0].leg == "dense" and runs[0].action == "switched" and runs[0].ok
     assert store.embedding_info() == ("new-model", 20)
     assert STAGING_LEG not in _legs(store).leg_records()
-    for mid, text in zip(made, TEXTS):
+    for mid, text in zip(made, TEXTS, strict=True):
         assert ids(store.dense_search(new.embed([text])[0], scope=scope, k=1)) == [mid]
     assert store.get(made[0], scope=scope).embedding_model == "new-model"
     with pytest.raises(InvalidInputError):
