@@ -44,10 +44,11 @@ def add_common_args(ap: argparse.ArgumentParser) -> None:
     )
     ap.add_argument(
         "--multilingual",
-        choices=["use_m3", "none"],
+        choices=["use_m3", "none", "both"],
         default="use_m3",
         help="second dense leg (dense_ml) beside --embedder, weighted by the query's script "
-        "(default: use_m3, the engine's default; none = one dense leg, the old default)",
+        "(default: use_m3, the engine's default; none = one dense leg, the old default; both = "
+        "ingest once with the leg, then measure every configuration with and without it)",
     )
     ap.add_argument("--grid", type=Path, help="JSON list of override dicts; one result each")
     ap.add_argument("--legs", default="dense,keyword", help="comma-separated legs")
@@ -81,16 +82,27 @@ def leg_embedders(args: argparse.Namespace, settings: Any) -> dict[str, Embedder
     """The extra dense legs of ``--multilingual`` (cached like the primary embedder)."""
     from memory_engine.embedding import build_leg_embedders
 
+    choice = "use_m3" if args.multilingual == "both" else args.multilingual
     legs = build_leg_embedders(
         settings.model_copy(
-            update={
-                "embedding": settings.embedding.model_copy(
-                    update={"multilingual": args.multilingual}
-                )
-            }
+            update={"embedding": settings.embedding.model_copy(update={"multilingual": choice})}
         )
     )
     return {leg: CachingEmbedder(e) for leg, e in legs.items()}
+
+
+def measured_engines(engine: Any, args: argparse.Namespace) -> list[tuple[str, Any]]:
+    """``(multilingual label, engine)`` pairs to measure: the engine itself, and with
+    ``--multilingual both`` also an engine on the same store without the extra leg (the old
+    one-leg default; its vectors are simply not searched)."""
+    if args.multilingual != "both":
+        return [(args.multilingual, engine)]
+    from memory_engine import MemoryEngine
+
+    one_leg = MemoryEngine(
+        engine.settings, store=engine.store, embedder=engine.embedder, leg_embedders={}
+    )
+    return [("use_m3", engine), ("none", one_leg)]
 
 
 def prefill_queries(engine: Any, queries: Sequence[str]) -> None:

@@ -37,6 +37,7 @@ from bench.harness import (  # noqa: E402
     add_common_args,
     configurations,
     leg_embedders,
+    measured_engines,
     prefill_queries,
 )
 from memory_engine import MemoryEngine, Scope, Settings  # noqa: E402
@@ -134,14 +135,16 @@ def main() -> None:
 
     questions = [(cid, qa) for cid in wanted for qa in samples[cid]["qa"]]
     prefill_queries(engine, [qa["question"] for _, qa in questions])
-    for overrides in configs:
-        out = run_config(engine, convs, questions, legs, args.candidates, overrides)
+    for label, measured, overrides in (
+        (lb, eng, o) for lb, eng in measured_engines(engine, args) for o in configs
+    ):
+        out = run_config(measured, convs, questions, legs, args.candidates, overrides)
         out.update(
             {
                 "conversations": wanted,
                 "turns": n_turns,
                 "embedder": args.embedder,
-                "multilingual": args.multilingual,
+                "multilingual": label,
                 "store": args.store,
                 "ingest_s": round(ingest_s, 1),
             }

@@ -44,6 +44,7 @@ from bench.harness import (  # noqa: E402
     add_common_args,
     configurations,
     leg_embedders,
+    measured_engines,
     prefill_queries,
 )
 from memory_engine import MemoryEngine, Scope, Settings  # noqa: E402
@@ -180,14 +181,16 @@ def main() -> None:
 
     cases = [d for d in dialogues if int(d["user-id"]) in users]
     prefill_queries(engine, [dialogue_query(d, args.query_mode)[0] for d in cases])
-    for overrides in configs:
+    for label, measured, overrides in (
+        (lb, eng, o) for lb, eng in measured_engines(engine, args) for o in configs
+    ):
         params: dict[str, Any] = {
             "k": 10,
             "legs": legs,
             "candidates_per_leg": args.candidates,
             "token_budget": 0,
         }
-        options = engine.search_options(**(params | overrides))
+        options = measured.search_options(**(params | overrides))
         per: dict[str, list[float]] = {}
         per_split: dict[str, dict[str, list[float]]] = {}
         latencies = []
@@ -196,7 +199,7 @@ def main() -> None:
             t = time.perf_counter()
             query, turns = dialogue_query(d, args.query_mode)
             opts = options.model_copy(update={"recent_turns": tuple(turns)}) if turns else options
-            res = engine.search(scope, query, options=opts, save_trace=False)
+            res = measured.search(scope, query, options=opts, save_trace=False)
             latencies.append((time.perf_counter() - t) * 1000)
             ranked = [c.memory.source_ref or "" for c in res.memories]
             for name, value in metrics(ranked, {str(r) for r in d["relevant-id"]}).items():
@@ -216,7 +219,7 @@ def main() -> None:
                 "lang": args.lang,
                 "memories": sum(1 for m in memories.values() if m["user-id"] in users),
                 "embedder": args.embedder,
-                "multilingual": args.multilingual,
+                "multilingual": label,
                 "legs": list(options.legs),
                 "options": overrides,
                 "query_mode": args.query_mode,
