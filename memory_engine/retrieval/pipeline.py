@@ -210,8 +210,13 @@ def run_search(
     weights = {"dense": options.dense_weight, "keyword": kw_weight}
     if extra_legs:  # two dense legs: weighted by the query's script
         weights.update(dense_leg_weights(main_query, options))
+    models = {"dense": embedder.model_name if embedder is not None else None}
+    models.update({leg: emb.model_name for leg, emb in (extra_legs or {}).items()})
     for name, health in leg_health.items():
-        health["weight"] = round(weights.get(name.split("@", 1)[0], options.dense_weight), 4)
+        base = name.split("@", 1)[0]
+        health["weight"] = round(weights.get(base, options.dense_weight), 4)
+        if base in models:  # each dense leg names the model its scores come from
+            health["model"] = models[base]
     fused = fuse(
         legs,
         method=options.fusion,

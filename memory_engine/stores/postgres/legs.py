@@ -191,13 +191,17 @@ class PgVectorLegs:
             return 0
         ids = list(vectors)
         vecs = [vector_param(vectors[i], dim, f"{leg} vector") for i in ids]
+        # One statement per batch (the keyword-statistics trigger runs once per statement);
+        # vectors travel as pgvector text literals.
+        texts = ["[" + ",".join(repr(float(x)) for x in v) + "]" for v in vecs]
         with self._conn.tx(scope) as cur:
-            cur.executemany(
+            cur.execute(
                 sql.SQL(
-                    "UPDATE memories SET {} = %s WHERE tenant_id = %s AND id = %s "
-                    "AND embedding IS NOT NULL"
-                ).format(sql.Identifier(column)),
-                [(v, scope.tenant_id, i) for i, v in zip(ids, vecs, strict=True)],
+                    "UPDATE memories m SET {col} = v.vec::vector FROM "
+                    "unnest(%s::uuid[], %s::text[]) AS v(id, vec) "
+                    "WHERE m.tenant_id = %s AND m.id = v.id AND m.embedding IS NOT NULL"
+                ).format(col=sql.Identifier(column)),
+                [ids, texts, scope.tenant_id],
             )
             return int(cur.rowcount or 0)
 
