@@ -10,7 +10,10 @@ at any moment is finished by the next one:
    and filled from the copy (again idempotent), then the copy and the marker are removed.
 
 The rebuilt leg's vectors are not copied (they belong to the old model); every other vector,
-the payload and the point ids are kept.
+the payload and the point ids are kept. On a server, points written while the copy ran are
+copied again before the switch (a catch-up pass by version); writes in the last moments
+before the original is dropped can still be missed, so pause writers for a rebuild there.
+In local mode the running command holds the folder: no other process writes meanwhile.
 """
 
 from __future__ import annotations
@@ -84,6 +87,60 @@ def _copy(
             return copied
 
 
+def _catch_up(
+    conn: QdrantConnection,
+    source: str,
+    target: str,
+    drop: str | None,
+    promote: str | None,
+    model: str | None,
+) -> int:
+    """Copy again the points of ``source`` that ``target`` lacks or holds at another version
+    (written while the copy ran, on a server); returns how many."""
+    offset: Any = None
+    redone = 0
+    while True:
+        with conn.reading() as client:
+            page, offset = client.scroll(
+                source,
+                limit=COPY_PAGE,
+                offset=offset,
+                with_payload=["version"],
+                with_vectors=False,
+            )
+            have = (
+                {
+                    str(p.id): (p.payload or {}).get("version")
+                    for p in client.retrieve(target, [p.id for p in page], with_payload=["version"])
+                }
+                if page
+                else {}
+            )
+        stale = [p.id for p in page if have.get(str(p.id), -1) != (p.payload or {}).get("version")]
+        if stale:
+            with conn.reading() as client:
+                points = client.retrieve(source, stale, with_payload=True, with_vectors=True)
+            fresh = []
+            for p in points:
+                vectors = dict(p.vector) if isinstance(p.vector, dict) else {}
+                if drop:
+                    vectors.pop(drop, None)
+                payload = dict(p.payload or {})
+                if promote:
+                    staged = vectors.pop(promote, None)
+                    vectors.pop(DENSE, None)
+                    if staged is not None:
+                        vectors[DENSE] = staged
+                        if model:
+                            payload["embedding_model"] = model
+                fresh.append(models.PointStruct(id=p.id, vector=vectors, payload=payload))
+            with conn.writing() as client:
+                client.upsert(target, fresh)
+            redone += len(fresh)
+        if offset is None:
+            return redone
+
+
 def rebuild_collection(
     conn: QdrantConnection,
     legs: dict[str, int],
@@ -124,6 +181,7 @@ def rebuild_collection(
                 client.delete_collection(temp)
             create_memories_collection(client, temp, dim, conn.local, conn.layout, legs)
         _copy(conn, conn.memories, temp, drop, promote, model)
+        _catch_up(conn, conn.memories, temp, drop, promote, model)  # writes during the copy
         _set_phase(conn, "copied", plan)
     with conn.writing() as client:
         if client.collection_exists(conn.memories):
