@@ -22,6 +22,9 @@ from memory_engine.stores.postgres.connection import HNSW_MAX_DIM, PgConnection
 from memory_engine.stores.postgres.migrate import MIGRATION_LOCK_KEY
 from memory_engine.stores.postgres.sql import dense_search
 
+#: Rows per UPDATE statement of ``set_leg_vectors`` (one transaction for the whole call).
+SET_CHUNK = 500
+
 #: Vector column of each extra leg (and of the reembed staging leg, migration 0007).
 LEG_COLUMNS: dict[str, str] = {"dense_ml": "embedding_ml", STAGING_LEG: "embedding_next"}
 
@@ -194,16 +197,18 @@ class PgVectorLegs:
         # One statement per batch (the keyword-statistics trigger runs once per statement);
         # vectors travel as pgvector text literals.
         texts = ["[" + ",".join(repr(float(x)) for x in v) + "]" for v in vecs]
+        query = sql.SQL(
+            "UPDATE memories m SET {col} = v.vec::vector FROM "
+            "unnest(%s::uuid[], %s::text[]) AS v(id, vec) "
+            "WHERE m.tenant_id = %s AND m.id = v.id AND m.embedding IS NOT NULL"
+        ).format(col=sql.Identifier(column))
+        done = 0
         with self._conn.tx(scope) as cur:
-            cur.execute(
-                sql.SQL(
-                    "UPDATE memories m SET {col} = v.vec::vector FROM "
-                    "unnest(%s::uuid[], %s::text[]) AS v(id, vec) "
-                    "WHERE m.tenant_id = %s AND m.id = v.id AND m.embedding IS NOT NULL"
-                ).format(col=sql.Identifier(column)),
-                [ids, texts, scope.tenant_id],
-            )
-            return int(cur.rowcount or 0)
+            for start in range(0, len(ids), SET_CHUNK):
+                chunk = slice(start, start + SET_CHUNK)
+                cur.execute(query, [ids[chunk], texts[chunk], scope.tenant_id])
+                done += int(cur.rowcount or 0)
+        return done
 
     def leg_search(
         self,
