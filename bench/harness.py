@@ -91,6 +91,32 @@ def leg_embedders(args: argparse.Namespace, settings: Any) -> dict[str, Embedder
     return {leg: CachingEmbedder(e) for leg, e in legs.items()}
 
 
+#: Options that only weigh the multilingual leg (no effect on an engine without it).
+LEG_WEIGHT_OPTIONS = ("multilingual_weight", "cjk_english_weight")
+
+
+def measurements(
+    engine: Any, args: argparse.Namespace, configs: list[dict[str, Any]]
+) -> list[tuple[str, Any, dict[str, Any]]]:
+    """``(label, engine, overrides)`` to measure: every configuration on every engine of
+    :func:`measured_engines`, except repeats on the one-leg engine of configurations that
+    differ only in the multilingual leg's weights."""
+    out: list[tuple[str, Any, dict[str, Any]]] = []
+    seen: set[str] = set()
+    for label, eng in measured_engines(engine, args):
+        for overrides in configs:
+            if label == "none":
+                key = json.dumps(
+                    {k: v for k, v in overrides.items() if k not in LEG_WEIGHT_OPTIONS},
+                    sort_keys=True,
+                )
+                if key in seen:
+                    continue
+                seen.add(key)
+            out.append((label, eng, overrides))
+    return out
+
+
 def measured_engines(engine: Any, args: argparse.Namespace) -> list[tuple[str, Any]]:
     """``(multilingual label, engine)`` pairs to measure: the engine itself, and with
     ``--multilingual both`` also an engine on the same store without the extra leg (the old

@@ -37,7 +37,7 @@ from bench.harness import (  # noqa: E402
     add_common_args,
     configurations,
     leg_embedders,
-    measured_engines,
+    measurements,
     prefill_queries,
 )
 from memory_engine import MemoryEngine, Scope, Settings  # noqa: E402
@@ -135,9 +135,7 @@ def main() -> None:
 
     questions = [(cid, qa) for cid in wanted for qa in samples[cid]["qa"]]
     prefill_queries(engine, [qa["question"] for _, qa in questions])
-    for label, measured, overrides in (
-        (lb, eng, o) for lb, eng in measured_engines(engine, args) for o in configs
-    ):
+    for label, measured, overrides in measurements(engine, args, configs):
         out = run_config(measured, convs, questions, legs, args.candidates, overrides)
         out.update(
             {

@@ -44,7 +44,7 @@ from bench.harness import (  # noqa: E402
     add_common_args,
     configurations,
     leg_embedders,
-    measured_engines,
+    measurements,
     prefill_queries,
 )
 from memory_engine import MemoryEngine, Scope, Settings  # noqa: E402
@@ -181,9 +181,7 @@ def main() -> None:
 
     cases = [d for d in dialogues if int(d["user-id"]) in users]
     prefill_queries(engine, [dialogue_query(d, args.query_mode)[0] for d in cases])
-    for label, measured, overrides in (
-        (lb, eng, o) for lb, eng in measured_engines(engine, args) for o in configs
-    ):
+    for label, measured, overrides in measurements(engine, args, configs):
         params: dict[str, Any] = {
             "k": 10,
             "legs": legs,
