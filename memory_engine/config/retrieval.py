@@ -123,7 +123,7 @@ class SearchOptions(BaseModel):
         json_schema_extra=ADVANCED,
     )
     cjk_english_weight: float = Field(
-        0.25,
+        0.0,
         ge=0.0,
         description="English dense leg weight for an all-CJK query; it falls linearly from "
         "the dense weight as the query's CJK share rises (with a multilingual leg only).",
