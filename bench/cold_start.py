@@ -76,9 +76,10 @@ def main() -> None:
     ap.add_argument("--query", default="What does the user like to eat? 用户喜欢吃什么？")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="cold-start-") as tmp:
-        env = {
-            k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")
-        } | {"MEMORY_DATA_DIR": str(Path(tmp) / ".memory"), "PYTHONPATH": str(args.source)}
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")} | {
+            "MEMORY_DATA_DIR": str(Path(tmp) / ".memory"),
+            "PYTHONPATH": str(args.source),
+        }
         _run(["stats"], env)  # initdb; not timed
         stats, search = [], []
         for _ in range(args.rounds):

@@ -58,6 +58,14 @@ def add_common_args(ap: argparse.ArgumentParser) -> None:
         metavar="KEY=VALUE",
         help="SearchOptions override, e.g. fusion=zscore or session_weight=0.3 (repeatable)",
     )
+    ap.add_argument(
+        "--multilingual",
+        choices=["use_m3", "none", "both"],
+        default="use_m3",
+        help="second dense leg (dense_ml) beside --embedder, weighted by the query's script "
+        "(default: use_m3, the engine's default; none = one dense leg, the old default; both = "
+        "ingest once with the leg, then measure every configuration with and without it)",
+    )
     ap.add_argument("--grid", type=Path, help="JSON list of override dicts; one result each")
     ap.add_argument("--legs", default=None, help="comma-separated legs (default: the engine's)")
     ap.add_argument(
@@ -215,14 +223,68 @@ def configurations(args: argparse.Namespace) -> list[dict[str, Any]]:
     return [base]
 
 
+def leg_embedders(args: argparse.Namespace, settings: Any) -> dict[str, Embedder]:
+    """The extra dense legs of ``--multilingual`` (cached like the primary embedder)."""
+    from memory_engine.embedding import build_leg_embedders
+
+    choice = "use_m3" if args.multilingual == "both" else args.multilingual
+    legs = build_leg_embedders(
+        settings.model_copy(
+            update={"embedding": settings.embedding.model_copy(update={"multilingual": choice})}
+        )
+    )
+    return {leg: CachingEmbedder(e) for leg, e in legs.items()}
+
+
+#: Options that only weigh the multilingual leg (no effect on an engine without it).
+LEG_WEIGHT_OPTIONS = ("multilingual_weight", "cjk_english_weight")
+
+
+def measurements(
+    engine: Any, args: argparse.Namespace, configs: list[dict[str, Any]]
+) -> list[tuple[str, Any, dict[str, Any]]]:
+    """``(label, engine, overrides)`` to measure: every configuration on every engine of
+    :func:`measured_engines`, except repeats on the one-leg engine of configurations that
+    differ only in the multilingual leg's weights."""
+    out: list[tuple[str, Any, dict[str, Any]]] = []
+    seen: set[str] = set()
+    for label, eng in measured_engines(engine, args):
+        for overrides in configs:
+            if label == "none":
+                key = json.dumps(
+                    {k: v for k, v in overrides.items() if k not in LEG_WEIGHT_OPTIONS},
+                    sort_keys=True,
+                )
+                if key in seen:
+                    continue
+                seen.add(key)
+            out.append((label, eng, overrides))
+    return out
+
+
+def measured_engines(engine: Any, args: argparse.Namespace) -> list[tuple[str, Any]]:
+    """``(multilingual label, engine)`` pairs to measure: the engine itself, and with
+    ``--multilingual both`` also an engine on the same store without the extra leg (the old
+    one-leg default; its vectors are simply not searched)."""
+    if args.multilingual != "both":
+        return [(args.multilingual, engine)]
+    from memory_engine import MemoryEngine
+
+    one_leg = MemoryEngine(
+        engine.settings, store=engine.store, embedder=engine.embedder, leg_embedders={}
+    )
+    return [("use_m3", engine), ("none", one_leg)]
+
+
 def prefill_queries(engine: Any, queries: Sequence[str]) -> None:
     """Embed the benchmark's queries in batches up front (the ``CachingEmbedder`` then serves
-    each search's query embedding), so per-query model calls do not dominate the run."""
-    embedder = engine.embedder
-    if isinstance(embedder, CachingEmbedder):
-        unique = list(dict.fromkeys(queries))
-        for start in range(0, len(unique), 256):
-            embedder.embed(unique[start : start + 256])
+    each search's query embedding, on every dense leg), so per-query model calls do not
+    dominate the run."""
+    unique = list(dict.fromkeys(queries))
+    for embedder in (engine.embedder, *engine._deps.leg_embedders.values()):
+        if isinstance(embedder, CachingEmbedder):
+            for start in range(0, len(unique), 256):
+                embedder.embed(unique[start : start + 256])
 
 
 class CachingEmbedder:
@@ -265,6 +327,8 @@ class CachingStore:
         self._cache: dict[tuple[Any, ...], list[Candidate]] = {}
         self._refs: dict[uuid.UUID, str | None] = {}
         self.concurrent_legs = inner.concurrent_legs
+        #: The inner store's extra dense legs (``VectorLegs``), passed through uncached.
+        self.legs = getattr(inner, "legs", None)
         if isinstance(inner, BulkLoader):
             self.bulk_insert = inner.bulk_insert
 

@@ -59,12 +59,18 @@ class HashEmbedder:
     dim = DIM
     max_input_chars = 10_000
 
+    def __init__(self, dim: int = DIM, salt: str = "") -> None:
+        self.dim, self.salt = dim, salt
+        if dim != DIM or salt:
+            self.model_name = f"bench-hash-{dim}{salt}"
+
     def embed(self, texts: list[str]) -> list[list[float]]:
-        out = np.zeros((len(texts), DIM), dtype=np.float32)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, t in enumerate(texts):
             for w in t.lower().split():
-                h = int.from_bytes(hashlib.blake2b(w.encode(), digest_size=8).digest(), "little")
-                out[i, h % DIM] += 1.0 if (h >> 20) & 1 else -1.0
+                word = (self.salt + w).encode()
+                h = int.from_bytes(hashlib.blake2b(word, digest_size=8).digest(), "little")
+                out[i, h % self.dim] += 1.0 if (h >> 20) & 1 else -1.0
         out /= np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
         return out.tolist()
 
@@ -99,6 +105,7 @@ def run_config(
     rng: np.random.Generator,
     warmup: int = 0,
     series: list[dict[str, Any]] | None = None,
+    second_leg: bool = False,
 ) -> dict[str, Any]:
     # gc_freeze as in the MCP server and the dashboard (long-running processes); the library
     # default is off (see memory_engine.retrieval.gcfreeze)
@@ -119,6 +126,10 @@ def run_config(
     )
     store = PostgresStore(settings)
     emb = HashEmbedder()
+    # the multilingual leg: a second hashing embedder of USE-m3's size, in its own column/index
+    emb2 = HashEmbedder(512, salt="ml:") if second_leg else None
+    if emb2 is not None:
+        store.legs.ensure_leg("dense_ml", emb2.model_name, emb2.dim)
     store.ensure_embedding(emb.model_name, emb.dim)
     tenant_ids = [f"bench-t{i}" for i in range(tenants)]
     per_tenant = size // tenants
@@ -154,6 +165,18 @@ def run_config(
         for t in tenant_ids:  # one bulk import per tenant (the ingest path)
             for out in store.bulk_insert(items_for(t), scope=Scope.of(t), actor="bench"):
                 inserted += out.memory_id is not None
+            # the write path's second leg: one embed + one update per batch
+            while emb2 is not None and (
+                rows := store.legs.leg_missing("dense_ml", scope=Scope.of(t), limit=batch)
+            ):
+                store.legs.set_leg_vectors(
+                    "dense_ml",
+                    {
+                        i: v
+                        for (i, _), v in zip(rows, emb2.embed([c for _, c in rows]), strict=True)
+                    },
+                    scope=Scope.of(t),
+                )
     store_log.removeHandler(rebuilds)
     insert_s = time.perf_counter() - t0
     mats = {t: np.vstack(v) for t, v in vectors.items()}
@@ -163,7 +186,12 @@ def run_config(
     vectors.clear()
     gc.collect()
 
-    engine = MemoryEngine(settings, store=store, embedder=emb)
+    engine = MemoryEngine(
+        settings,
+        store=store,
+        embedder=emb,
+        leg_embedders={"dense_ml": emb2} if emb2 is not None else None,
+    )
     store_ms: list[float] = []
     seq_ms: list[float] = []
     legs_pool = ThreadPoolExecutor(2)
@@ -242,6 +270,7 @@ def run_config(
         "insert_rows_per_s": round(size / insert_s, 1),
         "insert_path": "PostgresStore.bulk_insert, one call per tenant",
         "insert_hnsw_rebuilds": rebuilds.count,
+        "multilingual_leg": emb2 is not None,
         "store_hybrid_ms_p50": pct(store_ms, 50),
         "store_hybrid_ms_p95": pct(store_ms, 95),
         "store_sequential_ms_p50": pct(seq_ms, 50),
@@ -274,13 +303,19 @@ def main() -> None:
         type=Path,
         help="also write every timed query (size, tenants, kind, at_s, ms) to this JSON Lines file",
     )
+    ap.add_argument(
+        "--multilingual-leg",
+        action="store_true",
+        help="also store and search a second dense leg (dense_ml, 512-d hashing vectors in its "
+        "own column and HNSW index), as the default engine does with USE-m3",
+    )
     args = ap.parse_args()
     series: list[dict[str, Any]] | None = [] if args.series else None
     rng = np.random.default_rng(7)
     tmp = tempfile.TemporaryDirectory(prefix="latency-bench-") if args.data_dir is None else None
     base = Path(tmp.name) if tmp else args.data_dir
     results = [
-        run_config(size, t, args.queries, base, rng, args.warmup, series)
+        run_config(size, t, args.queries, base, rng, args.warmup, series, args.multilingual_leg)
         for size in args.sizes
         for t in args.tenants
     ]

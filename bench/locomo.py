@@ -41,6 +41,8 @@ from bench.harness import (  # noqa: E402
     Dump,
     add_common_args,
     configurations,
+    leg_embedders,
+    measurements,
     no_answer,
     prefill_queries,
     recall_params,
@@ -129,6 +131,7 @@ def main() -> None:
         settings,
         store=store,  # type: ignore[arg-type]
         embedder=CachingEmbedder(build_embedder(settings)),
+        leg_embedders=leg_embedders(args, settings),
     )
     dump = Dump(args.dump, store.source_ref)
 
@@ -139,12 +142,12 @@ def main() -> None:
 
     questions = [(cid, qa) for cid in wanted for qa in samples[cid]["qa"]]
     prefill_queries(engine, [qa["question"] for _, qa in questions])
-    for overrides in configs:
-        out = run_config(engine, convs, questions, recall_params(args, max(KS)), overrides, dump)
+    for label, measured, overrides in measurements(engine, args, configs):
+        out = run_config(measured, convs, questions, recall_params(args, max(KS)), overrides, dump)
         if args.no_answer >= 0:
-            default = engine.search_options(**overrides)
+            default = measured.search_options(**overrides)
             out["no_answer"] = no_answer(
-                lambda cid, q, o=default: engine.search(
+                lambda cid, q, o=default, e=measured: e.search(
                     Scope.of(f"locomo-{cid}"), q, options=o, save_trace=False
                 ),
                 {cid: [qa["question"] for qa in samples[cid]["qa"]] for cid in wanted},
@@ -157,6 +160,7 @@ def main() -> None:
                 "conversations": wanted,
                 "turns": n_turns,
                 "embedder": engine.embedder.model_name,
+                "multilingual": label,
                 "store": args.store,
                 "ingest_s": round(ingest_s, 1),
                 **throughput,

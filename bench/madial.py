@@ -47,6 +47,8 @@ from bench.harness import (  # noqa: E402
     Dump,
     add_common_args,
     configurations,
+    leg_embedders,
+    measurements,
     no_answer,
     prefill_queries,
     recall_params,
@@ -158,6 +160,7 @@ def main() -> None:
         settings,
         store=store,  # type: ignore[arg-type]
         embedder=CachingEmbedder(build_embedder(settings)),
+        leg_embedders=leg_embedders(args, settings),
     )
     dump = Dump(args.dump, store.source_ref)
 
@@ -184,9 +187,9 @@ def main() -> None:
 
     cases = [d for d in dialogues if int(d["user-id"]) in users]
     prefill_queries(engine, [dialogue_query(d, args.query_mode)[0] for d in cases])
-    for overrides in configs:
+    for label, measured, overrides in measurements(engine, args, configs):
         params = recall_params(args, max(KS))
-        options = engine.search_options(**(params | overrides))
+        options = measured.search_options(**(params | overrides))
         per: dict[str, list[float]] = {}
         per_split: dict[str, dict[str, list[float]]] = {}
         latencies = []
@@ -195,7 +198,7 @@ def main() -> None:
             t = time.perf_counter()
             query, turns = dialogue_query(d, args.query_mode)
             opts = options.model_copy(update={"recent_turns": tuple(turns)}) if turns else options
-            res = engine.search(scope, query, options=opts, save_trace=False)
+            res = measured.search(scope, query, options=opts, save_trace=False)
             latencies.append((time.perf_counter() - t) * 1000)
             ranked = [c.memory.source_ref or "" for c in res.memories]
             gold = {str(r) for r in d["relevant-id"]}
@@ -212,10 +215,10 @@ def main() -> None:
             for split, m in sorted(per_split.items())
         }
         if args.no_answer >= 0:
-            default = engine.search_options(**overrides)
+            default = measured.search_options(**overrides)
 
-            def search_default(user: str, query: str, o: Any = default) -> Any:
-                return engine.search(
+            def search_default(user: str, query: str, o: Any = default, e: Any = measured) -> Any:
+                return e.search(
                     Scope.of(f"madial-{args.lang}-u{user}"), query, options=o, save_trace=False
                 )
 
@@ -236,6 +239,7 @@ def main() -> None:
                 "lang": args.lang,
                 "memories": sum(1 for m in memories.values() if m["user-id"] in users),
                 "embedder": engine.embedder.model_name,
+                "multilingual": label,
                 "legs": list(options.legs),
                 "candidates_per_leg": options.candidates_per_leg,
                 "options": overrides,

@@ -27,9 +27,11 @@ Helpers ``check_scope`` and ``as_uuid`` validate the two arguments every public 
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -108,6 +110,7 @@ class EngineDeps:
         parts: DefaultParts,
         store: MemoryStore | None = None,
         embedder: Embedder | None = None,
+        leg_embedders: Mapping[str, Embedder] | None = None,
         llm: WriteLLM | None = None,
         journal: WriteJournal | None = None,
         reranker: Reranker | None = None,
@@ -124,6 +127,12 @@ class EngineDeps:
         self._store = store
         self._embedder = embedder
         self._embedding_checked = False
+        # An injected embedder brings its own legs (none unless ``leg_embedders`` is given);
+        # an embedder built from the settings gets the settings' extra legs.
+        self._leg_embedders: dict[str, Embedder] | None = (
+            dict(leg_embedders) if leg_embedders is not None else ({} if embedder else None)
+        )
+        self._legs = LegRegistry()
         self._llm = llm
         self._journal = journal
         self._working_store = working_store
@@ -154,9 +163,42 @@ class EngineDeps:
 
                     self._embedder = build_embedder(self.settings)
         if not self._embedding_checked:
+            # Legs first: a new Qdrant collection is created with every recorded leg's vector.
+            self._legs.record(self.store, self.leg_embedders)
             self.store.ensure_embedding(self._embedder.model_name, self._embedder.dim)
             self._embedding_checked = True
         return self._embedder
+
+    @property
+    def leg_embedders(self) -> dict[str, Embedder]:
+        """Embedders of the extra dense legs (built from the settings on first use unless an
+        embedder was injected); what the store holds is :meth:`dense_legs`."""
+        if self._leg_embedders is None:
+            with self.lock:
+                if self._leg_embedders is None:
+                    from memory_engine.embedding import build_leg_embedders
+
+                    self._leg_embedders = build_leg_embedders(self.settings, self._embedder)
+        return self._leg_embedders
+
+    def dense_legs(self, *, searching: bool) -> dict[str, Embedder]:
+        """The extra dense legs to use now, leg name -> embedder.
+
+        Args:
+            searching: True for a search (only legs the store holds ``ready`` with this
+                embedder's model and dimension), False for a write (also legs still
+                ``filling``: new memories get their vector at once).
+
+        Returns:
+            ``{}`` when no extra leg is configured or the store holds none usable; a leg
+            recorded with another model is left out with one warning naming
+            ``memory-engine reembed``.
+        """
+        wanted = self.leg_embedders
+        if not wanted:
+            return {}
+        _ = self.embedder  # the primary record first: a new Qdrant collection declares the legs
+        return self._legs.usable(self.store, wanted, searching=searching)
 
     def warm_up(self, sample: str | None = None, *, open_store: bool = False) -> None:
         """Load the embedder's model and the text tokenizers now (idempotent, thread-safe).
@@ -181,9 +223,10 @@ class EngineDeps:
                     from memory_engine.embedding import build_embedder
 
                     self._embedder = build_embedder(self.settings)
-        load = getattr(self._embedder, "warm_up", None)
-        if callable(load):
-            load()
+        for model in (self._embedder, *self.leg_embedders.values()):
+            load = getattr(model, "warm_up", None)
+            if callable(load):
+                load()
         from memory_engine import text
 
         text.warm_up(sample)
@@ -246,3 +289,75 @@ class EngineDeps:
         """Close the store's connections if it was opened."""
         if self._store is not None:
             self._store.close()
+
+
+class LegRegistry:
+    """Which extra dense legs of a store are usable with the configured embedders.
+
+    Records each configured leg in the store once (``VectorLegs.ensure_leg``), then answers
+    from the store's leg records, re-read at most every :attr:`REFRESH_S` seconds so a leg
+    that ``memory-engine reembed`` marks ``ready`` in another process is picked up.
+    """
+
+    #: Seconds between two reads of the store's leg records.
+    REFRESH_S = 30.0
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._records: dict[str, Any] = {}
+        self._read_at = -1e18
+        self._warned: set[str] = set()
+
+    def record(self, store: Any, embedders: Mapping[str, Embedder]) -> None:
+        """Record every leg of ``embedders`` the store does not hold yet (first use).
+
+        A store that cannot take a leg as it is (a Qdrant collection made before the leg) is
+        logged once; searches and writes then use the primary leg only.
+        """
+        from memory_engine.errors import LegUnavailableError
+
+        legs = getattr(store, "legs", None)  # the store's VectorLegs part
+        if not embedders or legs is None:
+            return
+        for leg, emb in embedders.items():
+            try:
+                legs.ensure_leg(leg, emb.model_name, emb.dim)
+            except LegUnavailableError as exc:
+                self._warn(leg, exc.message)
+        self._read_at = -1e18
+
+    def _warn(self, leg: str, message: str) -> None:
+        if leg not in self._warned:
+            self._warned.add(leg)
+            logging.getLogger(__name__).warning("dense leg %s unused: %s", leg, message)
+
+    def usable(
+        self, store: Any, embedders: Mapping[str, Embedder], *, searching: bool
+    ) -> dict[str, Embedder]:
+        """Legs of ``embedders`` the store holds with the same model and dimension (and
+        ``ready`` when ``searching``)."""
+        legs = getattr(store, "legs", None)  # the store's VectorLegs part
+        if legs is None:
+            return {}
+        now = time.monotonic()
+        with self._lock:
+            if now - self._read_at > self.REFRESH_S:
+                self._records = legs.leg_records()
+                self._read_at = now
+            records = dict(self._records)
+        out: dict[str, Embedder] = {}
+        for leg, emb in embedders.items():
+            rec = records.get(leg)
+            if rec is None:
+                continue
+            if (rec.model, rec.dim) != (emb.model_name, emb.dim):
+                self._warn(
+                    leg,
+                    f"the store holds {rec.model} ({rec.dim}-d) vectors, configured "
+                    f"{emb.model_name} ({emb.dim}-d); run `memory-engine reembed --leg {leg}`",
+                )
+                continue
+            if searching and rec.state != "ready":
+                continue
+            out[leg] = emb
+        return out

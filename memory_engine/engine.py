@@ -27,7 +27,7 @@ import contextlib
 import functools
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from typing import Any, Concatenate, Generic, ParamSpec, Self, TypeVar, overload
 
@@ -114,6 +114,9 @@ class MemoryEngine:
         store: a ``MemoryStore`` (default: built from settings on first use).
         embedder: an ``Embedder`` (default: built from settings on first write or search;
             checked once against the store's recorded model and dimension).
+        leg_embedders: embedders of the extra dense legs, leg name -> embedder (``dense_ml``:
+            the multilingual leg). Default: built from the settings (``MEMORY_EMBEDDER_MULTILINGUAL``)
+            when ``embedder`` is not given; none when it is.
         llm: the write-decision ``WriteLLM`` (default: ``MEMORY_LLM_PROVIDER``, on first use).
         journal: the ``WriteJournal`` (default: ``MEMORY_WRITE_QUEUE_PATH`` or
             ``data_dir/write_journal.sqlite3``, created on first use).
@@ -132,6 +135,7 @@ class MemoryEngine:
         *,
         store: MemoryStore | None = None,
         embedder: Embedder | None = None,
+        leg_embedders: Mapping[str, Embedder] | None = None,
         llm: WriteLLM | None = None,
         journal: WriteJournal | None = None,
         reranker: Reranker | None = None,
@@ -144,6 +148,7 @@ class MemoryEngine:
             parts=FEATURE_DEFAULTS,
             store=store,
             embedder=embedder,
+            leg_embedders=leg_embedders,
             llm=llm,
             journal=journal,
             reranker=reranker,

@@ -97,10 +97,18 @@ class MemoryAlreadyActiveError(InvalidInputError):
 class EmbeddingMismatchError(MemoryEngineError):
     """Raised when the configured embedder's model name or dimension differs from the store's.
 
-    Fix: configure the recorded model and dimension again, or re-embed into a new store.
+    Fix: configure the recorded model and dimension again, or switch the store in place with
+    ``memory-engine reembed`` (a store, one tenant or one leg).
     """
 
     code = "embedding_mismatch"
+
+
+class LegUnavailableError(MemoryEngineError):
+    """Raised when a store cannot hold an extra dense leg as it is (a Qdrant collection made
+    without the leg's named vector): ``memory-engine reembed --leg <leg>`` rebuilds it."""
+
+    code = "leg_unavailable"
 
 
 class EmbeddingError(MemoryEngineError):

@@ -10,6 +10,7 @@ from memory_engine.dashboard.errors import guard
 from memory_engine.dashboard.frames.cells import bounded
 from memory_engine.dashboard.frames.labels import translated
 from memory_engine.dashboard.frames.overview import counts_frame, writes_per_day_frame
+from memory_engine.dashboard.frames.stores import embedders_frame
 from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.page import open_page
 from memory_engine.dashboard.widgets import store_compare
@@ -48,6 +49,16 @@ else:
     st.plotly_chart(fig, key="mi_tenants_chart")
     if cut:
         st.caption(t("common.truncated", lang, shown=MAX_TENANT_BARS, total=len(counts)))
+
+# ---- the store's embedders, one row per dense leg
+with st.expander(t("stores.embedders_header", lang)):
+    st.caption(t("stores.embedders_caption", lang))
+    with guard(lang):
+        legs_frame = embedders_frame(engine, lang)
+        if legs_frame.empty:
+            st.info(t("stores.no_embedder", lang))
+        else:
+            st.dataframe(legs_frame, hide_index=True, key="mi_embedders")
 
 # ---- the selected tenant
 scope = page.require_tenant(show=False)

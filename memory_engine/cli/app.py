@@ -13,7 +13,7 @@ import signal
 # Each import registers its commands on ``app``; the order is that of ``memory-engine --help``.
 # isort: off
 from memory_engine.cli import copy, mcp, ingest, search, stats, entities  # noqa: F401
-from memory_engine.cli import isolation, write, lifecycle, users  # noqa: F401
+from memory_engine.cli import isolation, write, lifecycle, users, reembed  # noqa: F401
 
 # isort: on
 from memory_engine.cli.common import app

@@ -181,6 +181,11 @@ class EmbeddingSettings(BaseModel):
     batch_size: int = Field(
         32, ge=1, le=2048, description="Texts per embed call.", json_schema_extra=ADVANCED
     )
+    multilingual: Literal["use_m3", "none"] = Field(
+        "use_m3",
+        description="Second dense leg beside the embedder's: use_m3 (offline, multilingual, "
+        "weighted up for Chinese/Japanese/Korean queries) or none (one dense leg).",
+    )
 
     @model_validator(mode="after")
     def _check_endpoint(self) -> EmbeddingSettings:

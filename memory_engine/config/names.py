@@ -51,6 +51,7 @@ ENV_RENAMES: dict[str, str] = {
     "embedding.model": "embedding_model",
     "embedding.dim": "embedding_dim",
     "embedding.batch_size": "embedding_batch_size",
+    "embedding.multilingual": "embedder_multilingual",
     "llm.provider": "llm_provider",
     "llm.base_url": "llm_base_url",
     "llm.api_key": "llm_api_key",

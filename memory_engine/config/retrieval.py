@@ -123,6 +123,20 @@ class SearchOptions(BaseModel):
     keyword_weight: float = Field(
         1.0, ge=0.0, description="Keyword leg weight (zscore/minmax).", json_schema_extra=ADVANCED
     )
+    multilingual_weight: float = Field(
+        0.5,
+        ge=0.0,
+        description="Multilingual dense leg (dense_ml) weight for a query without CJK "
+        "characters; it rises linearly to the dense weight as the query's CJK share reaches 1.",
+        json_schema_extra=ADVANCED,
+    )
+    cjk_english_weight: float = Field(
+        0.0,
+        ge=0.0,
+        description="English dense leg weight for an all-CJK query; it falls linearly from "
+        "the dense weight as the query's CJK share rises (with a multilingual leg only).",
+        json_schema_extra=ADVANCED,
+    )
     keyword_terms_ref: int | None = Field(
         12,
         ge=1,

@@ -30,6 +30,7 @@ from memory_engine.security.policy import (
     screen_write,
 )
 from memory_engine.text import clean_text
+from memory_engine.write.legs import fill_legs
 
 #: Fields ``update`` accepts.
 EDITABLE_FIELDS = ("content", "importance", "memory_type", "tags", "entities", "confidence")
@@ -203,7 +204,7 @@ class EditService:
         if "content" in changes:
             changes["content_hash"] = textmod.content_hash(changes["content"])
             embedding = self._deps.embedder.embed([changes["content"]])[0]
-        return self._deps.store.update(
+        updated = self._deps.store.update(
             as_uuid(memory_id),
             scope=scope,
             expected_version=expected_version,
@@ -213,6 +214,14 @@ class EditService:
             actor=actor,
             reason=self._reason(scope, reason),
         )
+        if embedding is not None:  # the store cleared the extra legs' vectors of the old text
+            fill_legs(
+                self._deps.store,
+                self._deps.dense_legs(searching=False),
+                [(updated.id, updated.content)],
+                scope=scope,
+            )
+        return updated
 
     def _live(self, scope: Scope, memory_id: uuid.UUID | str, what: str) -> Memory:
         """The memory, unless it is deleted. The store's version check on the change that

@@ -19,11 +19,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from memory_engine.embedding.openai_compat import OpenAICompatEmbedder
 
 __all__ = [
+    "MULTILINGUAL_LEG",
     "Embedder",
     "MiniLMEmbedder",
     "OpenAICompatEmbedder",
     "UseM3Embedder",
     "build_embedder",
+    "build_leg_embedders",
     "normalize_vectors",
 ]
 
@@ -98,3 +100,26 @@ def build_embedder(settings: Settings) -> Embedder:
     raise ConfigError(
         f"unknown embedder {settings.embedding.provider!r}", embedder=settings.embedding.provider
     )
+
+
+#: Name of the multilingual dense leg (a second vector per memory, ``stores.base.EXTRA_LEGS``).
+MULTILINGUAL_LEG = "dense_ml"
+
+
+def build_leg_embedders(settings: Settings, primary: Embedder | None = None) -> dict[str, Embedder]:
+    """The embedders of the extra dense legs the settings configure, by leg name.
+
+    ``embedding.multilingual="use_m3"`` (the default) gives ``{"dense_ml": UseM3Embedder}``
+    beside the primary embedder, unless the primary already is USE-m3 (the same model twice
+    adds nothing); ``"none"`` gives ``{}``. No model is loaded here.
+
+    Args:
+        settings: the engine settings (``embedding.multilingual``, ``embedding.batch_size``).
+        primary: the primary embedder, when already built.
+    """
+    if settings.embedding.multilingual == "none":
+        return {}
+    primary_model = primary.model_name if primary is not None else None
+    if settings.embedding.provider == "use_m3" or primary_model == USEM3_MODEL_NAME:
+        return {}
+    return {MULTILINGUAL_LEG: UseM3Embedder(batch_size=settings.embedding.batch_size)}

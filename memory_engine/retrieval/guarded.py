@@ -9,6 +9,8 @@ line names the foreign tenants and ids, and a ``tenant_alarm`` audit event is ap
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from memory_engine.embedding.base import Embedder
 from memory_engine.models import Scope, SearchResult
 from memory_engine.retrieval.block import render_block
@@ -30,6 +32,7 @@ def guarded_search(
     expander: Expander | None = None,
     reranker: Reranker | None = None,
     weight_fn: WeightFn | None = None,
+    extra_legs: Mapping[str, Embedder] | None = None,
 ) -> SearchResult:
     """``run_search`` (same arguments) with the cross-tenant guard on every leg and the result.
 
@@ -51,6 +54,7 @@ def guarded_search(
         expander=expander,
         reranker=reranker,
         weight_fn=weight_fn,
+        extra_legs=extra_legs,
     )
     memories = guard.keep("final", result.memories)
     if not guard.alarms:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 from typing import TypeVar
@@ -22,6 +22,7 @@ from typing import TypeVar
 from memory_engine import text as textmod
 from memory_engine.embedding.base import Embedder
 from memory_engine.models import Candidate, MemoryStatus, Scope
+from memory_engine.retrieval.normfusion import leg_score_key
 from memory_engine.stores.base import SearchIndex
 
 T = TypeVar("T")
@@ -75,6 +76,7 @@ def run_legs(
     store: SearchIndex,
     embedder: Embedder | None,
     warnings: list[str],
+    extra_legs: Mapping[str, Embedder] | None = None,
 ) -> tuple[dict[str, list[Candidate]], dict[str, float], list[str]]:
     """Run the wanted legs for every query.
 
@@ -87,6 +89,10 @@ def run_legs(
         store: the candidate searches (any ``SearchIndex``).
         embedder: embeds each query for the dense leg; None skips the dense leg.
         warnings: appended to when a query has no keyword terms (its keyword leg is skipped).
+        extra_legs: extra dense legs to run with ``dense`` (leg name, e.g. ``dense_ml`` ->
+            its embedder), searched with ``store.leg_search``; their cosine is written as
+            ``cosine_<suffix>`` (``cosine_ml``) so each leg keeps its own score. Their timings
+            are ``embed_query:<leg>`` and ``<leg>``.
 
     Returns:
         (candidates per leg name in store rank order, timings in ms per stage, the main
@@ -114,6 +120,27 @@ def run_legs(
         finally:
             _timed(timings, lock, "dense")(started)
 
+    def extra(leg: str, emb: Embedder, q: str) -> list[Candidate]:
+        started = time.perf_counter()
+        vector = emb.embed([q])[0]
+        _timed(timings, lock, f"embed_query:{leg}")(started)
+        started = time.perf_counter()
+        key = leg_score_key(leg)
+        # the guarded store searches a leg itself; a bare store through its ``legs`` part
+        search = getattr(store, "leg_search", None) or store.legs.leg_search  # type: ignore[attr-defined]
+        try:
+            found = search(leg, vector, scope=scope, k=depth, statuses=statuses)
+        finally:
+            _timed(timings, lock, leg)(started)
+        return [
+            Candidate(
+                memory=c.memory,
+                scores={key: c.scores["cosine"]},
+                ranks={leg: c.ranks.get(leg, i)},
+            )
+            for i, c in enumerate(found, start=1)
+        ]
+
     def keyword(terms: list[str]) -> list[Candidate]:
         started = time.perf_counter()
         try:
@@ -130,6 +157,8 @@ def run_legs(
             first_terms = terms
         if "dense" in legs and embedder is not None:
             pending.append(("dense" + suffix, submit(partial(dense, q))))
+            for leg, emb in (extra_legs or {}).items():
+                pending.append((leg + suffix, submit(partial(extra, leg, emb, q))))
         if "keyword" in legs:
             if terms:
                 pending.append(("keyword" + suffix, submit(partial(keyword, terms))))

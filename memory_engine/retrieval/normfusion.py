@@ -34,8 +34,13 @@ __all__ = ["FusionMethod", "fuse", "leg_score_key"]
 
 
 def leg_score_key(leg: str) -> str:
-    """Score a leg ranks by: ``cosine`` for ``dense*`` legs, ``bm25`` for ``keyword*`` legs."""
-    return "cosine" if leg.startswith("dense") else "bm25"
+    """Score a leg ranks by: ``cosine`` for ``dense`` (and ``dense@x1``), ``cosine_ml`` for
+    the multilingual ``dense_ml`` leg (``cosine_<suffix>`` for ``dense_<suffix>``), ``bm25``
+    for ``keyword*`` legs."""
+    base = leg.split("@", 1)[0]
+    if base.startswith("dense"):
+        return "cosine" + base[len("dense") :]
+    return "bm25"
 
 
 def _leg_weight(leg: str, weights: Mapping[str, float]) -> float:

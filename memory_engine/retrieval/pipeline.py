@@ -32,6 +32,7 @@ from memory_engine.retrieval.expansion import MAX_EXPANSIONS, Expander, composit
 from memory_engine.retrieval.legs import run_legs
 from memory_engine.retrieval.normfusion import fuse, leg_score_key
 from memory_engine.retrieval.rerank import Reranker, apply_rerank
+from memory_engine.retrieval.script import dense_leg_weights
 from memory_engine.retrieval.session import smooth_sessions
 from memory_engine.retrieval.thresholds import (
     DROP_RELEVANCE,
@@ -108,6 +109,7 @@ def _recall(
     embedder: Embedder | None,
     clock: _Clock,
     warnings: list[str],
+    extra_legs: Mapping[str, Embedder] | None = None,
 ) -> tuple[dict[str, list[Candidate]], list[str]]:
     """Run every leg for every query; leg names get ``@x<i>`` for the i-th expansion."""
     depth = max(options.candidates_per_leg, options.k)  # a large k is never silently capped
@@ -120,6 +122,7 @@ def _recall(
         store=store,
         embedder=embedder,
         warnings=warnings,
+        extra_legs=extra_legs,
     )
     clock.add(timings)
     # Defence in depth: no leg may hold another tenant's row (docs/architecture.md#f1-scope-filter).
@@ -153,6 +156,7 @@ def run_search(
     expander: Expander | None = None,
     reranker: Reranker | None = None,
     weight_fn: WeightFn | None = None,
+    extra_legs: Mapping[str, Embedder] | None = None,
 ) -> SearchResult:
     """Run one traced hybrid search.
 
@@ -165,6 +169,8 @@ def run_search(
         expander: optional source of related queries (LLM seam), at most 3 used.
         reranker: optional reranker of the best ``options.rerank_pool`` fused candidates.
         weight_fn: retention/recency weight per memory (``scoring.py`` hook); None = 1.0.
+        extra_legs: extra dense legs run with ``dense`` (``dense_ml`` -> its embedder), each
+            weighted by the query's script (``script.dense_leg_weights``).
 
     Returns:
         SearchResult with the returned memories (``ranks["final"]``), the block and the trace.
@@ -194,6 +200,7 @@ def run_search(
         embedder=embedder,
         clock=clock,
         warnings=warnings,
+        extra_legs=extra_legs,
     )
     stages += list(legs)
     leg_health: dict[str, dict[str, Any]] = {
@@ -210,15 +217,21 @@ def run_search(
     kw_weight = options.keyword_weight
     if options.keyword_terms_ref and len(terms) > options.keyword_terms_ref:
         kw_weight *= math.sqrt(options.keyword_terms_ref / len(terms))
+    weights = {"dense": options.dense_weight, "keyword": kw_weight}
+    if extra_legs:  # two dense legs: weighted by the query's script
+        weights.update(dense_leg_weights(main_query, options))
+    models = {"dense": embedder.model_name if embedder is not None else None}
+    models.update({leg: emb.model_name for leg, emb in (extra_legs or {}).items()})
     for name, health in leg_health.items():
-        health["weight"] = round(
-            kw_weight if name.startswith("keyword") else options.dense_weight, 4
-        )
+        base = name.split("@", 1)[0]
+        health["weight"] = round(weights.get(base, options.dense_weight), 4)
+        if base in models:  # each dense leg names the model its scores come from
+            health["model"] = models[base]
     fused = fuse(
         legs,
         method=options.fusion,
         rrf_k=options.rrf_k,
-        weights={"dense": options.dense_weight, "keyword": kw_weight},
+        weights=weights,
         depth=max(options.candidates_per_leg, options.k),
     )
     stages.append(f"fuse:{options.fusion}")

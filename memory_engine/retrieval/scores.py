@@ -27,6 +27,12 @@ SCORE_KINDS: dict[str, ScoreKind] = {
     "cosine": ScoreKind(
         "dense", "cosine similarity of query and memory vectors", "[-1, 1]", "higher is better"
     ),
+    "cosine_ml": ScoreKind(
+        "dense_ml",
+        "cosine similarity of query and memory vectors of the multilingual dense leg",
+        "[-1, 1]",
+        "higher is better",
+    ),
     "bm25": ScoreKind(
         "keyword", "BM25 (k1=1.2, b=0.75) over CJK-aware terms", "[0, inf)", "higher is better"
     ),

@@ -206,6 +206,7 @@ class SearchService:
         if as_of is not None:
             return self._history.search_as_of(scope, query, as_of=as_of, options=opts)
         embedder = deps.embedder if "dense" in opts.legs else None
+        extra_legs = deps.dense_legs(searching=True) if embedder is not None else {}
         if weight_fn is None and opts.retention_weight > 0:
             weight_fn = retention_weight_fn(
                 opts.retention_weight, self._retention_params(), deps.clock()
@@ -218,6 +219,7 @@ class SearchService:
             embedder=embedder,
             weight_fn=weight_fn,
             reranker=deps.reranker,
+            extra_legs=extra_legs,
         )
         if save_trace:
             deps.store.save_trace(stored_trace(result.trace, deps.settings), scope=scope)

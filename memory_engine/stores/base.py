@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import builtins
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -130,6 +130,122 @@ class SearchIndex(Protocol):
         statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
     ) -> builtins.list[Candidate]:
         """BM25 (k1=1.2, b=0.75) over stored terms, computed by the store; scores ``bm25``."""
+        ...
+
+
+#: Name of the primary dense leg (the ``embedding`` every store has).
+PRIMARY_LEG = "dense"
+#: Extra dense legs a store can hold beside the primary one (one vector each per memory).
+EXTRA_LEGS: tuple[str, ...] = ("dense_ml",)
+
+#: Internal leg holding the new primary vectors while ``memory-engine reembed`` switches the
+#: primary embedder (never searched by the retrieval pipeline).
+STAGING_LEG = "dense_next"
+
+#: A leg's vectors are complete (searched) / still being filled by ``memory-engine reembed``.
+LegState = Literal["ready", "filling"]
+
+
+class LegRecord(BaseModel):
+    """What a store records of one extra dense leg: its model, dimension and fill state.
+
+    ``state`` is ``ready`` when every searchable memory has the leg's vector (a leg recorded
+    on an empty store, or after ``memory-engine reembed`` verified it), ``filling`` while
+    older memories still lack it; searches use only ``ready`` legs.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    leg: str
+    model: str
+    dim: int = Field(ge=1, le=16000)
+    state: LegState = "filling"
+
+
+@runtime_checkable
+class VectorLegs(Protocol):
+    """Extra dense legs (:data:`EXTRA_LEGS`): a second vector per memory, indexed like the
+    primary one (PostgreSQL: its own ``vector`` column and HNSW index; Qdrant: a named vector).
+    A store that has them exposes this part as its ``legs`` attribute (``store.legs``).
+
+    Vectors are set after the memory is inserted (one call per write batch); a memory without
+    the leg's vector is simply not found by that leg.
+    """
+
+    def leg_records(self) -> dict[str, LegRecord]:
+        """Every recorded extra leg, by name (``{}`` when none)."""
+        ...
+
+    def ensure_leg(self, leg: str, model: str, dim: int) -> LegRecord:
+        """Record the leg (first use; ``ready`` when the store holds no memory yet, else
+        ``filling``) or return its record. A record of another model or dimension is returned
+        as it is: the caller compares (``memory-engine reembed`` switches it).
+
+        Raises:
+            InvalidInputError: unknown leg, empty model or dimension out of range.
+            LegUnavailableError: the store cannot hold this leg without a rebuild.
+        """
+        ...
+
+    def set_leg_vectors(
+        self, leg: str, vectors: Mapping[uuid.UUID, Sequence[float]], *, scope: Scope
+    ) -> int:
+        """Store the leg's vector of each memory of the scope's tenant; returns how many rows
+        were set (ids of other tenants or purged memories are skipped).
+
+        Raises:
+            InvalidInputError: the leg is not recorded, or a vector has the wrong dimension.
+        """
+        ...
+
+    def leg_search(
+        self,
+        leg: str,
+        vector: Sequence[float],
+        *,
+        scope: Scope,
+        k: int,
+        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
+    ) -> builtins.list[Candidate]:
+        """Nearest memories on the leg's vectors; ``min(k, rows with the vector)``, scores
+        ``cosine``.
+
+        Raises:
+            InvalidInputError: the leg is not recorded, bad k or a bad query vector.
+        """
+        ...
+
+    def leg_missing(
+        self, leg: str, *, scope: Scope, limit: int = 256, after: uuid.UUID | None = None
+    ) -> builtins.list[tuple[uuid.UUID, str]]:
+        """``(id, content)`` of memories of the tenant (any status but purged) that lack the
+        leg's vector, by id ascending after ``after``, at most ``limit``."""
+        ...
+
+    def leg_counts(self, leg: str, *, scope: Scope) -> tuple[int, int]:
+        """``(with the leg's vector, embedded memories)`` of the tenant (purged excluded)."""
+        ...
+
+    def set_leg_state(self, leg: str, state: LegState) -> None:
+        """Mark the leg ``ready`` (searched) or ``filling``."""
+        ...
+
+    def commit_primary(self, model: str, dim: int) -> None:
+        """Make the :data:`STAGING_LEG` vectors the primary ones, recorded as ``(model, dim)``,
+        in one step (searches before it use the old vectors, after it the new ones); the
+        staging leg is dropped.
+
+        Raises:
+            InvalidInputError: a memory with a primary vector has no staged vector (fill it
+                and call again); the staging leg is not recorded as ``(model, dim)``.
+        """
+        ...
+
+    def replace_leg(self, leg: str, model: str, dim: int) -> LegRecord:
+        """Record the leg anew for another model or dimension: its vectors are dropped and it
+        is ``filling`` (searches skip it) until ``memory-engine reembed`` fills and verifies
+        it. Qdrant adds a leg missing from an existing collection this way (a rebuild).
+        """
         ...
 
 

@@ -215,7 +215,7 @@ def embedded_with(memory: Memory, model: str) -> Memory:
     if memory.embedding_model != model:
         raise EmbeddingMismatchError(
             f"memory embedded with {memory.embedding_model}, the store holds {model}; "
-            "re-embed required",
+            "re-embed required (memory-engine reembed)",
             memory_id=memory.id,
             stored_model=model,
             configured_model=memory.embedding_model,
@@ -275,7 +275,8 @@ def check_same_embedding(recorded: tuple[str, int], model: str, dim: int) -> Non
     if recorded != (model, dim):
         raise EmbeddingMismatchError(
             f"model or dimension mismatch: the store holds {recorded[0]} ({recorded[1]}-d) "
-            f"vectors, configured {model} ({dim}-d); re-embed required",
+            f"vectors, configured {model} ({dim}-d); re-embed required: run "
+            f"`memory-engine reembed` to switch the store in place",
             stored_model=recorded[0],
             stored_dim=recorded[1],
             configured_model=model,

@@ -112,6 +112,20 @@ class GuardedStore:
         found = self.store.dense_search(vector, scope=scope, k=k, statuses=statuses)
         return self.keep(self._leg("dense"), found)
 
+    def leg_search(
+        self,
+        leg: str,
+        vector: Sequence[float],
+        *,
+        scope: Scope,
+        k: int,
+        statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
+    ) -> builtins.list[Candidate]:
+        """The store's extra dense leg ``leg`` (``VectorLegs``), filtered to the tenant."""
+        part = getattr(self.store, "legs", None)  # the store's VectorLegs part
+        found = part.leg_search(leg, vector, scope=scope, k=k, statuses=statuses) if part else []
+        return self.keep(self._leg(leg), found)
+
     def keyword_search(
         self,
         terms: Sequence[str],

@@ -13,6 +13,7 @@ import logging
 import threading
 import time
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -38,6 +39,7 @@ from memory_engine.models import (
 from memory_engine.stores.base import MemoryStore, NewMemory
 from memory_engine.stores.guard import GuardedStore, report_alarms
 from memory_engine.write.guard import guard_untrusted
+from memory_engine.write.legs import fill_legs
 from memory_engine.write.raw import WriteRequest
 from memory_engine.write.records import AcceptedWrite, WriteAction
 
@@ -59,6 +61,8 @@ class PipelineParts:
     embedder: Embedder
     llm: WriteLLM
     limit: threading.BoundedSemaphore = field(default_factory=lambda: threading.BoundedSemaphore(4))
+    #: Extra dense legs (leg -> embedder) each created memory also gets a vector of.
+    legs: Mapping[str, Embedder] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -435,6 +439,7 @@ def _decide_and_apply(
         )[0]
         if outcome.status == "duplicate":
             return [WriteAction("duplicate", str(outcome.existing_id))]
+        fill_legs(parts.store, parts.legs, [(mem.id, mem.content)], scope=scope)
         actions.append(WriteAction("create", new_id, content=mem.content))
     for i, (rel, why) in sorted(relations.items()):
         old = cands[i].memory

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any, Protocol
@@ -45,6 +45,7 @@ from memory_engine.security.policy import (
 from memory_engine.stores.base import BulkLoader, InsertOutcome, MemoryStore, NewMemory
 from memory_engine.text import clean_text
 from memory_engine.write.guard import is_memory_tool_call
+from memory_engine.write.legs import fill_legs
 
 
 class WriteRequest(BaseModel):
@@ -335,10 +336,14 @@ def _write_bulk(
     scope: Scope,
     actor: str,
     reason: str | None,
+    legs: Mapping[str, Embedder] | None = None,
+    leg_store: object = None,
 ) -> None:
     """One ``bulk_insert`` of every group that embeds; the store streams the items while
-    the next windows embed (float32 vectors, so memory stays bounded)."""
+    the next windows embed (float32 vectors, so memory stays bounded); then the extra dense
+    legs of the created memories (``write.legs.fill_legs``)."""
     flat: list[int] = []
+    flat_mems: list[Memory] = []
     seen: set[int] = set()
 
     def items() -> Iterator[NewMemory]:
@@ -350,6 +355,7 @@ def _write_bulk(
             else:
                 for (idx, mem), vector in zip(group, vectors, strict=True):
                     flat.append(idx)
+                    flat_mems.append(mem)
                     yield _new_memory(mem, vector)
             if progress:
                 progress(len(seen))
@@ -361,6 +367,16 @@ def _write_bulk(
             failed[idx] = exc.to_dict()
             outcomes[idx] = []
         return
+    fill_legs(
+        leg_store,
+        legs,
+        [
+            (m.id, m.content)
+            for m, o in zip(flat_mems, stored, strict=True)
+            if o.status == "created"
+        ],
+        scope=scope,
+    )
     for idx, outcome in zip(flat, stored, strict=True):
         outcomes[idx].append(outcome)
     if progress:
@@ -421,6 +437,7 @@ def write_batch(
     actor: str,
     reason: str | None = None,
     progress: Callable[[int], None] | None = None,
+    legs: Mapping[str, Embedder] | None = None,
 ) -> list[WriteResult]:
     """Write many requests. Bad items get their typed error; good items are all stored.
 
@@ -443,6 +460,8 @@ def write_batch(
         progress: called with the number of requests finished after each committed
             transaction; on the bulk path, after each embedded group, and once more after the
             commit.
+        legs: extra dense legs (leg -> embedder): each committed transaction's created
+            memories are embedded once per leg and their vectors stored (``write.legs.fill_legs``).
     """
     results: dict[int, WriteResult] = {}
     pending: list[tuple[int, Memory]] = []
@@ -485,6 +504,8 @@ def write_batch(
             scope=scope,
             actor=actor,
             reason=reason,
+            legs=legs,
+            leg_store=store,
         )
     else:
         finished: set[int] = set()
@@ -499,8 +520,16 @@ def write_batch(
             done, errors = _commit_group(
                 group, vectors, store, scope=scope, actor=actor, reason=reason
             )
+            created: list[tuple[uuid.UUID, str]] = []
             for idx, stored in done.items():
                 outcomes[idx].extend(stored)
+                mems = [m for j, m in group if j == idx]
+                created.extend(
+                    (o.memory_id, m.content)
+                    for m, o in zip(mems, stored, strict=True)
+                    if o.status == "created"
+                )
+            fill_legs(store, legs, created, scope=scope)
             for idx, error in errors.items():
                 failed[idx] = error
                 outcomes[idx] = []

@@ -103,6 +103,7 @@ class WriteService:
             embedder=deps.embedder,
             llm=deps.llm,
             limit=self._call_limit,
+            legs=deps.dense_legs(searching=False),
         )
 
     def rate_limit(self, scope: Scope) -> float:
@@ -205,6 +206,7 @@ class WriteService:
             store=self._deps.store,
             embedder=self._deps.embedder,
             extractor=self._deps.extractor,
+            legs=self._deps.dense_legs(searching=False),
             actor=actor,
             reason=reason,
             progress=progress,
@@ -321,6 +323,7 @@ class WriteService:
                     store=self._deps.store,
                     embedder=self._deps.embedder,
                     extractor=self._deps.extractor,
+                    legs=self._deps.dense_legs(searching=False),
                     actor=actor,
                     reason="queued write",
                 )[0]

@@ -209,3 +209,25 @@ def parity_frame(result: dict[str, Any], lang: str) -> pd.DataFrame:
         row[t("stores.col_events", lang)] = c["events"]
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def embedders_frame(engine: MemoryEngine, lang: str) -> pd.DataFrame:
+    """One row per dense leg of the engine's store: leg, model, dimensions, state (``ready`` =
+    searched, ``filling`` = waiting for ``memory-engine reembed``). Empty when the store has
+    recorded no embedding yet."""
+    store = engine.store
+    recorded = store.embedding_info()
+    if recorded is None:
+        return pd.DataFrame()
+    rows = [("dense", recorded[0], recorded[1], "ready")]
+    part = getattr(store, "legs", None)  # the store's extra dense legs (VectorLegs)
+    if part is not None:
+        rows += [(r.leg, r.model, r.dim, r.state) for r in part.leg_records().values()]
+    return pd.DataFrame(
+        {
+            t("stores.col_leg", lang): [t(f"stores.leg_{leg}", lang) for leg, *_ in rows],
+            t("stores.col_model", lang): [model for _, model, _, _ in rows],
+            t("stores.col_dim", lang): [dim for _, _, dim, _ in rows],
+            t("stores.col_state", lang): [t(f"stores.leg_{state}", lang) for *_, state in rows],
+        }
+    )

@@ -62,4 +62,24 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     },
     "stores.diff_counts": {"en": "counts", "zh": "数量"},
     "stores.diff_ids": {"en": "{n} ids in only one store", "zh": "{n} 个 ID 仅存在于一个存储"},
+    "stores.embedders_header": {"en": "Embedders of this store", "zh": "此存储的嵌入模型"},
+    "stores.embedders_caption": {
+        "en": "Each dense leg and the model its vectors were made with. A leg still being "
+        "filled is not searched yet: `memory-engine reembed` fills it.",
+        "zh": "每个向量检索分支及其向量所用的模型。仍在填充的分支暂不参与检索：运行 "
+        "`memory-engine reembed` 完成填充。",
+    },
+    "stores.col_leg": {"en": "Leg", "zh": "检索分支"},
+    "stores.col_model": {"en": "Model", "zh": "模型"},
+    "stores.col_dim": {"en": "Dimensions", "zh": "维度"},
+    "stores.col_state": {"en": "State", "zh": "状态"},
+    "stores.leg_ready": {"en": "searched", "zh": "检索中"},
+    "stores.leg_filling": {"en": "being filled (not searched)", "zh": "填充中（暂不检索）"},
+    "stores.leg_dense": {"en": "dense (primary)", "zh": "dense（主向量）"},
+    "stores.leg_dense_ml": {"en": "dense_ml (multilingual)", "zh": "dense_ml（多语言）"},
+    "stores.leg_dense_next": {"en": "dense_next (re-embedding)", "zh": "dense_next（重新嵌入中）"},
+    "stores.no_embedder": {
+        "en": "No embedding recorded yet: the first write records it.",
+        "zh": "尚未记录嵌入模型：首次写入时记录。",
+    },
 }

@@ -274,6 +274,7 @@ def matching_rows(
     where: sql.Composable,
     params: dict[str, Any],
     exact_max_rows: int,
+    column: str = "embedding",
 ) -> tuple[int, float | None]:
     """Rows the dense leg searches, as cheaply as the exact/HNSW decision allows.
 
@@ -284,12 +285,14 @@ def matching_rows(
       statuses (a few primary-key lookups; it also counts rows without an embedding, which
       can make the HNSW branch re-run exactly, which keeps the result complete), with the table
       estimate in the same statement.
-    * Narrowed scope (user, agent or session): ``count(*)`` stopped at ``exact_max_rows + 1``
+    * Narrowed scope (user, agent or session), or an extra leg's ``column``: ``count(*)`` stopped at ``exact_max_rows + 1``
       rows; only above that is the full count taken (the HNSW shortfall check compares with it).
 
     A full ``count(*)`` over 100k rows cost about 60-100 ms, more than the HNSW scan itself.
     """
-    if scope.user_id is None and scope.agent_id is None and scope.session_id is None:
+    tenant_wide = scope.user_id is None and scope.agent_id is None and scope.session_id is None
+    # An extra leg's column may be NULL on rows the keyword statistics count: count it.
+    if tenant_wide and column == "embedding":
         row = cur.execute(
             sql.SQL(
                 "SELECT (SELECT coalesce(sum(n), 0)::bigint FROM keyword_corpus "
@@ -302,29 +305,31 @@ def matching_rows(
         return int(row[0]), float(row[1]) if row[1] is not None else 0.0
     bounded = cur.execute(
         sql.SQL(
-            "SELECT count(*) FROM (SELECT 1 FROM memories WHERE {} AND embedding IS NOT NULL "
+            "SELECT count(*) FROM (SELECT 1 FROM memories WHERE {} AND {} IS NOT NULL "
             "LIMIT %(count_cap)s) capped"
-        ).format(where),
+        ).format(where, sql.Identifier(column)),
         {**params, "count_cap": exact_max_rows + 1},
     ).fetchone()
     matching = int(bounded[0]) if bounded else 0
     if matching <= exact_max_rows:
         return matching, None
     full = cur.execute(
-        sql.SQL("SELECT count(*) FROM memories WHERE {} AND embedding IS NOT NULL").format(where),
+        sql.SQL("SELECT count(*) FROM memories WHERE {} AND {} IS NOT NULL").format(
+            where, sql.Identifier(column)
+        ),
         params,
     ).fetchone()
     return (int(full[0]) if full else 0), None
 
 
-def _exact_query(where: sql.Composable) -> sql.Composed:
+def _exact_query(where: sql.Composable, column: str = "embedding") -> sql.Composed:
     # The CTE holds only (id, distance), 24 bytes a row, so it stays in work_mem; ordering
     # over a MATERIALIZED CTE can never use the HNSW index.
     return sql.SQL(
         """
         WITH scoped AS MATERIALIZED (
-            SELECT id, embedding <=> %(q)s AS distance
-            FROM memories WHERE {where} AND embedding IS NOT NULL
+            SELECT id, {col} <=> %(q)s AS distance
+            FROM memories WHERE {where} AND {col} IS NOT NULL
         ), top AS (
             SELECT id, distance FROM scoped ORDER BY distance, id LIMIT %(k)s
         )
@@ -332,29 +337,34 @@ def _exact_query(where: sql.Composable) -> sql.Composed:
         FROM top JOIN memories m ON m.tenant_id = %(scope_tenant)s AND m.id = top.id
         ORDER BY top.distance, m.id
         """
-    ).format(where=where, cols=columns(MEMORY_COLUMNS, "m"))
+    ).format(where=where, cols=columns(MEMORY_COLUMNS, "m"), col=sql.Identifier(column))
 
 
-def _hnsw_query(where: sql.Composable) -> sql.Composed:
+def _hnsw_query(where: sql.Composable, column: str = "embedding") -> sql.Composed:
     # relaxed_order may yield rows slightly out of order: re-sort the k rows (pgvector's advice).
     return sql.SQL(
         """
         WITH nearest AS MATERIALIZED (
-            SELECT {cols}, embedding <=> %(q)s AS distance
+            SELECT {cols}, {col} <=> %(q)s AS distance
             FROM memories
-            WHERE {where} AND embedding IS NOT NULL
-            ORDER BY embedding <=> %(q)s
+            WHERE {where} AND {col} IS NOT NULL
+            ORDER BY {col} <=> %(q)s
             LIMIT %(k)s
         )
         SELECT {out}, 1 - distance FROM nearest ORDER BY distance, id
         """
-    ).format(where=where, cols=columns(MEMORY_COLUMNS), out=columns(MEMORY_COLUMNS))
+    ).format(
+        where=where,
+        cols=columns(MEMORY_COLUMNS),
+        out=columns(MEMORY_COLUMNS),
+        col=sql.Identifier(column),
+    )
 
 
 def _exact(
-    cur: Cursor[Any], where: sql.Composable, params: dict[str, Any]
+    cur: Cursor[Any], where: sql.Composable, params: dict[str, Any], column: str = "embedding"
 ) -> list[tuple[Any, ...]]:
-    return cur.execute(_exact_query(where), params).fetchall()
+    return cur.execute(_exact_query(where, column), params).fetchall()
 
 
 def _hnsw_settings(cur: Cursor[Any], ef_search: int, max_scan_tuples: int) -> None:
@@ -372,9 +382,10 @@ def _hnsw(
     params: dict[str, Any],
     ef_search: int,
     max_scan_tuples: int,
+    column: str = "embedding",
 ) -> list[tuple[Any, ...]]:
     _hnsw_settings(cur, ef_search, max_scan_tuples)
-    return cur.execute(_hnsw_query(where), params).fetchall()
+    return cur.execute(_hnsw_query(where, column), params).fetchall()
 
 
 def explain_dense(
@@ -410,6 +421,8 @@ def dense_search(
     ef_max: int,
     max_scan_tuples: int = 20_000,
     iterative_scan: bool = True,
+    column: str = "embedding",
+    leg: str = "dense",
 ) -> list[Candidate]:
     """Nearest memories by cosine similarity, ``min(k, matching)`` of them.
 
@@ -424,6 +437,8 @@ def dense_search(
         max_scan_tuples: ``hnsw.max_scan_tuples`` of the iterative scan (>= 1).
         iterative_scan: the server's pgvector has ``hnsw.iterative_scan`` (0.8+); False = always
             exact.
+        column: the vector column searched (``embedding``, or an extra leg's column).
+        leg: rank name of the candidates (``dense`` or the extra leg's name).
 
     Returns:
         Candidates ordered by ``cosine`` (1 - cosine distance, in [-1, 1]) descending, ranks
@@ -431,13 +446,13 @@ def dense_search(
     """
     params: dict[str, Any] = {"q": vector, "k": k}
     where = _match_filter(scope, statuses, params)
-    matching, _ = matching_rows(cur, scope, where, params, exact_max_rows)
+    matching, _ = matching_rows(cur, scope, where, params, exact_max_rows, column)
     if matching == 0:
         return []
     want = min(k, matching)
     if matching <= exact_max_rows or not iterative_scan:
         logger.debug("dense search: exact scan over %d rows (k=%d)", matching, k)
-        return _candidates(_exact(cur, where, params), "cosine", "dense")
+        return _candidates(_exact(cur, where, params, column), "cosine", leg)
     ef = hnsw_ef_search(k, ef_max)
     logger.debug(
         "dense search: hnsw iterative scan ef_search=%d max_scan_tuples=%d (matching=%d, k=%d)",
@@ -446,7 +461,7 @@ def dense_search(
         matching,
         k,
     )
-    rows = _hnsw(cur, where, params, ef, max_scan_tuples)
+    rows = _hnsw(cur, where, params, ef, max_scan_tuples, column)
     if len(rows) < want:
         logger.warning(
             "dense search: HNSW returned %d of %d rows (tenant %s, matching=%d, "
@@ -457,5 +472,5 @@ def dense_search(
             matching,
             max_scan_tuples,
         )
-        rows = _exact(cur, where, params)
-    return _candidates(rows, "cosine", "dense")
+        rows = _exact(cur, where, params, column)
+    return _candidates(rows, "cosine", leg)

@@ -50,6 +50,7 @@ from memory_engine.stores.postgres.connection import PgConnection, app_login
 from memory_engine.stores.postgres.embedded import resolve_database_url
 from memory_engine.stores.postgres.entities import PgEntities, backfill_links
 from memory_engine.stores.postgres.keyword import keyword_search
+from memory_engine.stores.postgres.legs import PgVectorLegs
 from memory_engine.stores.postgres.lifecycle import PgLifecycle
 from memory_engine.stores.postgres.migrate import apply_migrations
 from memory_engine.stores.postgres.reads import PgReader
@@ -95,6 +96,8 @@ class PostgresStore:
         self._records = PgRecords(self.conn)
         self._bulk = PgBulkWriter(self.conn)
         self._entities = PgEntities(self.conn)
+        #: The extra dense legs and the reembed staging leg (``stores.base.VectorLegs``).
+        self.legs = PgVectorLegs(self.conn)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> PostgresStore:

@@ -173,6 +173,9 @@ class PgWriter:
             if vec is not None:
                 params["embedding"] = vec
                 sets.append(sql.SQL("embedding = %(embedding)s"))
+                # The extra legs' vectors were made from the old content: cleared, refilled by
+                # the caller (or by `memory-engine reembed`); never searched stale.
+                sets.append(sql.SQL("embedding_ml = NULL"))
             if terms is not None:
                 params["terms"] = [str(t) for t in terms]
                 params["doc_len"] = len(params["terms"])

@@ -24,7 +24,7 @@ from qdrant_client import QdrantClient, models
 from memory_engine.config import Settings
 from memory_engine.errors import StoreUnavailableError
 from memory_engine.models import Scope
-from memory_engine.stores.base import NewMemory
+from memory_engine.stores.base import EXTRA_LEGS, STAGING_LEG, NewMemory
 from memory_engine.stores.common import check_embedding_spec, check_same_embedding, first_embedding
 from memory_engine.stores.qdrant.codec import derived_id, scope_filter
 from memory_engine.stores.qdrant.io import (
@@ -201,10 +201,30 @@ class QdrantConnection:
                 recorded = self.embedding_info()  # another process may have won the race
                 assert recorded is not None
                 create_memories_collection(
-                    client, self.memories, recorded[1], self.local, self.layout
+                    client, self.memories, recorded[1], self.local, self.layout, self.leg_dims()
                 )
                 self.memories_ready = True
         check_same_embedding(recorded, model, dim)
+
+    def record_embedding(self, model: str, dim: int) -> None:
+        """Replace the recorded (model, dim) (``memory-engine reembed``'s primary switch)."""
+        point = models.PointStruct(
+            id=EMBEDDING_ID, vector={}, payload={"kind": "embedding", "model": model, "dim": dim}
+        )
+        with self.writing() as client:
+            client.upsert(self.meta, [point])
+        self._embedding = (model, dim)
+
+    def leg_dims(self) -> dict[str, int]:
+        """Dimension of each recorded extra dense leg (meta points ``kind: leg``)."""
+        ids = [derived_id(f"leg:{leg}") for leg in (*EXTRA_LEGS, STAGING_LEG)]
+        with self.reading() as client:
+            rows = client.retrieve(self.meta, ids)
+        return {
+            str(p["leg"]): int(p["dim"])
+            for p in ((r.payload or {}) for r in rows)
+            if p.get("kind") == "leg"
+        }
 
     def recorded_embedding(self) -> tuple[str, int] | None:
         """The recorded (model, dim), from the cache when known, else read."""

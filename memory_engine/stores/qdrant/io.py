@@ -180,8 +180,10 @@ def create_memories_collection(
     dim: int,
     local: bool,
     layout: dict[str, int] | None = None,
+    legs: dict[str, int] | None = None,
 ) -> None:
-    """Create the memories collection: ``dense`` (cosine, ``dim``) + ``keyword`` (sparse, IDF),
+    """Create the memories collection: ``dense`` (cosine, ``dim``) + ``keyword`` (sparse, IDF)
+    + one cosine vector per extra dense leg in ``legs`` (name -> dim),
     the tenant index (``is_tenant``) and the filter/order indexes, with the cluster ``layout``
     (:func:`cluster_layout`) on a server. No-op when it exists."""
     opts: dict[str, Any] = dict(layout or {})
@@ -195,7 +197,10 @@ def create_memories_collection(
             return
         client.create_collection(
             name,
-            vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
+            vectors_config={
+                name: models.VectorParams(size=size, distance=models.Distance.COSINE)
+                for name, size in {DENSE: dim, **(legs or {})}.items()
+            },
             sparse_vectors_config={
                 KEYWORD: models.SparseVectorParams(modifier=models.Modifier.IDF)
             },

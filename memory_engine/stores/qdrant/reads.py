@@ -286,9 +286,12 @@ class QdrantReader:
         scope: Scope,
         k: int,
         statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
+        using: str = DENSE,
+        dim: int | None = None,
     ) -> builtins.list[Candidate]:
         """Nearest memories by cosine; ``min(k, matching points)`` candidates, scores ``cosine``
-        (in [-1, 1], higher is more similar), ranks ``dense`` 1..n.
+        (in [-1, 1], higher is more similar), ranks ``dense`` 1..n (or ``using``: an extra
+        leg's named vector of ``dim`` dimensions, over the points that have it).
 
         Local mode is exact. On a server the HNSW search (``exact=False``) is checked: when it
         returns fewer than ``min(k, matching)`` points it is logged and re-run with
@@ -299,15 +302,18 @@ class QdrantReader:
         """
         check_k(k)
         flt = search_filter(scope, statuses)
+        if using != DENSE:
+            flt.must = [*(flt.must or ()), models.HasVectorCondition(has_vector=using)]
         if not self._conn.memories_exist():
             return []
-        vec = vector_param(vector, self._conn.dim(), "query vector").tolist()
+        want_dim = self._conn.dim() if using == DENSE else dim
+        vec = vector_param(vector, want_dim, "query vector").tolist()
         with self._conn.reading() as client:
             params = None if self._conn.local else models.SearchParams(exact=False)
             points = client.query_points(
                 self._conn.memories,
                 query=vec,
-                using=DENSE,
+                using=using,
                 query_filter=flt,
                 limit=k,
                 search_params=params,
@@ -327,12 +333,12 @@ class QdrantReader:
                     points = client.query_points(
                         self._conn.memories,
                         query=vec,
-                        using=DENSE,
+                        using=using,
                         query_filter=flt,
                         limit=k,
                         search_params=models.SearchParams(exact=True),
                     ).points
-        return _candidates(points, "cosine", "dense")
+        return _candidates(points, "cosine", using)
 
     def keyword_search(
         self,

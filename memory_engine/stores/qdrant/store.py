@@ -71,8 +71,10 @@ from memory_engine.stores.qdrant.connection import QdrantConnection
 from memory_engine.stores.qdrant.entities import QdrantEntities
 from memory_engine.stores.qdrant.events import QdrantEventLog
 from memory_engine.stores.qdrant.io import create_memories_collection, ensure_base_collections
+from memory_engine.stores.qdrant.legs import QdrantVectorLegs
 from memory_engine.stores.qdrant.lifecycle import QdrantLifecycle
 from memory_engine.stores.qdrant.reads import QdrantReader
+from memory_engine.stores.qdrant.rebuild import finish_pending_rebuild
 from memory_engine.stores.qdrant.records import QdrantRecords
 from memory_engine.stores.qdrant.writer import QdrantWriter
 
@@ -107,6 +109,8 @@ class QdrantStore:
         # The step hook looks ``_step_done`` up at each call, so a test may patch the class.
         self._log = QdrantEventLog(self.conn, lambda step: self._step_done(step))
         self._reader = QdrantReader(self.conn)
+        #: The extra dense legs and the reembed staging leg (``stores.base.VectorLegs``).
+        self.legs = QdrantVectorLegs(self.conn, self._reader.dense_search)
         self._entities = QdrantEntities(self.conn)
         self._writer = QdrantWriter(self.conn, self._log, self._entities)
         self._lifecycle = QdrantLifecycle(self.conn)
@@ -116,6 +120,7 @@ class QdrantStore:
                 self.conn.client, self.conn.prefix, self.conn.local, self.conn.layout
             )
             recorded = self.conn.embedding_info()
+            finish_pending_rebuild(self.conn)  # a reembed killed after its copy was complete
             if recorded is not None:  # a crash may have left the meta point without collection
                 create_memories_collection(
                     self.conn.client,
@@ -123,6 +128,7 @@ class QdrantStore:
                     recorded[1],
                     self.conn.local,
                     self.conn.layout,
+                    self.conn.leg_dims(),
                 )
             self._log.resume()
             self._log.reconcile()

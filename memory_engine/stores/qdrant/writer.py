@@ -18,7 +18,7 @@ from qdrant_client import QdrantClient, models
 
 from memory_engine.errors import InvalidInputError
 from memory_engine.models import Memory, MemoryStatus, Scope, Trace, utcnow
-from memory_engine.stores.base import InsertOutcome, NewMemory
+from memory_engine.stores.base import EXTRA_LEGS, InsertOutcome, NewMemory
 from memory_engine.stores.common import (
     check_trace_scope,
     check_update,
@@ -258,6 +258,8 @@ class QdrantWriter:
             vectors: dict[str, Any] = dict(point.vector or {})
             if vec is not None:
                 vectors[DENSE] = vec
+                for leg in EXTRA_LEGS:  # made from the old content: refilled, never stale
+                    vectors.pop(leg, None)
             new_terms = [str(t) for t in terms if t] if terms is not None else None
             if new_terms is not None:
                 docs, total = self.tenant_stats(client, scope.tenant_id)

@@ -79,6 +79,10 @@ BEGIN
     EXECUTE format('REVOKE UPDATE, DELETE, TRUNCATE ON events FROM %I', app_role);
     EXECUTE format('GRANT USAGE ON SEQUENCE events_id_seq TO %I', app_role);
     EXECUTE format('GRANT SELECT ON embedding_config TO %I', app_role);
+    -- Extra dense legs (0006): recorded by the owner (a schema change), read by the app role.
+    IF to_regclass('embedding_legs') IS NOT NULL THEN
+        EXECUTE format('GRANT SELECT ON embedding_legs TO %I', app_role);
+    END IF;
     EXECUTE format('REVOKE ALL ON admin_audit, schema_migrations FROM %I', app_role);
 
     -- Administrative functions: every SECURITY DEFINER function of the schema (outside an
