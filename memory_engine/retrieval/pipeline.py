@@ -272,7 +272,10 @@ def run_search(
         else:
             passing.append(c)
     if options.relevance_floor:
-        passing = _relevance_floor(passing, terms, {"dense": model}, options, dropped, warnings)
+        # each dense leg that counts for this query is floored by its own model's values (a
+        # leg weighted 0 for the query's script, e.g. MiniLM on Chinese, decides nothing)
+        floored = {leg: name for leg, name in models.items() if weights.get(leg, 1.0) > 0}
+        passing = _relevance_floor(passing, terms, floored, options, dropped, warnings)
     stages.append("threshold")
     kept, dups = dedupe(passing, near_duplicate=options.near_duplicate, limit=options.k * 4)
     dropped += [_summarise(c, reason) for c, reason in dups]
