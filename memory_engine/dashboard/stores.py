@@ -65,6 +65,17 @@ def _shared_embedder() -> Any:
 
 
 @st.cache_resource(show_spinner=False)
+def _shared_leg_embedders() -> dict[str, Any]:
+    """The extra dense legs the settings configure (the multilingual leg by default), one per
+    process and micro-batched like the primary embedder."""
+    from memory_engine.embedding import build_leg_embedders
+    from memory_engine.embedding.batching import MicroBatchingEmbedder
+
+    legs = build_leg_embedders(Settings(), _shared_embedder())
+    return {leg: MicroBatchingEmbedder(e) for leg, e in legs.items()}
+
+
+@st.cache_resource(show_spinner=False)
 def engine_for(store: str) -> MemoryEngine:
     """The engine of ``store`` (``postgres`` or ``qdrant``), one per server process, built from
     the ``MEMORY_*`` settings with ``store`` replaced.
@@ -74,12 +85,18 @@ def engine_for(store: str) -> MemoryEngine:
     """
     settings = server_settings(Settings())  # a long-running process of ours: gc.freeze on
     if store == settings.storage.backend and len(configured_stores(settings)) == 1:
-        return MemoryEngine(settings, embedder=_shared_embedder())
+        return MemoryEngine(
+            settings, embedder=_shared_embedder(), leg_embedders=_shared_leg_embedders()
+        )
     if store not in configured_stores(settings):
         from memory_engine.errors import ConfigError
 
         raise ConfigError(f"store {store!r} is not configured")
-    return MemoryEngine(store_settings(settings, store), embedder=_shared_embedder())
+    return MemoryEngine(
+        store_settings(settings, store),
+        embedder=_shared_embedder(),
+        leg_embedders=_shared_leg_embedders(),
+    )
 
 
 @st.cache_resource(show_spinner=False)

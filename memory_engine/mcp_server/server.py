@@ -39,7 +39,7 @@ from mcp.shared.exceptions import MCPError
 from starlette.types import ASGIApp
 
 from memory_engine.config import Settings
-from memory_engine.embedding import build_embedder
+from memory_engine.embedding import build_embedder, build_leg_embedders
 from memory_engine.embedding.batching import MicroBatchingEmbedder, limit_blas_threads
 from memory_engine.engine import MemoryEngine
 from memory_engine.errors import ConfigError, InvalidInputError, MemoryEngineError
@@ -196,11 +196,16 @@ def build_server(
 
 def _engine_factory(settings: Settings) -> Callable[[], MemoryEngine]:
     """The server's engine: gc.freeze on unless set, and the embedder wrapped in a
-    ``MicroBatchingEmbedder`` so concurrent tool calls share forward passes."""
+    ``MicroBatchingEmbedder`` so concurrent tool calls share forward passes, and so are the
+    extra dense legs the settings configure (the multilingual leg by default)."""
 
     def build() -> MemoryEngine:
         served = server_settings(settings)
-        return MemoryEngine(served, embedder=MicroBatchingEmbedder(build_embedder(served)))
+        primary = MicroBatchingEmbedder(build_embedder(served))
+        legs = {
+            leg: MicroBatchingEmbedder(e) for leg, e in build_leg_embedders(served, primary).items()
+        }
+        return MemoryEngine(served, embedder=primary, leg_embedders=legs)
 
     return build
 
