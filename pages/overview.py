@@ -11,7 +11,7 @@ from memory_engine.dashboard.frames.cells import bounded
 from memory_engine.dashboard.frames.labels import translated
 from memory_engine.dashboard.frames.overview import counts_frame, writes_per_day_frame
 from memory_engine.dashboard.i18n import t
-from memory_engine.dashboard.page import open_page
+from memory_engine.dashboard.page import empty_tenant_hint, open_page
 from memory_engine.dashboard.widgets import store_compare
 
 MAX_TENANT_BARS = 50
@@ -57,7 +57,7 @@ store_compare.overview_section(scope, lang)  # both stores configured: parity
 with guard(lang):
     stats = engine.stats(scope, days=STATS_DAYS)
 if stats.total == 0:
-    st.info(t("common.empty_tenant", lang, tenant=tenant))
+    st.info(empty_tenant_hint(tenant, lang))
     st.stop()
 
 top = st.columns([1, 3])

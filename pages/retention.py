@@ -36,6 +36,7 @@ with st.expander(t("retention.whatif", lang), expanded=True):
         index=["decay", "weighted"].index(base.preset),
         format_func=lambda p: t(f"retention.preset_{p}", lang),
         key="mi_ret_preset",
+        placeholder=t("common.choose_one", lang),
     )
     same = preset == base.preset
     half_life = c1.slider(
@@ -143,6 +144,7 @@ else:
         ids,
         format_func=lambda i: f"{short_id(i)} · {contents[i][:80]}",
         key="mi_ret_memory",
+        placeholder=t("common.choose_one", lang),
     )
     if picked:
         memory = next(m for m in active if str(m.id) == picked)

@@ -133,8 +133,8 @@ def state_frame(memories: Iterable[Memory], lang: str) -> pd.DataFrame:
         {
             t("col.id", lang): str(m.id),
             t("col.content", lang): clip(m.content),
-            t("col.type", lang): m.memory_type.value,
-            t("col.status", lang): m.status.value,
+            t("col.type", lang): value_label("type", m.memory_type.value, lang),
+            t("col.status", lang): value_label("status", m.status.value, lang),
             "valid_from": fmt_time(m.valid_from),
             "valid_until": fmt_time(m.valid_until),
             t("col.version", lang): m.version,

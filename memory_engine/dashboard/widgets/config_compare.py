@@ -42,7 +42,12 @@ def render(engine: MemoryEngine, scope: Scope, trace: Trace, lang: str) -> None:
     with st.form("mi_cmp"):
         c = st.columns(4)
         fusion = c[0].selectbox(
-            t("cmp.fusion", lang), FUSIONS, index=FUSIONS.index(base.fusion), key="mi_cmp_fusion"
+            t("cmp.fusion", lang),
+            FUSIONS,
+            index=FUSIONS.index(base.fusion),
+            format_func=lambda f: t(f"cmp.fusion_{f}", lang),
+            key="mi_cmp_fusion",
+            placeholder=t("common.choose_one", lang),
         )
         session = c[1].number_input(
             t("cmp.session", lang),
