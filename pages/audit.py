@@ -13,7 +13,7 @@ from memory_engine.dashboard import state
 from memory_engine.dashboard.errors import guard
 from memory_engine.dashboard.frames import audit as view
 from memory_engine.dashboard.frames.cells import bounded, fmt_time
-from memory_engine.dashboard.frames.labels import value_label
+from memory_engine.dashboard.frames.labels import date_axis, value_label
 from memory_engine.dashboard.frames.pii import add_event_pii, only_pii
 from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.page import open_page
@@ -60,7 +60,7 @@ shown = view.filter_rows(rows, actions=picked["action"], actors=picked["actor"],
 if pii.pii_facet(rows, lang, key="mi_audit_pii"):
     shown = only_pii(shown)
 st.caption(t("audit.filtered", lang, n=len(shown)))
-st.dataframe(shown[:500], hide_index=True, key="mi_audit_events")
+st.dataframe(view.events_table(shown[:500], lang), hide_index=True, key="mi_audit_events")
 if len(shown) > 500:
     st.caption(t("common.truncated", lang, shown=500, total=len(shown)))
 ex = st.columns(2)
@@ -155,6 +155,7 @@ if memory_id is not None:
             annotation_text=t("audit.validity", lang),
         )
     fig.update_layout(margin={"l": 10, "r": 10, "t": 10, "b": 10}, showlegend=False)
+    fig.update_xaxes(**date_axis(lang))  # numeric dates in either language
     st.plotly_chart(fig, key="mi_audit_timeline")
     st.dataframe(timeline, hide_index=True, key="mi_audit_timeline_table")
     try:

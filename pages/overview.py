@@ -8,7 +8,7 @@ import streamlit as st
 from memory_engine.dashboard import signin, state
 from memory_engine.dashboard.errors import guard
 from memory_engine.dashboard.frames.cells import bounded
-from memory_engine.dashboard.frames.labels import translated
+from memory_engine.dashboard.frames.labels import date_axis, translated
 from memory_engine.dashboard.frames.overview import counts_frame, writes_per_day_frame
 from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.page import empty_tenant_hint, open_page
@@ -97,4 +97,5 @@ if writes.empty:
 else:
     fig = px.bar(writes, x=t("col.day", lang), y=t("col.count", lang), height=260)
     fig.update_layout(margin={"l": 10, "r": 10, "t": 10, "b": 10})
+    fig.update_xaxes(**date_axis(lang))
     st.plotly_chart(fig, key="mi_writes_chart")

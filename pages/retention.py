@@ -117,6 +117,9 @@ else:
 
     st.subheader(t("retention.distribution", lang))
     fig = px.histogram(frame, x=col_ret, nbins=40, height=260)
+    fig.update_traces(
+        hovertemplate=f"{col_ret}=%{{x}}<br>{t('chart.memories', lang)}=%{{y}}<extra></extra>"
+    )
     fig.add_vline(x=floor, line_dash="dash", line_color="#dc2626")
     fig.update_layout(
         margin={"l": 10, "r": 10, "t": 10, "b": 10}, yaxis_title=t("chart.memories", lang)

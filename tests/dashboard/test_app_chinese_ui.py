@@ -33,7 +33,13 @@ from tests.dashboard.helpers import assert_clean, run_app
 from tests.dashboard.untranslated import english_runs, untranslated
 
 PAGES = sorted(
-    p.name for p in __import__("pathlib").Path(__file__).resolve().parents[2].joinpath("pages").glob("*.py")
+    p.name
+    for p in __import__("pathlib")
+    .Path(__file__)
+    .resolve()
+    .parents[2]
+    .joinpath("pages")
+    .glob("*.py")
 )
 
 FACTS = (
@@ -55,10 +61,9 @@ class Seeded:
     data: tuple[str, ...]
 
 
-@pytest.fixture
-def chinese_tenant(journal_engine: MemoryEngine) -> Iterator[Seeded]:
-    """A tenant of Chinese memories with every row kind the pages show (see the module doc)."""
-    engine = journal_engine
+def seed_chinese_tenant(engine: MemoryEngine, *, extract: bool = True) -> Seeded:
+    """A tenant of Chinese memories with every row kind the pages show (see the module doc);
+    ``extract``: also extract writes (a dry run, a supersede), which need ``engine``'s journal."""
     tenant = new_tenant("zhui")
     scope = Scope.of(tenant)
     start = datetime(2026, 5, 1, 9, 0, tzinfo=UTC)
@@ -77,7 +82,11 @@ def chinese_tenant(journal_engine: MemoryEngine) -> Iterator[Seeded]:
     engine.archive(scope, ids[3], expected_version=mems[ids[3]].version, reason="过时")
     engine.delete(scope, ids[4], expected_version=mems[ids[4]].version, reason="错误")
     engine.update(
-        scope, ids[1], expected_version=mems[ids[1]].version, reason="更正", content="用户早上喜欢喝红茶"
+        scope,
+        ids[1],
+        expected_version=mems[ids[1]].version,
+        reason="更正",
+        content="用户早上喜欢喝红茶",
     )
     engine.ingest(
         scope,
@@ -87,20 +96,29 @@ def chinese_tenant(journal_engine: MemoryEngine) -> Iterator[Seeded]:
             Turn(speaker="助手", text="好的，祝你顺利", turn_id="D1:2", session_id="s1",
                  observed_at=start + timedelta(days=1, minutes=1)),
         ],
-    )
-    engine.write_extract(scope, WriteRequest(text="以后周四汇报"), actor="test", dry_run=True)
-    engine.write(scope, "以后周四汇报", mode="extract")
-    written = engine.write(scope, "改成周五汇报", mode="extract")
+    )  # fmt: skip
+    write_id = ""
+    if extract:
+        engine.write_extract(scope, WriteRequest(text="以后周四汇报"), actor="test", dry_run=True)
+        engine.write(scope, "以后周四汇报", mode="extract")
+        write_id = str(engine.write(scope, "改成周五汇报", mode="extract").write_id)
     trace = engine.search(scope, QUERY)
     state.cached_tenant_counts.clear()
-    contents = [m.content for m in engine.list(scope, filters=MemoryFilter(statuses=tuple(MemoryStatus)), limit=100).items]
-    yield Seeded(
+    every = MemoryFilter(statuses=tuple(MemoryStatus))
+    contents = [m.content for m in engine.list(scope, filters=every, limit=100).items]
+    return Seeded(
         tenant=tenant,
         memory_id=str(ids[0]),
         trace_id=str(trace.trace.id),
-        write_id=str(written.write_id),
+        write_id=write_id,
         data=(tenant, QUERY, "dashboard:local", "local", "test", "ingest", "api", *contents),
     )
+
+
+@pytest.fixture
+def chinese_tenant(journal_engine: MemoryEngine) -> Iterator[Seeded]:
+    """The seeded tenant (see :func:`seed_chinese_tenant`) on the pages' engine."""
+    yield seed_chinese_tenant(journal_engine)
 
 
 def _views(seeded: Seeded) -> list[tuple[str, dict[str, str]]]:
@@ -118,7 +136,10 @@ def test_english_runs_rule() -> None:
     """The rule itself: English words are found, kept names, code, ids and data are not."""
     assert english_runs("Choose options") == ["Choose options"]
     assert english_runs("记忆状态已变为 archived") == ["archived"]
-    assert english_runs("已保存 3 条（UTC）· LLM tokens · `memory-engine ingest --format locomo`") == []
+    assert (
+        english_runs("已保存 3 条（UTC）· LLM tokens · `memory-engine ingest --format locomo`")
+        == []
+    )
     assert english_runs("记忆 123e4567-e89b-12d3-a456-426614174000 · MEMORY_DATA_DIR") == []
     assert english_runs("租户 acme-prod 的记忆", data=["acme-prod"]) == []
     assert english_runs("rrf（融合）↑ · bm25 ↑") == []
@@ -158,7 +179,6 @@ def test_every_chinese_catalog_string_is_chinese() -> None:
     from memory_engine.dashboard.i18n import STRINGS
 
     bad = {
-        key: english_runs(re.sub(r"\{[^}]*\}", " ", entry["zh"]))
-        for key, entry in STRINGS.items()
+        key: english_runs(re.sub(r"\{[^}]*\}", " ", entry["zh"])) for key, entry in STRINGS.items()
     }
     assert not {k: v for k, v in bad.items() if v}

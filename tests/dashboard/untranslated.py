@@ -30,16 +30,89 @@ KEPT: frozenset[str] = frozenset(
     w.lower()
     for w in (
         # products, protocols, formats
-        "memory-engine", "memory_engine", "MemoryEngine", "Streamlit",
-        "PostgreSQL", "Postgres", "pgvector", "pgserver", "Qdrant", "MCP", "LLM", "LLMs",
-        "API", "CLI", "JSON", "JSONL", "CSV", "URL", "UTC", "ID", "IDs", "UUID", "PII", "HNSW",
-        "OpenAI", "LoCoMo", "MiniLM", "jieba", "tiktoken", "BM25", "bm25", "rrf", "RRF", "MMR",
-        "ONNX", "SQL", "SQLite", "HTTP", "HTTPS", "stdio", "Markdown", "GDPR", "Unicode",
-        "z-score", "zscore", "cosine", "k", "token", "tokens", "ms", "s", "KB", "MB",
-        "GMT", "AM", "PM", "vs", "ok", "OK", "Δrank", "recall", "nDCG", "MRR", "hit", "p50",
-        "p95", "English", "Redis", "Python", "DNS", "Spearman", "Kendall", "ln", "exp", "log",
+        "memory-engine",
+        "memory_engine",
+        "MemoryEngine",
+        "Streamlit",
+        "PostgreSQL",
+        "Postgres",
+        "pgvector",
+        "pgserver",
+        "Qdrant",
+        "MCP",
+        "LLM",
+        "LLMs",
+        "API",
+        "CLI",
+        "JSON",
+        "JSONL",
+        "CSV",
+        "URL",
+        "UTC",
+        "ID",
+        "IDs",
+        "UUID",
+        "PII",
+        "HNSW",
+        "OpenAI",
+        "LoCoMo",
+        "MiniLM",
+        "jieba",
+        "tiktoken",
+        "BM25",
+        "bm25",
+        "rrf",
+        "RRF",
+        "MMR",
+        "ONNX",
+        "SQL",
+        "SQLite",
+        "HTTP",
+        "HTTPS",
+        "stdio",
+        "Markdown",
+        "GDPR",
+        "Unicode",
+        "z-score",
+        "zscore",
+        "cosine",
+        "k",
+        "token",
+        "tokens",
+        "ms",
+        "s",
+        "KB",
+        "MB",
+        "GMT",
+        "AM",
+        "PM",
+        "vs",
+        "ok",
+        "OK",
+        "Δrank",
+        "recall",
+        "nDCG",
+        "MRR",
+        "hit",
+        "p50",
+        "p95",
+        "English",
+        "Redis",
+        "Python",
+        "DNS",
+        "Spearman",
+        "Kendall",
+        "ln",
+        "exp",
+        "log",
         # technical ids shown as is
-        "tenant_id", "memory_id", "write_id", "trace_id", "user_id", "agent_id", "session_id",
+        "tenant_id",
+        "memory_id",
+        "write_id",
+        "trace_id",
+        "user_id",
+        "agent_id",
+        "session_id",
     )
 )
 
@@ -106,14 +179,15 @@ def _plotly_texts(spec: str) -> Iterator[str]:
         if key.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
             title = axis.get("title")
             yield str(title.get("text", "") if isinstance(title, dict) else title or "")
+    shows_legend = layout.get("showlegend", True) is not False
     legend = (layout.get("legend") or {}).get("title")
-    if isinstance(legend, dict):
+    if isinstance(legend, dict) and shows_legend:
         yield str(legend.get("text", ""))
     title = layout.get("title")
     if isinstance(title, dict):
         yield str(title.get("text", ""))
     for trace in fig.get("data", []):
-        if trace.get("showlegend", True) is not False:
+        if shows_legend and trace.get("showlegend", True) is not False:
             yield str(trace.get("name") or "")
         for axis in ("x", "y"):
             values = trace.get(axis)
@@ -134,9 +208,7 @@ def date_axes_without_format(spec: str) -> list[str]:
                 if re.match(r"^\d{4}-\d{2}-\d{2}", values[0]):
                     ref = trace.get(f"{axis}axis", axis)
                     dated.add(ref.replace("x", "xaxis").replace("y", "yaxis"))
-    return sorted(
-        a for a in dated if not (layout.get(a) or {}).get("tickformat") and a in layout
-    )
+    return sorted(a for a in dated if not (layout.get(a) or {}).get("tickformat") and a in layout)
 
 
 def element_texts(element: Any) -> Iterator[tuple[str, str]]:
@@ -152,6 +224,8 @@ def element_texts(element: Any) -> Iterator[tuple[str, str]]:
         if hasattr(proto, field):
             value = getattr(proto, field)
             if isinstance(value, str) and value:
+                if kind == "html":  # markup: only its text counts
+                    value = re.sub(r"<(style|script)\b.*?</\1>|<[^>]+>", " ", value, flags=re.S)
                 yield f"{kind}.{field}", value
     for field in ("options", "display_values"):
         for value in getattr(proto, field, None) or ():
