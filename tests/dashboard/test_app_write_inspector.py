@@ -66,7 +66,8 @@ def test_write_inspector_open_past_trail_in_chinese(journal_engine: MemoryEngine
     at = run_app(page=PAGE, tenant=tenant, lang="zh", write=str(result.write_id))
     assert [s.value for s in at.title] == ["写入检查"]
     headers = [h.value for h in at.subheader]
-    assert t("write.trail_of", "zh", write_id=result.write_id, status="done") in headers
+    done = t("write.status.done", "zh")  # the status in Chinese (it was the stored id)
+    assert t("write.trail_of", "zh", write_id=result.write_id, status=done) in headers
     actions = [d.value for d in at.dataframe if "动作" in d.value.columns][-1]
     assert list(actions["动作"]) == ["创建", "取代"]  # action labels in Chinese (were the ids)
     run_pipeline(at, "   ", dry=True, lang="zh")
