@@ -72,7 +72,7 @@ if not query.strip():
     st.error(t("ctx.need_query", lang))
     st.stop()
 result: ContextResult | None = None
-with guard(lang, stop=False):
+with guard(lang, stop=False), st.spinner(t("common.searching", lang)):
     view = None
     session_id = session or context_view.PASTE_SESSION
     if source == "paste":

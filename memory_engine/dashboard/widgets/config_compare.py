@@ -84,7 +84,7 @@ def render(engine: MemoryEngine, scope: Scope, trace: Trace, lang: str) -> None:
             "retention_weight": retention_w,
         }
     )
-    with guard(lang, stop=False) as g:
+    with guard(lang, stop=False) as g, st.spinner(t("common.searching", lang)):
         other = engine.search(scope, trace.query, options=options_b, save_trace=False).trace
     if g.failed:
         return
