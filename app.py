@@ -15,6 +15,7 @@ from memory_engine.dashboard import signin, state, stores
 from memory_engine.dashboard.errors import error_message, show_error
 from memory_engine.dashboard.i18n import LANG_LABELS, LANGS, t
 from memory_engine.dashboard.markdown import md
+from memory_engine.dashboard.page import running_indicator
 from memory_engine.dashboard.signin import Account
 
 W_TENANT = "mi_w_tenant"
@@ -116,6 +117,7 @@ st.set_page_config(page_title="Memory Inspector", page_icon=":material/psycholog
 stores.warm_up_in_background()  # once per server: model, tokenizers and store load meanwhile
 state.sync_url()
 LANG = state.current_lang()
+running_indicator(LANG)  # Streamlit's "Stop" button in the chosen language
 TENANT = state.current_tenant()
 SIGNED_IN = signin.current_account() is not None
 

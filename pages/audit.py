@@ -13,6 +13,7 @@ from memory_engine.dashboard import state
 from memory_engine.dashboard.errors import guard
 from memory_engine.dashboard.frames import audit as view
 from memory_engine.dashboard.frames.cells import bounded, fmt_time
+from memory_engine.dashboard.frames.labels import date_axis, value_label
 from memory_engine.dashboard.frames.pii import add_event_pii, only_pii
 from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.page import open_page
@@ -49,14 +50,17 @@ for col, key, label in (
     picked[key] = col.multiselect(
         t(label, lang),
         list(counts),
-        format_func=lambda v, c=counts: f"{v} ({c[v]})",
+        format_func=lambda v, c=counts, k=key: (
+            f"{value_label('action', v, lang) if k == 'action' else v} ({c[v]})"
+        ),
         key=f"mi_audit_{key}",
+        placeholder=t("common.choose_many", lang),
     )
 shown = view.filter_rows(rows, actions=picked["action"], actors=picked["actor"], days=picked["day"])
 if pii.pii_facet(rows, lang, key="mi_audit_pii"):
     shown = only_pii(shown)
 st.caption(t("audit.filtered", lang, n=len(shown)))
-st.dataframe(shown[:500], hide_index=True, key="mi_audit_events")
+st.dataframe(view.events_table(shown[:500], lang), hide_index=True, key="mi_audit_events")
 if len(shown) > 500:
     st.caption(t("common.truncated", lang, shown=500, total=len(shown)))
 ex = st.columns(2)
@@ -81,9 +85,12 @@ by_id = {e.id: e for e in events if e.id is not None}
 event_id = st.selectbox(
     t("audit.pick_event", lang),
     [r["id"] for r in shown if r["id"] is not None][:500],
-    format_func=lambda i: f"#{i} · {by_id[i].action.value} · {fmt_time(by_id[i].at)}",
+    format_func=lambda i: (
+        f"#{i} · {value_label('action', by_id[i].action.value, lang)} · {fmt_time(by_id[i].at)}"
+    ),
     index=None,
     key="mi_audit_event",
+    placeholder=t("common.choose_one", lang),
 )
 if event_id is not None:
     event = by_id[event_id]
@@ -148,6 +155,7 @@ if memory_id is not None:
             annotation_text=t("audit.validity", lang),
         )
     fig.update_layout(margin={"l": 10, "r": 10, "t": 10, "b": 10}, showlegend=False)
+    fig.update_xaxes(**date_axis(lang))  # numeric dates in either language
     st.plotly_chart(fig, key="mi_audit_timeline")
     st.dataframe(timeline, hide_index=True, key="mi_audit_timeline_table")
     try:
@@ -172,6 +180,7 @@ else:
         format_func=labels.__getitem__,
         index=None,
         key="mi_audit_trace",
+        placeholder=t("common.choose_one", lang),
     )
     if trace_id is not None:
         with guard(lang):

@@ -36,6 +36,7 @@ with st.form("mi_conflict"):
         range(len(items)),
         format_func=labels.__getitem__,
         key="mi_c_pick",
+        placeholder=t("common.choose_one", lang),
     )
     decision = st.radio(
         t("conflicts.decision", lang),

@@ -35,7 +35,12 @@ elif more:
 with st.form("mi_context"):
     session = pasted = None
     if source == "session":
-        session = st.selectbox(t("ctx.session", lang), sessions, key="mi_c_session")
+        session = st.selectbox(
+            t("ctx.session", lang),
+            sessions,
+            key="mi_c_session",
+            placeholder=t("common.choose_one", lang),
+        )
     else:
         pasted = st.text_area(
             t("ctx.paste", lang), key="mi_c_paste", help=t("ctx.paste_help", lang), height=180
@@ -45,8 +50,9 @@ with st.form("mi_context"):
     task = c[0].selectbox(
         t("ctx.task_type", lang),
         ["", *context_view.TASK_TYPES],
-        format_func=lambda v: v or t("ctx.task_none", lang),
+        format_func=lambda v: t(f"ctx.task.{v}", lang) if v else t("ctx.task_none", lang),
         key="mi_c_task",
+        placeholder=t("common.choose_one", lang),
     )
     budget = c[1].number_input(
         t("ctx.budget", lang),
@@ -66,7 +72,7 @@ if not query.strip():
     st.error(t("ctx.need_query", lang))
     st.stop()
 result: ContextResult | None = None
-with guard(lang, stop=False):
+with guard(lang, stop=False), st.spinner(t("common.searching", lang)):
     view = None
     session_id = session or context_view.PASTE_SESSION
     if source == "paste":

@@ -16,9 +16,10 @@ from memory_engine.dashboard import reads, signin, state
 from memory_engine.dashboard.errors import guard
 from memory_engine.dashboard.frames import memories as frames
 from memory_engine.dashboard.frames.cells import clip, list_caption, short_id
+from memory_engine.dashboard.frames.labels import value_label
 from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.markdown import md
-from memory_engine.dashboard.page import open_page
+from memory_engine.dashboard.page import empty_tenant_hint, open_page
 from memory_engine.dashboard.signin import Action
 
 PAGE_SIZES = (25, 50, 100)
@@ -50,7 +51,7 @@ if flash:
 with guard(lang):
     everything = engine.facet_counts(scope)
 if sum(everything.get("memory_type", {}).values()) == 0:
-    st.info(t("common.empty_tenant", lang, tenant=tenant))
+    st.info(empty_tenant_hint(tenant, lang))
     st.stop()
 
 # ---- filters (facet counts of each facet ignore that facet's own selection)
@@ -83,7 +84,9 @@ with guard(lang):
 
 def facet_label(facet: str):  # noqa: ANN201 - a format_func
     def label(value: str) -> str:
-        return t("memories.facet_option", lang, value=value, count=facets[facet].get(value, 0))
+        kind = {"memory_type": "type"}.get(facet, facet)
+        shown = value_label(kind, value, lang)
+        return t("memories.facet_option", lang, value=shown, count=facets[facet].get(value, 0))
 
     return label
 
@@ -122,7 +125,12 @@ with st.expander(t("memories.filters", lang), expanded=True):
     )
     row2[1].text_input(t("memories.filter_text", lang), key=W_TEXT)
     row2[2].date_input(t("memories.filter_dates", lang), value=[], key=W_DATES)
-    row2[3].selectbox(t("memories.page_size", lang), PAGE_SIZES, key=W_SIZE)
+    row2[3].selectbox(
+        t("memories.page_size", lang),
+        PAGE_SIZES,
+        key=W_SIZE,
+        placeholder=t("common.choose_one", lang),
+    )
     if entity_page.truncated:
         st.caption(t("memories.entities_truncated", lang, n=ENTITY_OPTIONS))
 
@@ -231,7 +239,9 @@ if url_id is not None:
 
 def memory_label(mid: str) -> str:
     m = by_id[mid]
-    return f"{short_id(mid)} · {m.status.value} · {clip(m.content, 70)}"
+    return (
+        f"{short_id(mid)} · {value_label('status', m.status.value, lang)} · {clip(m.content, 70)}"
+    )
 
 
 def on_memory_selected() -> None:
@@ -327,7 +337,9 @@ with st.form(f"mi_edit_{suffix}"):
         t("memories.type", lang),
         types,
         index=types.index(memory.memory_type.value),
+        format_func=lambda v: value_label("type", v, lang),
         key=f"mi_e_type_{suffix}",
+        placeholder=t("common.choose_one", lang),
     )
     tags_text = c[2].text_input(
         t("memories.tags", lang), value=", ".join(memory.tags), key=f"mi_e_tags_{suffix}"

@@ -8,11 +8,11 @@ import streamlit as st
 from memory_engine.dashboard import signin, state
 from memory_engine.dashboard.errors import guard
 from memory_engine.dashboard.frames.cells import bounded
-from memory_engine.dashboard.frames.labels import translated
+from memory_engine.dashboard.frames.labels import date_axis, translated
 from memory_engine.dashboard.frames.overview import counts_frame, writes_per_day_frame
 from memory_engine.dashboard.frames.stores import embedders_frame
 from memory_engine.dashboard.i18n import t
-from memory_engine.dashboard.page import open_page
+from memory_engine.dashboard.page import empty_tenant_hint, open_page
 from memory_engine.dashboard.widgets import store_compare
 
 MAX_TENANT_BARS = 50
@@ -68,7 +68,7 @@ store_compare.overview_section(scope, lang)  # both stores configured: parity
 with guard(lang):
     stats = engine.stats(scope, days=STATS_DAYS)
 if stats.total == 0:
-    st.info(t("common.empty_tenant", lang, tenant=tenant))
+    st.info(empty_tenant_hint(tenant, lang))
     st.stop()
 
 top = st.columns([1, 3])
@@ -108,4 +108,5 @@ if writes.empty:
 else:
     fig = px.bar(writes, x=t("col.day", lang), y=t("col.count", lang), height=260)
     fig.update_layout(margin={"l": 10, "r": 10, "t": 10, "b": 10})
+    fig.update_xaxes(**date_axis(lang))
     st.plotly_chart(fig, key="mi_writes_chart")

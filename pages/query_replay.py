@@ -16,7 +16,7 @@ from memory_engine.dashboard.frames import traces as frames
 from memory_engine.dashboard.frames.cells import bounded, fmt_time, list_caption, short_id
 from memory_engine.dashboard.i18n import t, warning_text
 from memory_engine.dashboard.markdown import md
-from memory_engine.dashboard.page import open_page
+from memory_engine.dashboard.page import empty_tenant_hint, open_page
 from memory_engine.dashboard.widgets import (
     alarm,
     config_compare,
@@ -44,7 +44,7 @@ with guard(lang):
     defaults = engine.search_options()
     tenant_total = engine.list(scope, limit=1).total
 if not tenant_total:
-    st.info(t("common.empty_tenant", lang, tenant=tenant))
+    st.info(empty_tenant_hint(tenant, lang))
 
 # ---- the search form (one search per submit)
 with st.form("mi_search"):
@@ -86,7 +86,7 @@ if submitted:
     elif not legs:
         st.error(t("replay.need_leg", lang))
     else:
-        with guard(lang, stop=False) as g:
+        with guard(lang, stop=False) as g, st.spinner(t("common.searching", lang)):
             result = reads.search(
                 engine,
                 signin.current_account(),

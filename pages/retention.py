@@ -36,6 +36,7 @@ with st.expander(t("retention.whatif", lang), expanded=True):
         index=["decay", "weighted"].index(base.preset),
         format_func=lambda p: t(f"retention.preset_{p}", lang),
         key="mi_ret_preset",
+        placeholder=t("common.choose_one", lang),
     )
     same = preset == base.preset
     half_life = c1.slider(
@@ -116,6 +117,9 @@ else:
 
     st.subheader(t("retention.distribution", lang))
     fig = px.histogram(frame, x=col_ret, nbins=40, height=260)
+    fig.update_traces(
+        hovertemplate=f"{col_ret}=%{{x}}<br>{t('chart.memories', lang)}=%{{y}}<extra></extra>"
+    )
     fig.add_vline(x=floor, line_dash="dash", line_color="#dc2626")
     fig.update_layout(
         margin={"l": 10, "r": 10, "t": 10, "b": 10}, yaxis_title=t("chart.memories", lang)
@@ -143,6 +147,7 @@ else:
         ids,
         format_func=lambda i: f"{short_id(i)} · {contents[i][:80]}",
         key="mi_ret_memory",
+        placeholder=t("common.choose_one", lang),
     )
     if picked:
         memory = next(m for m in active if str(m.id) == picked)

@@ -48,6 +48,7 @@ with st.form("mi_we"):
         ["dev", "heldout", "all"],
         format_func=lambda s: t(f"weval.split_{s}", lang),
         key="mi_we_split",
+        placeholder=t("common.choose_one", lang),
     )
     limit = c[1].number_input(t("weval.limit", lang), 0, 1000, value=0, step=1, key="mi_we_limit")
     upload = c[2].file_uploader(t("weval.upload", lang), type=["jsonl"], key="mi_we_upload")
@@ -60,6 +61,7 @@ with st.form("mi_we"):
             index=1 if side == "B" and llm_configured else 0,
             format_func=lambda p: t(PROVIDERS[p], lang),
             key=f"mi_we_provider_{side}",
+            placeholder=t("common.choose_one", lang),
         )
         model = col.text_input(t("weval.model", lang), key=f"mi_we_model_{side}")
         configs[side] = EvalConfiguration(provider=provider, model=model.strip() or None)

@@ -1,6 +1,8 @@
 """Write Inspector: run the extract pipeline on pasted text (dry or for real) and see every
 step and the resulting rows; browse past write trails (the trail shown is in the URL:
-``?write=<id>``) with the LLM tokens and cost of each write, and the usage per day."""
+``?write=<id>``; dry runs labelled as such) with the LLM tokens and cost of each write, the raw
+ingests (memories stored one per turn, from the audit events, with their source) and the LLM
+usage per day."""
 
 from __future__ import annotations
 
@@ -9,16 +11,25 @@ import streamlit as st
 from memory_engine import MemorySource, SensitiveDataError, WriteRequest
 from memory_engine.dashboard import signin, state
 from memory_engine.dashboard.errors import guard
+from memory_engine.dashboard.frames.labels import value_label
 from memory_engine.dashboard.frames.pii import with_write_pii
-from memory_engine.dashboard.frames.writes import usage_frame, usage_line, writes_frame
+from memory_engine.dashboard.frames.writes import (
+    raw_ingests_frame,
+    status_label,
+    usage_frame,
+    usage_line,
+    writes_frame,
+)
 from memory_engine.dashboard.i18n import reason_text, t
-from memory_engine.dashboard.page import open_page
+from memory_engine.dashboard.page import empty_tenant_hint, open_page
 from memory_engine.dashboard.signin import Action
 from memory_engine.dashboard.widgets import pii
 from memory_engine.dashboard.widgets.write_trail import render_trail
 
 QP_WRITE = "write"
 PAST_WRITES = 20
+#: Audit events read (newest first) to find the raw ingests.
+RAW_EVENTS = 1000
 
 page = open_page("write.title", caption_key="write.intro")
 scope = page.require_tenant()
@@ -34,7 +45,9 @@ with st.form("mi_write"):
             MemorySource.MANUAL.value,
             MemorySource.TOOL_OUTPUT.value,
         ],
+        format_func=lambda v: value_label("source", v, lang),
         key="mi_w_source",
+        placeholder=t("common.choose_one", lang),
     )
     may_write = signin.allowed(Action.EDIT, tenant)  # a real run stores memories
     dry_run = c[1].checkbox(
@@ -49,7 +62,7 @@ if submitted:
     if not text.strip():
         st.error(t("write.need_text", lang))
     else:
-        with guard(lang, stop=False):
+        with guard(lang, stop=False), st.spinner(t("write.running", lang)):
             try:
                 result = engine.write_extract(
                     scope,
@@ -89,7 +102,31 @@ else:
     def _picked() -> None:
         state.set_param(QP_WRITE, st.session_state.get("mi_w_pick"))
 
-    st.selectbox(t("write.open", lang), ids, key="mi_w_pick", on_change=_picked)
+    st.selectbox(
+        t("write.open", lang),
+        ids,
+        key="mi_w_pick",
+        on_change=_picked,
+        placeholder=t("common.choose_one", lang),
+    )
+
+st.subheader(t("write.raw_header", lang))
+with guard(lang):
+    events, cursor = [], None
+    while len(events) < RAW_EVENTS:
+        batch = engine.events(scope, limit=min(200, RAW_EVENTS - len(events)), cursor=cursor)
+        events.extend(batch.items)
+        cursor = batch.next_cursor
+        if not cursor or not batch.items:
+            break
+raw = raw_ingests_frame(events, lang)
+if raw.empty:
+    st.caption(t("write.raw_none", lang, n=len(events)))
+    if not writes.items and not events:
+        st.info(empty_tenant_hint(tenant, lang))
+else:
+    st.caption(t("write.raw_intro", lang, n=len(events)))
+    st.dataframe(raw, hide_index=True, key="mi_w_raw")
 
 with guard(lang):
     usage = engine.write_usage(scope)
@@ -104,7 +141,7 @@ write_id = state.get_param(QP_WRITE)
 if write_id:
     with guard(lang):
         row = engine.write_status(scope, write_id)
-    st.subheader(t("write.trail_of", lang, write_id=write_id, status=row["status"]))
+    st.subheader(t("write.trail_of", lang, write_id=write_id, status=status_label(row, lang)))
     pii.render_write_pii(row, lang)
     spent = usage_line(row, lang)
     if spent:
@@ -112,6 +149,6 @@ if write_id:
     if row.get("trail"):
         render_trail({**row["trail"]}, lang)
     else:
-        st.caption(t("write.no_trail", lang, status=row["status"]))
+        st.caption(t("write.no_trail", lang, status=status_label(row, lang)))
         if row.get("error"):
             st.error(str(row["error"].get("message", "")))

@@ -20,7 +20,38 @@ import streamlit as st
 
 from memory_engine import MemoryEngine, Scope
 from memory_engine.dashboard import state
-from memory_engine.dashboard.i18n import t
+from memory_engine.dashboard.i18n import label, t
+
+#: The formats of ``memory-engine ingest --format`` (a test keeps this equal to the CLI's).
+IMPORT_FORMATS = ("openai", "locomo", "text")
+
+
+def empty_tenant_hint(tenant: str, lang: str) -> str:
+    """The hint of a tenant without memories: the ingest command with every import format,
+    each with what it reads (markdown)."""
+    lines = "\n".join(
+        t("common.format_line", lang, name=name, what=label(f"common.format.{name}", lang, name))
+        for name in IMPORT_FORMATS
+    )
+    return t("common.empty_tenant", lang, tenant=tenant, formats=lines)
+
+
+def running_indicator(lang: str) -> None:
+    """Show Streamlit's running indicator (top right) in ``lang``.
+
+    Streamlit 1.67 has no setting for the indicator's text: its "Stop" / "Stopping..." button
+    is English. This styles the button so its own text is hidden and the catalog's
+    ``common.stop`` is shown in its place (the running icon has no text). Long actions also
+    show a spinner with their own text next to the button that started them.
+    """
+    stop = t("common.stop", lang).replace('"', "")
+    st.html(
+        "<style>"
+        '[data-testid="stStatusWidget"] button {font-size: 0 !important}'
+        '[data-testid="stStatusWidget"] button * {font-size: 0 !important}'
+        f'[data-testid="stStatusWidget"] button::after {{content: "{stop}"; font-size: 0.875rem}}'
+        "</style>"
+    )
 
 
 @dataclass(frozen=True)

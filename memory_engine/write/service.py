@@ -363,7 +363,12 @@ class WriteService:
         journal.finish(
             write_id,
             status,
-            result={"reason": outcome.reason, "rows": outcome.rows, "actions": result.actions},
+            result={
+                "reason": outcome.reason,
+                "rows": outcome.rows,
+                "actions": result.actions,
+                "dry_run": dry_run,
+            },
             trail={**outcome.trail, "warnings": outcome.warnings, "usage": spent},
             usage=spent,
         )

@@ -11,6 +11,7 @@ import pytest
 from memory_engine import MemoryEngine, Scope
 from memory_engine.dashboard import state
 from memory_engine.dashboard.i18n import t
+from memory_engine.dashboard.page import empty_tenant_hint
 from tests.dashboard.conftest import new_tenant
 from tests.dashboard.helpers import (
     MEMORIES,
@@ -39,9 +40,11 @@ def test_tenant_without_memories_says_how_to_ingest(dash_engine: MemoryEngine) -
     tenant = new_tenant("empty")
     for page in (None, MEMORIES, REPLAY):
         at = run_app(page=page, tenant=tenant)
-        hint = t("common.empty_tenant", "en", tenant=tenant)
+        hint = empty_tenant_hint(tenant, "en")
         assert hint in texts(at.info), texts(at.info)
-        assert f"memory-engine ingest FILE --tenant {tenant} --format locomo" in hint
+        # the command, then every import format (it named only locomo before)
+        assert f"memory-engine ingest FILE --tenant {tenant} --format FORMAT" in hint
+        assert all(f"- `{fmt}`" in hint for fmt in ("openai", "locomo", "text"))
 
 
 def test_invalid_tenant_in_url_is_dropped_not_widened(

@@ -17,6 +17,7 @@ from memory_engine.config import Settings
 from memory_engine.dashboard import state, stores
 from memory_engine.dashboard.frames import stores as store_compare
 from memory_engine.dashboard.i18n import t
+from memory_engine.dashboard.page import empty_tenant_hint
 from memory_engine.stores.transfer import copy_stores
 from tests.dashboard.helpers import OVERVIEW, REPLAY, assert_clean, button, run_app, texts
 from tests.dashboard.test_app_replay import submit_search
@@ -115,7 +116,7 @@ def test_selector_only_with_both_stores_and_it_switches_every_page(
     assert_clean(at)
     assert at.query_params["store"] == "qdrant"
     assert t("sidebar.store", "en", name="qdrant") in texts(at.sidebar.caption)
-    assert t("common.empty_tenant", "en", tenant=pg_only) in texts(at.info)
+    assert empty_tenant_hint(pg_only, "en") in texts(at.info)
     # the choice survives a page switch
     at.switch_page(REPLAY).run()
     assert_clean(at)

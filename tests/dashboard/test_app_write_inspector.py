@@ -54,7 +54,8 @@ def test_write_inspector_dry_then_real(journal_engine: MemoryEngine) -> None:
     skip = t("write.skip.small_talk", "en")
     assert [i.value for i in at.info] == [t("write.not_remembered", "en", reason=skip)]
     history = [d.value for d in at.dataframe if "write id" in d.value.columns]
-    assert len(history[0]) == 3 and list(history[0]["status"]) == ["skipped", "done", "skipped"]
+    # the dry run is labelled as one (it was "skipped" before)
+    assert len(history[0]) == 3 and list(history[0]["status"]) == ["skipped", "done", "dry run"]
 
 
 def test_write_inspector_open_past_trail_in_chinese(journal_engine: MemoryEngine) -> None:
@@ -65,9 +66,10 @@ def test_write_inspector_open_past_trail_in_chinese(journal_engine: MemoryEngine
     at = run_app(page=PAGE, tenant=tenant, lang="zh", write=str(result.write_id))
     assert [s.value for s in at.title] == ["写入检查"]
     headers = [h.value for h in at.subheader]
-    assert t("write.trail_of", "zh", write_id=result.write_id, status="done") in headers
+    done = t("write.status.done", "zh")  # the status in Chinese (it was the stored id)
+    assert t("write.trail_of", "zh", write_id=result.write_id, status=done) in headers
     actions = [d.value for d in at.dataframe if "动作" in d.value.columns][-1]
-    assert list(actions["动作"]) == ["create", "supersede"]
+    assert list(actions["动作"]) == ["创建", "取代"]  # action labels in Chinese (were the ids)
     run_pipeline(at, "   ", dry=True, lang="zh")
     assert [e.value for e in at.error] == [t("write.need_text", "zh")]
 

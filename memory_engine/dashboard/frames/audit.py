@@ -16,7 +16,7 @@ import pandas as pd
 from memory_engine import TraceComparison, spreadsheet_csv
 from memory_engine.dashboard.frames.cells import clip, fmt_time
 from memory_engine.dashboard.frames.labels import value_label
-from memory_engine.dashboard.i18n import t
+from memory_engine.dashboard.i18n import label, t
 from memory_engine.models import Event, Memory, ensure_utc
 
 #: Most events the Audit page loads.
@@ -37,6 +37,35 @@ def event_rows(events: Iterable[Event]) -> list[dict[str, Any]]:
         }
         for e in events
     ]
+
+
+#: Table header of each event row key (``event_rows``); other keys (the PII summary) are shown
+#: under ``col.<key>`` when the catalog has it, else as they are.
+_EVENT_COLUMNS = {
+    "id": "col.event_id",
+    "at": "col.time",
+    "day": "col.day",
+    "action": "col.action",
+    "actor": "col.actor",
+    "memory_id": "col.memory",
+    "reason": "col.reason",
+}
+
+
+def events_table(rows: Sequence[Mapping[str, Any]], lang: str) -> pd.DataFrame:
+    """Event rows (``event_rows``, filtered) for display: headers and actions in ``lang``,
+    times as ``YYYY-MM-DD HH:MM UTC``; the rows themselves (and the exports) keep the ids."""
+    shown = []
+    for r in rows:
+        row = {}
+        for key, value in r.items():
+            if key == "action":
+                value = value_label("action", str(value), lang)
+            elif key == "at":
+                value = fmt_time(str(value))
+            row[label(_EVENT_COLUMNS.get(key, f"col.{key}"), lang, key)] = value
+        shown.append(row)
+    return pd.DataFrame(shown)
 
 
 def facet_counts(rows: Sequence[Mapping[str, Any]], key: str) -> dict[str, int]:
@@ -133,8 +162,8 @@ def state_frame(memories: Iterable[Memory], lang: str) -> pd.DataFrame:
         {
             t("col.id", lang): str(m.id),
             t("col.content", lang): clip(m.content),
-            t("col.type", lang): m.memory_type.value,
-            t("col.status", lang): m.status.value,
+            t("col.type", lang): value_label("type", m.memory_type.value, lang),
+            t("col.status", lang): value_label("status", m.status.value, lang),
             "valid_from": fmt_time(m.valid_from),
             "valid_until": fmt_time(m.valid_until),
             t("col.version", lang): m.version,

@@ -11,7 +11,7 @@ import pandas as pd
 
 from memory_engine.dashboard.i18n import label
 
-__all__ = ["KINDS", "translated", "value_label"]
+__all__ = ["KINDS", "date_axis", "translated", "value_label"]
 
 
 #: Kinds of category values with strings ``value.<kind>.<value>`` (see ``i18n/labels.py``).
@@ -27,6 +27,20 @@ def value_label(kind: str, value: str, lang: str) -> str:
     if kind not in KINDS:
         raise ValueError(f"unknown value kind {kind!r}")
     return label(f"value.{kind}.{value}", lang, str(value))
+
+
+#: Tick and hover formats of a date axis (d3 time format) by language: plotly's default
+#: shows English month names ("May 1, 2026").
+DATE_FORMATS = {
+    "en": {"tickformat": "%Y-%m-%d", "hoverformat": "%Y-%m-%d %H:%M"},
+    "zh": {"tickformat": "%Y年%-m月%-d日", "hoverformat": "%Y年%-m月%-d日 %H:%M"},
+}
+
+
+def date_axis(lang: str) -> dict[str, str]:
+    """``update_xaxes``/``update_yaxes`` arguments of a date axis in ``lang`` (numeric dates,
+    no month names)."""
+    return dict(DATE_FORMATS.get(lang, DATE_FORMATS["en"]))
 
 
 def translated(frame: pd.DataFrame, column: str, kind: str, lang: str) -> pd.DataFrame:

@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from memory_engine.dashboard.frames.cells import clip, fmt_time, value_text
+from memory_engine.dashboard.frames.labels import value_label
 from memory_engine.dashboard.i18n import t
 from memory_engine.escaping import show_invisible
 from memory_engine.models import Event, Memory
@@ -28,9 +29,9 @@ def memories_frame(memories: Iterable[Memory], lang: str) -> pd.DataFrame:
         {
             t("col.id", lang): str(m.id),
             t("col.content", lang): clip(m.content),
-            t("col.type", lang): m.memory_type.value,
-            t("col.status", lang): m.status.value,
-            t("col.source", lang): m.source.value,
+            t("col.type", lang): value_label("type", m.memory_type.value, lang),
+            t("col.status", lang): value_label("status", m.status.value, lang),
+            t("col.source", lang): value_label("source", m.source.value, lang),
             t("col.importance", lang): m.importance,
             t("col.tags", lang): ", ".join(m.tags),
             t("col.created", lang): fmt_time(m.created_at),
@@ -57,6 +58,10 @@ def memories_frame(memories: Iterable[Memory], lang: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
+#: Fields of a memory holding a stored enum value, and the kind of its label (``value.*``).
+_ENUM_FIELDS = {"memory_type": "type", "status": "status", "source": "source"}
+
+
 def memory_fields_frame(memory: Memory, lang: str) -> pd.DataFrame:
     """Every field of one memory (without the vector) as rows ``(field, value)``; times in UTC;
     invisible formatting characters shown as ``\\uXXXX`` (``escaping.show_invisible``)."""
@@ -71,6 +76,8 @@ def memory_fields_frame(memory: Memory, lang: str) -> pd.DataFrame:
             text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
         elif value is None:
             text = ""
+        elif name in _ENUM_FIELDS:
+            text = value_label(_ENUM_FIELDS[name], str(getattr(value, "value", value)), lang)
         else:
             text = str(getattr(value, "value", value))
         rows.append({t("col.field", lang): name, t("col.value", lang): show_invisible(text)})
@@ -100,7 +107,7 @@ def events_frame(events: Iterable[Event], lang: str) -> pd.DataFrame:
     rows = [
         {
             t("col.time", lang): fmt_time(e.at),
-            t("col.action", lang): e.action.value,
+            t("col.action", lang): value_label("action", e.action.value, lang),
             t("col.actor", lang): e.actor,
             t("col.reason", lang): e.reason or "",
             t("col.change", lang): change_summary(e.before, e.after),

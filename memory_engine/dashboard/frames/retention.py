@@ -38,7 +38,7 @@ def retention_frame(
         {
             t("col.id", lang): str(m.id),
             t("col.content", lang): clip(m.content),
-            t("col.type", lang): m.memory_type.value,
+            t("col.type", lang): value_label("type", m.memory_type.value, lang),
             t("col.importance", lang): m.importance,
             t("col.accesses", lang): m.access_count,
             t("col.last_access", lang): fmt_time(m.last_accessed_at),

@@ -14,6 +14,7 @@ import pandas as pd
 
 from memory_engine import delta_rank
 from memory_engine.dashboard.frames.cells import clip, fmt_time
+from memory_engine.dashboard.frames.labels import value_label
 from memory_engine.dashboard.i18n import drop_label, stage_label, t
 from memory_engine.models import Trace, TraceCandidate
 
@@ -81,8 +82,8 @@ def candidates_frame(trace: Trace, lang: str) -> pd.DataFrame:
             {
                 t("col.id", lang): str(c.memory_id),
                 t("col.content", lang): clip(c.content),
-                t("col.type", lang): c.memory_type.value,
-                t("col.source", lang): c.source.value,
+                t("col.type", lang): value_label("type", c.memory_type.value, lang),
+                t("col.source", lang): value_label("source", c.source.value, lang),
                 t("col.time", lang): fmt_time(c.observed_at or c.created_at),
                 t("col.cosine", lang): c.scores.get("cosine"),
                 t("col.bm25", lang): c.scores.get("bm25"),

@@ -80,6 +80,6 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "en": "The accounts file .streamlit/secrets.toml cannot be read, so nobody can sign in: "
         "{error}. Fix the file (memory-engine user add refuses to change it until then).",
         "zh": "无法读取账号文件 .streamlit/secrets.toml，因此任何人都无法登录：{error}。"
-        "请先修复该文件（在此之前 memory-engine user add 不会修改它）。",
+        "请先修复该文件（在此之前 `memory-engine user add` 不会修改它）。",
     },
 }

@@ -108,10 +108,17 @@ def warning_text(warning: str, lang: str) -> str:
 def reason_text(reason: str | None, lang: str) -> str:
     """A write decision's reason for display: a coded reason ("[no_fact] ...", see
     ``memory_engine.llm.reasons``) in the viewer's language; an uncoded one (an LLM's own
-    words) as it is."""
+    words) as it is. The offline rules extractor's ``matched: schedule, habit`` names the kinds
+    of facts found: shown with each kind's label."""
     m = re.match(r"^\[(?P<code>[a-z_]+)\]\s*", reason or "")
     if m and f"write.skip.{m.group('code')}" in STRINGS:
         return t(f"write.skip.{m.group('code')}", lang)
+    matched = re.match(r"^matched: (?P<kinds>[a-z_]+(?:, [a-z_]+)*)$", reason or "")
+    if matched:  # the offline rules extractor: the kinds of facts it found
+        kinds = [label(f"write.kind.{k}", lang, k) for k in matched.group("kinds").split(", ")]
+        return t(
+            "write.matched", lang, kinds="、".join(kinds) if lang == "zh" else ", ".join(kinds)
+        )
     return reason or ""
 
 

@@ -36,12 +36,16 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "ctx.paste_help": {
         "en": "One message per line, 'user: …' or 'assistant: …' (lines without a prefix "
         'continue the previous message), or a JSON array of {"role", "content"}.',
-        "zh": "每行一条消息，以 'user: …' 或 'assistant: …' 开头（无前缀的行接续上一条消息），"
+        "zh": "每行一条消息，以 `user: …` 或 `assistant: …` 开头（无前缀的行接续上一条消息），"
         '或 {"role", "content"} 的 JSON 数组。',
     },
     "ctx.query": {"en": "Current input", "zh": "当前输入"},
     "ctx.task_type": {"en": "Task type", "zh": "任务类型"},
     "ctx.task_none": {"en": "(none)", "zh": "（无）"},
+    "ctx.task.chat": {"en": "chat", "zh": "闲聊"},
+    "ctx.task.qa": {"en": "questions and answers", "zh": "问答"},
+    "ctx.task.planning": {"en": "planning", "zh": "规划"},
+    "ctx.task.coding": {"en": "coding", "zh": "编程"},
     "ctx.budget": {"en": "Token budget", "zh": "Token 预算"},
     "ctx.system_prompt": {"en": "System prompt", "zh": "系统提示"},
     "ctx.run": {"en": "Assemble", "zh": "组装"},

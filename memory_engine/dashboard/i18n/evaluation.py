@@ -29,7 +29,7 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     },
     "weval.config": {"en": "Configuration {side}", "zh": "配置 {side}"},
     "weval.provider": {"en": "Write-decision LLM", "zh": "写入决策 LLM"},
-    "weval.provider_rules": {"en": "rules (offline)", "zh": "rules（离线）"},
+    "weval.provider_rules": {"en": "rules (offline)", "zh": "规则（离线，`rules`）"},
     "weval.provider_openai": {
         "en": "OpenAI-compatible (MEMORY_LLM_*)",
         "zh": "OpenAI 兼容接口（MEMORY_LLM_*）",

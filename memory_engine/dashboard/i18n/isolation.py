@@ -45,8 +45,8 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "en": "engine: the Python API · cli: the memory-engine commands · mcp: the MCP server "
         "bound to one tenant · dashboard: the Query Replay and Memories reads of a viewer "
         "granted one tenant.",
-        "zh": "engine：Python API · cli：memory-engine 命令 · mcp：绑定单个租户的 MCP 服务 · "
-        "dashboard：仅被授权一个租户的只读账号在查询回放和记忆页面中的读取。",
+        "zh": "引擎：Python API · 命令行：memory-engine 命令 · MCP：绑定单个租户的 MCP 服务 · "
+        "仪表盘：仅被授权一个租户的只读账号在查询回放和记忆页面中的读取。",
     },
     "isolation.path.engine": {"en": "engine (Python API)", "zh": "引擎（Python API）"},
     "isolation.path.cli": {"en": "cli (commands)", "zh": "命令行"},

@@ -13,7 +13,7 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "retention.title": {"en": "Retention and forgetting", "zh": "保留与遗忘"},
     "retention.caption": {
         "en": "Scores from memory_engine.scoring (the engine's own functions), computed at {now}.",
-        "zh": "分数来自 memory_engine.scoring（与引擎相同的函数），计算时间 {now}。",
+        "zh": "分数来自 `memory_engine.scoring`（与引擎相同的函数），计算时间 {now}。",
     },
     "retention.whatif": {"en": "What-if parameters", "zh": "假设参数"},
     "retention.preset": {"en": "Formula", "zh": "公式"},

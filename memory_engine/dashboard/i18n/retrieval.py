@@ -95,6 +95,9 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     # ---- cmp.*: compare two configurations
     "cmp.header": {"en": "Compare with another configuration", "zh": "与另一配置对比"},
     "cmp.fusion": {"en": "Fusion (B)", "zh": "融合方式（B）"},
+    "cmp.fusion_rrf": {"en": "rrf (reciprocal rank)", "zh": "rrf（倒数排名融合）"},
+    "cmp.fusion_zscore": {"en": "z-score", "zh": "z-score（标准分）"},
+    "cmp.fusion_minmax": {"en": "min-max", "zh": "最小-最大归一化"},
     "cmp.session": {"en": "Session weight (B)", "zh": "会话权重（B）"},
     "cmp.dense_weight": {"en": "Dense weight (B)", "zh": "向量权重（B）"},
     "cmp.retention_weight": {"en": "Retention weight (B)", "zh": "保留分权重（B）"},

@@ -66,12 +66,25 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "zh": "尚未选择租户。请在侧边栏选择租户（或输入其 ID）；此处不会跨租户显示数据。",
     },
     "common.empty_tenant": {
-        "en": "Tenant **{tenant}** has no memories yet. Ingest a conversation with "
-        "`memory-engine ingest FILE --tenant {tenant} --format locomo` "
-        "(or call `MemoryEngine.write`).",
+        "en": "Tenant **{tenant}** has no memories yet. Import a file with "
+        "`memory-engine ingest FILE --tenant {tenant} --format FORMAT`, one FORMAT of:\n\n"
+        "{formats}\n\n(or call `MemoryEngine.write`).",
         "zh": "租户 **{tenant}** 还没有任何记忆。可用 "
-        "`memory-engine ingest FILE --tenant {tenant} --format locomo` 导入对话"
-        "（或调用 `MemoryEngine.write`）。",
+        "`memory-engine ingest FILE --tenant {tenant} --format FORMAT` 导入文件，"
+        "`FORMAT` 为以下之一：\n\n{formats}\n\n（或调用 `MemoryEngine.write`）。",
+    },
+    "common.format_line": {"en": "- `{name}`: {what}", "zh": "- `{name}`：{what}"},
+    "common.format.openai": {
+        "en": "OpenAI chat messages (JSON list, `messages` object or JSONL)",
+        "zh": "OpenAI 聊天消息（JSON 列表、`messages` 对象或 JSONL）",
+    },
+    "common.format.locomo": {
+        "en": "LoCoMo conversations (one memory per utterance, in session order)",
+        "zh": "LoCoMo 对话（每句话一条记忆，按会话顺序）",
+    },
+    "common.format.text": {
+        "en": "plain text, one memory per paragraph (an import: untrusted)",
+        "zh": "纯文本，每段一条记忆（作为导入来源：不受信任）",
     },
     "common.truncated": {
         "en": "Showing the first {shown} of {total} rows.",
@@ -95,6 +108,10 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "common.param_trace": {"en": "search trace", "zh": "搜索追踪"},
     "common.current_tenant": {"en": "Tenant: **{tenant}**", "zh": "租户：**{tenant}**"},
     "common.utc": {"en": "UTC", "zh": "UTC"},
+    "common.choose_one": {"en": "Choose an option", "zh": "请选择"},
+    "common.choose_many": {"en": "Choose options", "zh": "请选择（可多选）"},
+    "common.stop": {"en": "Stop", "zh": "停止"},
+    "common.searching": {"en": "Searching…", "zh": "正在搜索……"},
     # ---- error.*: engine errors
     "error.store_unavailable": {
         "en": "The memory store is unreachable: {message}",

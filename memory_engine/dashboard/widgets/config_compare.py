@@ -42,7 +42,12 @@ def render(engine: MemoryEngine, scope: Scope, trace: Trace, lang: str) -> None:
     with st.form("mi_cmp"):
         c = st.columns(4)
         fusion = c[0].selectbox(
-            t("cmp.fusion", lang), FUSIONS, index=FUSIONS.index(base.fusion), key="mi_cmp_fusion"
+            t("cmp.fusion", lang),
+            FUSIONS,
+            index=FUSIONS.index(base.fusion),
+            format_func=lambda f: t(f"cmp.fusion_{f}", lang),
+            key="mi_cmp_fusion",
+            placeholder=t("common.choose_one", lang),
         )
         session = c[1].number_input(
             t("cmp.session", lang),
@@ -79,7 +84,7 @@ def render(engine: MemoryEngine, scope: Scope, trace: Trace, lang: str) -> None:
             "retention_weight": retention_w,
         }
     )
-    with guard(lang, stop=False) as g:
+    with guard(lang, stop=False) as g, st.spinner(t("common.searching", lang)):
         other = engine.search(scope, trace.query, options=options_b, save_trace=False).trace
     if g.failed:
         return

@@ -58,6 +58,7 @@ def render(engine: MemoryEngine, scope: Scope, trace: Trace | None, lang: str) -
                 default=returned_ids(trace)[:1],
                 format_func=lambda m: f"{cells.short_id(m)} · {cells.clip(content[m], 60)}",
                 key="mi_gold_expected",
+                placeholder=t("common.choose_many", lang),
             )
             k = int(trace.config.get("k", 5))
             save = st.form_submit_button(t("gold.save", lang))
@@ -74,7 +75,12 @@ def render(engine: MemoryEngine, scope: Scope, trace: Trace | None, lang: str) -
     if not names:
         st.caption(t("gold.none", lang))
     else:
-        picked = st.selectbox(t("gold.pick", lang), names, key="mi_gold_pick")
+        picked = st.selectbox(
+            t("gold.pick", lang),
+            names,
+            key="mi_gold_pick",
+            placeholder=t("common.choose_one", lang),
+        )
         with guard(lang, stop=False) as g:
             golden = store.load(picked)
         if g.failed:

@@ -48,7 +48,7 @@ def replay_section(scope: Scope, trace: Trace, lang: str) -> None:
     if st.button(t("stores.compare_run", lang), key="mi_cmp_run"):
         options = SearchOptions.from_trace_config(trace.config)
         results: dict[str, SearchResult] = {}
-        with guard(lang, stop=False) as g:
+        with guard(lang, stop=False) as g, st.spinner(t("common.searching", lang)):
             for name, engine in engines.items():
                 results[name] = engine.search(scope, trace.query, options=options, save_trace=False)
         if not g.failed:

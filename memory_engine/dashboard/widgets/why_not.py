@@ -40,6 +40,7 @@ def render(trace: Trace, lang: str) -> None:
         index=None,
         format_func=options.__getitem__,
         key=W_PICK,
+        placeholder=t("common.choose_one", lang),
     )
     raw = typed or picked
     if not raw:

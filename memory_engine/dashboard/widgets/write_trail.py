@@ -9,7 +9,9 @@ from typing import Any
 
 import streamlit as st
 
+from memory_engine.dashboard.frames.labels import value_label
 from memory_engine.dashboard.frames.writes import actions_frame, candidates_frame
+from memory_engine.dashboard.i18n import label as catalog_label
 from memory_engine.dashboard.i18n import reason_text, t
 from memory_engine.dashboard.markdown import Md, md
 
@@ -19,7 +21,7 @@ def _call(call: dict[str, Any], lang: str) -> None:
     label = t(
         "write.llm_call",
         lang,
-        kind=call.get("kind", ""),
+        kind=catalog_label(f"write.call.{call.get('kind', '')}", lang, str(call.get("kind", ""))),
         provider=call.get("provider", ""),
         model=call.get("model", ""),
         latency=round(float(call.get("latency_ms", 0.0)), 1),
@@ -44,8 +46,9 @@ def render_trail(trail: dict[str, Any], lang: str) -> None:
     source = trail.get("source") or {}
     st.code(source.get("text", ""), language="text")
     st.caption(
-        md(f"{source.get('source', '')} · {source.get('observed_at', '')} · ")
-        + f"{source.get('chars', 0)} chars"
+        md(f"{value_label('source', str(source.get('source', '')), lang)} · ")
+        + md(f"{source.get('observed_at', '')} · ")
+        + t("write.chars", lang, n=source.get("chars", 0))
     )
     st.subheader(t("write.step_guard", lang))
     guard = trail.get("guard") or {}

@@ -1,0 +1,117 @@
+"""Real-browser passes over every page: in 中文 no English interface text is visible (the
+general rule of :mod:`tests.dashboard.untranslated` on the page's visible text); the README's
+page screenshots exist (``UPDATE_SCREENSHOTS=1`` makes them again, in English, into
+``docs/screenshots/<page>.png``); and the first search of a fresh server answers, its time
+recorded (the timing itself is the bench's: ``bench/dashboard_first_search.py``).
+
+Runs ``streamlit run app.py`` against the test database (fixtures of test_browser.py) in
+headless Debian Chromium; skipped without /usr/bin/chromium.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.dashboard_first_search import time_search
+from memory_engine import MemoryEngine
+from tests.dashboard.test_app_chinese_ui import PAGES, seed_chinese_tenant
+from tests.dashboard.test_browser import CHROMIUM, CHROMIUM_ARGS, dashboard_server  # noqa: F401
+from tests.dashboard.untranslated import english_runs
+
+pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs /usr/bin/chromium")
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+#: URL path of each page (app.py: the page file's name).
+URL_PATHS = [p.removesuffix(".py") for p in PAGES]
+
+
+def _settled(page: Any) -> None:
+    """Wait until the page's script run has ended (no running icon) and the title is shown."""
+    page.locator("h1").first.wait_for(state="visible", timeout=60_000)
+    deadline = time.monotonic() + 60
+    while page.get_by_test_id("stStatusWidgetRunningIcon").count() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(0.5)  # late elements (charts, tables) draw
+
+
+#: The visible text of the sidebar and the main area, without Material icons (drawn from
+#: ligature names such as "database": not words a reader sees).
+_TEXT_JS = """() => ['stSidebar', 'stMain'].map(id => {
+    const root = document.querySelector(`[data-testid="${id}"]`);
+    if (!root) return '';
+    const copy = root.cloneNode(true);
+    copy.querySelectorAll('[data-testid="stIconMaterial"], .material-symbols-rounded')
+        .forEach(icon => icon.remove());
+    document.body.appendChild(copy);
+    const text = copy.innerText;
+    copy.remove();
+    return text;
+}).join('\\n')"""
+
+
+def _visible_text(page: Any) -> str:
+    return str(page.evaluate(_TEXT_JS))
+
+
+def test_every_page_in_chinese_in_the_browser(
+    dashboard_server: str,  # noqa: F811
+    dash_engine: MemoryEngine,
+    record_property: Callable[[str, object], None],
+) -> None:
+    from playwright.sync_api import sync_playwright
+
+    seeded = seed_chinese_tenant(dash_engine, extract=False)
+    problems: dict[str, list[str]] = {}
+    update = os.environ.get("UPDATE_SCREENSHOTS") == "1"
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 1000})
+            page.set_default_timeout(60_000)
+            for path in URL_PATHS:
+                page.goto(f"{dashboard_server}/{path}?tenant={seeded.tenant}&lang=zh")
+                _settled(page)
+                found = english_runs(_visible_text(page), seeded.data)
+                if found:
+                    problems[path] = sorted(set(found))
+                if update:
+                    page.goto(f"{dashboard_server}/{path}?tenant={seeded.tenant}&lang=en")
+                    _settled(page)
+                    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+                    page.screenshot(path=str(SCREENSHOTS / f"{path}.png"))
+        finally:
+            browser.close()
+    assert not problems, problems
+    missing = [p for p in URL_PATHS if not (SCREENSHOTS / f"{p}.png").exists()]
+    assert not missing, f"run with UPDATE_SCREENSHOTS=1 to make: {missing}"
+    record_property("pages_checked", len(URL_PATHS))
+
+
+def test_first_search_of_a_fresh_server_answers(
+    dashboard_server: str,  # noqa: F811
+    dash_engine: MemoryEngine,
+    record_property: Callable[[str, object], None],
+) -> None:
+    """The server has just started (its warm-up runs in the background): the first search, run
+    as soon as the page is ready, answers with the seeded memory; its time is recorded."""
+    from playwright.sync_api import sync_playwright
+
+    seeded = seed_chinese_tenant(dash_engine, extract=False)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 1000})
+            figures = time_search(page, dashboard_server, seeded.tenant, "用户喜欢喝什么", "zh")
+            page.get_by_text("用户早上喜欢喝红茶").first.wait_for(state="visible")
+        finally:
+            browser.close()
+    record_property("first_search_s", figures["search_s"])
+    record_property("page_ready_s", figures["page_ready_s"])
+    print(json.dumps({"test": "dashboard_first_search", **figures}))
