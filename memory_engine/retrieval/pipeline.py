@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+import uuid
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,10 +31,11 @@ from memory_engine.retrieval.block import flag_line, format_line, memory_flags, 
 from memory_engine.retrieval.diversity import DROP_DUPLICATE, dedupe, mmr_order
 from memory_engine.retrieval.expansion import MAX_EXPANSIONS, Expander, composite_query
 from memory_engine.retrieval.legs import run_legs
-from memory_engine.retrieval.normfusion import fuse
+from memory_engine.retrieval.normfusion import fuse, leg_normalised
 from memory_engine.retrieval.rerank import Reranker, apply_rerank
 from memory_engine.retrieval.session import smooth_sessions
 from memory_engine.retrieval.thresholds import min_cosine_for
+from memory_engine.retrieval.waterfall import lift_sources
 from memory_engine.retrieval.weighting import WeightFn, apply_weights
 from memory_engine.stores.base import SearchIndex
 
@@ -55,8 +57,27 @@ __all__ = [
 ]
 
 
-def _summarise(c: Candidate, dropped: str | None = None) -> TraceCandidate:
+class _Notes:
+    """What the score waterfall reads beyond scores and ranks, by memory id: each leg's
+    normalised score, the session neighbour that lifted it, its block-line tokens."""
+
+    def __init__(self) -> None:
+        self.normalised: dict[uuid.UUID, dict[str, float]] = {}
+        self.lift_from: dict[uuid.UUID, uuid.UUID] = {}
+        self.tokens: dict[uuid.UUID, int] = {}
+
+
+def _summarise(
+    c: Candidate, dropped: str | None = None, notes: _Notes | None = None
+) -> TraceCandidate:
     m = c.memory
+    extra: dict[str, Any] = {}
+    if notes is not None:
+        extra = {
+            "normalised": notes.normalised.get(m.id, {}),
+            "lift_from": notes.lift_from.get(m.id),
+            "tokens": notes.tokens.get(m.id),
+        }
     return TraceCandidate(
         memory_id=m.id,
         content=m.content,
@@ -67,6 +88,10 @@ def _summarise(c: Candidate, dropped: str | None = None) -> TraceCandidate:
         scores=dict(c.scores),
         ranks=dict(c.ranks),
         dropped=dropped,
+        entities=m.entities,
+        status=m.status,
+        superseded_by=m.superseded_by,
+        **extra,
     )
 
 
@@ -212,6 +237,13 @@ def run_search(
         depth=max(options.candidates_per_leg, options.k),
     )
     stages.append(f"fuse:{options.fusion}")
+    notes = _Notes()
+    notes.normalised = leg_normalised(
+        legs,
+        [c.memory.id for c in fused],
+        method=options.fusion,
+        depth=max(options.candidates_per_leg, options.k),
+    )
     clock.lap("fuse")
     score_key = "fused"
     if options.session_weight > 0:
@@ -223,6 +255,12 @@ def run_search(
             mode=options.session_mode,
         )
         score_key = "session"
+        notes.lift_from = lift_sources(
+            fused,
+            window=options.session_window,
+            decay=options.session_decay,
+            mode=options.session_mode,
+        )
         stages.append("session")
         clock.lap("session")
     if reranker is not None:
@@ -243,14 +281,14 @@ def run_search(
     for c in ranked:
         dense_only = not any(name.startswith("keyword") for name in c.ranks)
         if c.scores["rrf"] < options.min_score:
-            dropped.append(_summarise(c, DROP_MIN_SCORE))
+            dropped.append(_summarise(c, DROP_MIN_SCORE, notes))
         elif dense_only and c.scores.get("cosine", 1.0) < floor:
-            dropped.append(_summarise(c, DROP_MIN_COSINE))
+            dropped.append(_summarise(c, DROP_MIN_COSINE, notes))
         else:
             passing.append(c)
     stages.append("threshold")
     kept, dups = dedupe(passing, near_duplicate=options.near_duplicate, limit=options.k * 4)
-    dropped += [_summarise(c, reason) for c, reason in dups]
+    dropped += [_summarise(c, reason, notes) for c, reason in dups]
     kept = mmr_order(kept, score_key="final", lam=options.mmr_lambda, pool=options.k * 4)
     stages.append("dedupe" if options.mmr_lambda >= 1.0 else "dedupe+mmr")
     clock.lap("dedupe")
@@ -260,7 +298,7 @@ def run_search(
     flagged: list[tuple[int, tuple[str, ...]]] = []
     for c in kept:
         if len(returned) >= options.k:
-            dropped.append(_summarise(c, DROP_TOP_K))
+            dropped.append(_summarise(c, DROP_TOP_K, notes))
             continue
         position = len(returned) + 1
         line_tokens = textmod.count_tokens(format_line(position, c.memory)) + 1
@@ -270,8 +308,10 @@ def run_search(
                 textmod.count_tokens(flag_line(flagged)) if flagged else -1
             )
         if options.token_budget and budget_used + line_tokens > options.token_budget:
-            dropped.append(_summarise(c, DROP_BUDGET))
+            notes.tokens[c.memory.id] = line_tokens
+            dropped.append(_summarise(c, DROP_BUDGET, notes))
             continue
+        notes.tokens[c.memory.id] = line_tokens
         budget_used += line_tokens
         if flags:
             flagged.append((position, flags))
@@ -297,7 +337,7 @@ def run_search(
         embedding_model=model if any(n.startswith("dense") for n in legs) else None,
         query_terms=tuple(terms),
         legs={name: [_summarise(c) for c in cands] for name, cands in legs.items()},
-        candidates=[_summarise(c) for c in returned] + dropped,
+        candidates=[_summarise(c, None, notes) for c in returned] + dropped,
         block=block,
         timings_ms={k: round(v, 3) for k, v in timings.items()},
         warnings=warnings,
