@@ -33,16 +33,18 @@ from memory_engine import text as textmod
 from memory_engine.entities import entity_key
 from memory_engine.models import Memory, MemoryStatus, MemoryType, Trace, TraceCandidate
 from memory_engine.retrieval.block import format_line
-from memory_engine.retrieval.waterfall import DEDUPE_DROPS, trace_candidates
+from memory_engine.retrieval.waterfall import DEDUPE_DROPS, Waterfall, trace_candidates, waterfall
 
 __all__ = [
     "BlockAccounting",
     "BlockLine",
     "CutRule",
     "NearMiss",
+    "SearchExplanation",
     "StageTotal",
     "StaleFact",
     "block_accounting",
+    "explain_search",
     "stale_facts",
 ]
 
@@ -359,4 +361,24 @@ def _stale(
         current_score=current.scores.get("final") if current else None,
         current_rank=current.ranks.get("final") if current else None,
         current_dropped=current.dropped if current else None,
+    )
+
+
+class SearchExplanation(BaseModel):
+    """Everything a search did, per candidate: the score waterfall, the block accounting and
+    the stale-fact warnings (``search --json``, MCP ``memory_search`` with ``explain=true``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    waterfall: Waterfall
+    block: BlockAccounting
+    stale_facts: list[StaleFact]
+
+
+def explain_search(trace: Trace, *, near_misses: int = NEAR_MISSES) -> SearchExplanation:
+    """The :class:`SearchExplanation` of ``trace``."""
+    return SearchExplanation(
+        waterfall=waterfall(trace),
+        block=block_accounting(trace, near_misses=near_misses),
+        stale_facts=stale_facts(trace),
     )
