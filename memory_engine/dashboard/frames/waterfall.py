@@ -220,15 +220,21 @@ def _need_text(rule: str, needs: Mapping[str, float], lang: str) -> str:
     return "; ".join(parts)
 
 
+def _rule_text(rule: str, reason: str, lang: str) -> str:
+    """The rule that cut a near miss; the drop reason beside it when the rule alone does not
+    say which check it was (a threshold, another rule)."""
+    if rule in ("threshold", "other", "status"):
+        return f"{t(f'wf.rule.{rule}', lang)} ({drop_label(reason, lang)})"
+    return t(f"wf.rule.{rule}", lang)
+
+
 def near_misses_frame(acc: BlockAccounting, lang: str) -> pd.DataFrame:
     """The candidates that just missed: content, the rule that cut each, its deciding score,
     what its line costs and what would include it."""
     rows = [
         {
             t("col.content", lang): m.content,
-            t(
-                "wf.acc.rule", lang
-            ): f"{t(f'wf.rule.{m.rule}', lang)} ({drop_label(m.reason, lang)})",
+            t("wf.acc.rule", lang): _rule_text(m.rule, m.reason, lang),
             t("wf.col.deciding", lang): m.final_score,
             t("wf.acc.tokens", lang): m.tokens,
             t("wf.acc.needs", lang): _need_text(m.rule, m.needs, lang),

@@ -9,6 +9,7 @@ frames and texts from :mod:`..frames.waterfall`.
 from __future__ import annotations
 
 import uuid
+from collections import Counter
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -44,7 +45,7 @@ def render_candidates(trace: Trace, wf: Waterfall, lang: str) -> None:
     base = "session" if "session" in trace.stages else "fused"
     if any(s.startswith("rerank:") for s in trace.stages):
         base = "rerank"
-    st.caption(t("replay.order_caption", lang, base=base, fusion=wf.fusion))
+    st.caption(t("replay.order_caption", lang, base=t(f"wf.base.{base}", lang), fusion=wf.fusion))
     show_all = st.toggle(t("replay.show_all", lang), key=W_ALL)
     if show_all:
         frame = frames.scores_frame(trace, wf, lang)
@@ -167,6 +168,9 @@ def render_accounting(trace: Trace, lang: str) -> None:
     )
     st.markdown(t("replay.near_misses", lang))
     if acc.near_misses:
+        counts = Counter(m.rule for m in acc.near_misses)
+        rules = ", ".join(f"{t(f'wf.rule.{rule}', lang)} × {n}" for rule, n in counts.items())
+        st.caption(t("replay.miss_summary", lang, n=len(acc.near_misses), rules=rules))
         st.dataframe(
             frames.near_misses_frame(acc, lang),
             hide_index=True,
