@@ -18,7 +18,7 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "replay.k": {"en": "k (memories returned)", "zh": "k（返回的记忆数）"},
     "replay.dense": {"en": "Dense leg (embeddings, cosine)", "zh": "向量检索（余弦相似度）"},
     "replay.keyword": {"en": "Keyword leg (BM25)", "zh": "关键词检索（BM25）"},
-    "replay.min_score": {"en": "Minimum fused score (rrf)", "zh": "最低融合分数（rrf）"},
+    "replay.min_score": {"en": "Minimum rrf score (min_score)", "zh": "最低 rrf 分数（min_score）"},
     "replay.token_budget": {"en": "Token budget (0 = unlimited)", "zh": "Token 预算（0 = 不限）"},
     "replay.run": {"en": "Run search", "zh": "执行搜索"},
     "replay.need_leg": {"en": "Turn on at least one leg.", "zh": "请至少开启一个检索通道。"},
