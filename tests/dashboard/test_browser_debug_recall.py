@@ -41,6 +41,7 @@ def test_debug_a_recall_in_browser(
             page.goto(f"{dashboard_server}/query_replay?tenant={tenant}&lang={lang}")
             box = page.get_by_label(t("replay.query", lang), exact=True)
             box.fill(QUERY)
+            page.get_by_label(t("replay.k", lang)).fill("3")  # 10 memories: 7 just miss
             page.get_by_role("button", name=t("replay.run", lang)).click()
             expect(page).to_have_url(re.compile(r"trace="))
 
