@@ -76,6 +76,7 @@ def test_debug_a_recall_in_browser(
             )
             link.click()
             expect(page).to_have_url(re.compile(rf"/memories\?.*memory={older}"))
-            expect(page.get_by_text(OLDER).first).to_be_visible()
+            picked = page.get_by_test_id("stSelectbox").filter(has_text=OLDER)
+            expect(picked.first).to_be_visible()  # the memory is selected, its history below
         finally:
             browser.close()
