@@ -12,6 +12,8 @@ Besides the engine, its models and errors, this module exports the result types 
 methods (``ContextResult``, ``TraceComparison``, ``MaintenancePlan``) and the pure tools over a
 search trace that the dashboard's Query Replay uses (``why_not``, ``compare_traces``,
 ``returned_ids``, ``precision_at_k`` / ``mrr`` / ``ndcg_at_k``, ``delta_rank``, ``score_label``,
+the score waterfall, block accounting and stale facts: ``waterfall``, ``block_accounting``,
+``stale_facts``, ``explain_search``,
 golden sets: ``GoldenStore``, ``run_golden`` ...).
 """
 
@@ -52,6 +54,15 @@ from memory_engine.models import (
     Trace,
 )
 from memory_engine.reads.spreadsheet import spreadsheet_csv
+from memory_engine.retrieval.accounting import (
+    BlockAccounting,
+    NearMiss,
+    SearchExplanation,
+    StaleFact,
+    block_accounting,
+    explain_search,
+    stale_facts,
+)
 from memory_engine.retrieval.explain import (
     Comparison,
     WhyNot,
@@ -71,13 +82,21 @@ from memory_engine.retrieval.golden import (
 )
 from memory_engine.retrieval.pipeline import SearchOptions, delta_rank
 from memory_engine.retrieval.scores import score_label
+from memory_engine.retrieval.waterfall import (
+    CandidateWaterfall,
+    Waterfall,
+    WaterfallStep,
+    waterfall,
+)
 from memory_engine.write.ingest import Turn
 from memory_engine.write.raw import WriteRequest, WriteResult
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BlockAccounting",
     "Candidate",
+    "CandidateWaterfall",
     "Comparison",
     "ConfigError",
     "ContentTooLargeError",
@@ -101,12 +120,15 @@ __all__ = [
     "MemorySource",
     "MemoryStatus",
     "MemoryType",
+    "NearMiss",
     "Page",
     "Scope",
+    "SearchExplanation",
     "SearchOptions",
     "SearchResult",
     "SensitiveDataError",
     "Settings",
+    "StaleFact",
     "StoreError",
     "StoreUnavailableError",
     "TenantScopeError",
@@ -114,11 +136,15 @@ __all__ = [
     "TraceComparison",
     "Turn",
     "VersionConflictError",
+    "Waterfall",
+    "WaterfallStep",
     "WhyNot",
     "WriteRequest",
     "WriteResult",
+    "block_accounting",
     "compare_traces",
     "delta_rank",
+    "explain_search",
     "message_tokens",
     "mrr",
     "ndcg_at_k",
@@ -128,5 +154,7 @@ __all__ = [
     "run_golden",
     "score_label",
     "spreadsheet_csv",
+    "stale_facts",
+    "waterfall",
     "why_not",
 ]

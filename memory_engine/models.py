@@ -257,6 +257,18 @@ class TraceCandidate(_Frozen):
     scores: dict[str, float] = Field(default_factory=dict)
     ranks: dict[str, int] = Field(default_factory=dict)
     dropped: str | None = None  # drop reason, None when returned
+    # what the score waterfall and the stale-fact check read (retrieval.waterfall); empty in
+    # traces stored before they were recorded:
+    #: leg name -> the leg's score normalised over the fused pool by the fusion method
+    #: (z-score or min-max; empty under rrf, which uses ranks only).
+    normalised: dict[str, float] = Field(default_factory=dict)
+    #: the session neighbour whose score lifted this one (None: no lift).
+    lift_from: uuid.UUID | None = None
+    #: cl100k tokens of the memory's block line (returned and over-budget candidates).
+    tokens: int | None = None
+    entities: tuple[str, ...] = ()
+    status: MemoryStatus | None = None
+    superseded_by: uuid.UUID | None = None
 
 
 class Trace(_Frozen):

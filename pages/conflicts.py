@@ -1,5 +1,7 @@
 """Conflicts: the write judge's supersede / supplement decisions as a review queue; accept or
-reject each with a reason (recorded as a memory event and in the write journal)."""
+reject each with a reason (recorded as a memory event and in the write journal); then the
+stale-fact report: recent searches where a superseded or older memory outranked the current one
+(both scores, one click to each memory's history)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from memory_engine.dashboard.frames.writes import conflict_labels, conflicts_fra
 from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.page import open_page
 from memory_engine.dashboard.signin import Action
+from memory_engine.dashboard.widgets import waterfall as waterfall_view
 
 LIMIT = 50
 
@@ -23,6 +26,7 @@ with guard(lang):
 items = queue["items"]
 if not items:
     st.info(t("conflicts.empty", lang))
+    waterfall_view.render_stale_report(engine, scope, lang)
     st.stop()
 frame = conflicts_frame(items, lang)
 st.dataframe(frame, hide_index=True)
@@ -68,3 +72,5 @@ if saved and may_review:
             )
         if g.error is None:
             st.success(t("conflicts.saved", lang, decision=t(f"conflicts.{decision}", lang)))
+
+waterfall_view.render_stale_report(engine, scope, lang)

@@ -1,6 +1,8 @@
-"""Query Replay: run a traced search with chosen legs/threshold/budget, inspect every candidate
-with every score and rank, the exact memory block, timings and warnings; open or re-run past
-searches (the trace shown is in the URL: ``?trace=<id>``)."""
+"""Query Replay: run a traced search with chosen legs/threshold/budget; see every candidate with
+the score that decides its order and how far it moved, one candidate's whole score waterfall,
+stale-fact warnings, the memory block accounting (lines, near misses, totals per stage), the
+exact memory block, timings and warnings; open or re-run past searches (the trace shown is in
+the URL: ``?trace=<id>``)."""
 
 from __future__ import annotations
 
@@ -9,11 +11,11 @@ import json
 import plotly.express as px
 import streamlit as st
 
-from memory_engine import Trace
+from memory_engine import Trace, waterfall
 from memory_engine.dashboard import reads, signin, state
 from memory_engine.dashboard.errors import guard
 from memory_engine.dashboard.frames import traces as frames
-from memory_engine.dashboard.frames.cells import bounded, fmt_time, list_caption, short_id
+from memory_engine.dashboard.frames.cells import fmt_time, list_caption, short_id
 from memory_engine.dashboard.i18n import t, warning_text
 from memory_engine.dashboard.markdown import md
 from memory_engine.dashboard.page import empty_tenant_hint, open_page
@@ -25,8 +27,8 @@ from memory_engine.dashboard.widgets import (
     store_compare,
     why_not,
 )
+from memory_engine.dashboard.widgets import waterfall as waterfall_view
 
-MAX_CANDIDATE_ROWS = 500
 PAST_TRACES = 20
 W_TRACE = "mi_w_trace"
 
@@ -124,34 +126,14 @@ else:
     alarm.render_alarm(trace, lang)  # rows of another tenant met (stores.guard)
     for warning in trace.warnings:
         st.warning(warning_text(warning, lang))
-    candidates = frames.candidates_frame(trace, lang)
-    returned = int(candidates[t("col.final_rank", lang)].notna().sum())
+    wf = waterfall(trace)
+    returned = sum(1 for c in wf.candidates if c.final_rank is not None)
+    total = len(frames.all_candidates(trace))
     st.markdown(f"**{t('replay.candidates', lang)}**")
-    st.caption(
-        t(
-            "replay.returned",
-            lang,
-            returned=returned,
-            dropped=len(candidates) - returned,
-            total=len(candidates),
-        )
-    )
-    shown, cut = bounded(candidates, MAX_CANDIDATE_ROWS)
-    st.dataframe(
-        shown,
-        hide_index=True,
-        key="mi_candidates",
-        column_config={
-            t("col.id", lang): st.column_config.TextColumn(width="small"),
-            t("col.content", lang): st.column_config.TextColumn(width="medium"),
-            t("col.cosine", lang): st.column_config.NumberColumn(format="%.4f"),
-            t("col.bm25", lang): st.column_config.NumberColumn(format="%.3f"),
-            t("col.rrf", lang): st.column_config.NumberColumn(format="%.5f"),
-        },
-        placeholder="",  # a missing score or rank is an empty cell, not "None"
-    )
-    if cut:
-        st.caption(t("common.truncated", lang, shown=MAX_CANDIDATE_ROWS, total=len(candidates)))
+    st.caption(t("replay.returned", lang, returned=returned, dropped=total - returned, total=total))
+    waterfall_view.render_stale(trace, lang, tenant)  # an older fact above its correction
+    waterfall_view.render_candidates(trace, wf, lang)
+    waterfall_view.render_accounting(trace, lang)
 
     left, right = st.columns([3, 2])
     with left:

@@ -1,4 +1,10 @@
-"""``memory-engine search``: the memory block (or memories, block and trace as JSON)."""
+"""``memory-engine search``: the memory block (or memories, block, trace and explanation as JSON).
+
+``--json`` prints ``memories`` (each with ``scores``, ``ranks`` and its ``waterfall``: the
+score and rank after each stage, ``retrieval.waterfall``), ``block``, ``trace`` and
+``explain`` (``retrieval.accounting.SearchExplanation``: the waterfall of every candidate, the
+block accounting with near misses, stale-fact warnings).
+"""
 
 from __future__ import annotations
 
@@ -10,6 +16,7 @@ from rich.table import Table
 
 from memory_engine.cli.common import app, open_engine, out, run
 from memory_engine.models import Scope
+from memory_engine.retrieval.accounting import explain_search
 
 
 @app.command()
@@ -35,18 +42,27 @@ def search(
 
     result = run(work, as_json)
     if as_json:
+        explained = explain_search(result.trace).model_dump(mode="json")
+        steps = {c["memory_id"]: c["steps"] for c in explained["waterfall"]["candidates"]}
         payload = {
             "memories": [
-                {**c.memory.public_dict(), "scores": c.scores, "ranks": c.ranks}
+                {
+                    **c.memory.public_dict(),
+                    "scores": c.scores,
+                    "ranks": c.ranks,
+                    "waterfall": steps.get(str(c.memory.id), []),
+                }
                 for c in result.memories
             ],
             "block": result.block,
             "trace": result.trace.model_dump(mode="json"),
+            "explain": explained,
         }
         print(json.dumps(payload, ensure_ascii=False))
         return
     table = Table(title=f"{len(result.memories)} memories · trace {result.trace.id}")
-    for col in ("#", "content", "cosine ↑", "bm25 ↑", "rrf ↑"):
+    fusion = next((s.split(":", 1)[1] for s in result.trace.stages if s.startswith("fuse:")), "")
+    for col in ("#", "content", "cosine ↑", "bm25 ↑", f"fused ({fusion}) ↑", "final ↑"):
         table.add_column(col)
     for c in result.memories:
         table.add_row(
@@ -54,7 +70,8 @@ def search(
             c.memory.content[:120],
             f"{c.scores['cosine']:.3f}" if "cosine" in c.scores else "",
             f"{c.scores['bm25']:.2f}" if "bm25" in c.scores else "",
-            f"{c.scores['rrf']:.4f}",
+            f"{c.scores['fused']:.4f}" if "fused" in c.scores else "",
+            f"{c.scores['final']:.4f}" if "final" in c.scores else "",
         )
     out.print(table)
     print(result.block)  # the exact block, never re-wrapped by the terminal renderer

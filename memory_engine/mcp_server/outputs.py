@@ -40,15 +40,108 @@ MEMORY_VIEW = _object(
     }
 )
 
+_OPT_NUM: dict[str, Any] = {"type": ["number", "null"]}
+_OPT_RANK: dict[str, Any] = {"type": ["integer", "null"], "minimum": 1}
+
+#: One stage of a memory's score waterfall (``retrieval.waterfall.WaterfallStep``), in
+#: pipeline order: leg (one per leg), fuse, session, rerank, type_weight, retention,
+#: threshold, final.
+WATERFALL_STEP = _object(
+    {
+        "stage": {
+            "type": "string",
+            "enum": [
+                "leg",
+                "fuse",
+                "session",
+                "rerank",
+                "type_weight",
+                "retention",
+                "threshold",
+                "final",
+            ],
+        },
+        "name": _STR,
+        "score": _OPT_STR,
+        "value": _OPT_NUM,
+        "normalised": _OPT_NUM,
+        "weight": _OPT_NUM,
+        "contribution": _OPT_NUM,
+        "rank": _OPT_RANK,
+        "limit": _OPT_NUM,
+        "passed": {"type": ["boolean", "null"]},
+        "reason": _OPT_STR,
+        "source": {"type": ["string", "null"], "format": "uuid"},
+    },
+    required=["stage", "name", "value", "rank"],
+)
+
 SEARCH_HIT = {
     **MEMORY_VIEW,
     "properties": {
         **MEMORY_VIEW["properties"],
         "rank": {"type": ["integer", "null"], "minimum": 1},
         "scores": {"type": "object", "additionalProperties": {"type": "number"}},
+        "waterfall": {"type": "array", "items": WATERFALL_STEP},
     },
     "required": [*MEMORY_VIEW["required"], "scores"],
 }
+
+#: ``explain`` of memory_search with ``explain=true`` (``retrieval.accounting``).
+SEARCH_EXPLAIN = _object(
+    {
+        "fusion": {"type": "string", "enum": ["rrf", "zscore", "minmax"]},
+        "deciding_score": _STR,
+        "used_tokens": {"type": "integer", "minimum": 0},
+        "near_misses": {
+            "type": "array",
+            "items": _object(
+                {
+                    "memory_id": _UUID,
+                    "content": _STR,
+                    "rule": {
+                        "type": "string",
+                        "enum": ["k", "token_budget", "threshold", "dedupe", "status", "other"],
+                    },
+                    "reason": _STR,
+                    "final_score": _OPT_NUM,
+                    "weighted_rank": _OPT_RANK,
+                    "tokens": {"type": "integer", "minimum": 0},
+                    "needs": {"type": "object", "additionalProperties": {"type": "number"}},
+                }
+            ),
+        },
+        "stages": {
+            "type": "array",
+            "items": _object(
+                {
+                    "stage": _STR,
+                    "candidates": {"type": "integer", "minimum": 0},
+                    "tokens": {"type": "integer", "minimum": 0},
+                    "ms": _OPT_NUM,
+                }
+            ),
+        },
+        "stale_facts": {
+            "type": "array",
+            "items": _object(
+                {
+                    "kind": {"type": "string", "enum": ["superseded", "same_entity"]},
+                    "entity": _OPT_STR,
+                    "older_id": _UUID,
+                    "older_content": _STR,
+                    "older_score": _OPT_NUM,
+                    "older_rank": {"type": "integer", "minimum": 1},
+                    "current_id": _UUID,
+                    "current_content": _STR,
+                    "current_score": _OPT_NUM,
+                    "current_rank": _OPT_RANK,
+                    "current_dropped": _OPT_STR,
+                }
+            ),
+        },
+    }
+)
 
 WRITE = _object(
     {
@@ -66,7 +159,9 @@ SEARCH = _object(
         "count": {"type": "integer", "minimum": 0},
         "block": _STR,
         "trace_id": _UUID,
-    }
+        "explain": SEARCH_EXPLAIN,
+    },
+    required=["memories", "count", "block", "trace_id"],
 )
 
 UPDATE = _object({"memory": MEMORY_VIEW})

@@ -27,6 +27,7 @@ from memory_engine.engine import MemoryEngine
 from memory_engine.mcp_server import outputs
 from memory_engine.mcp_server.binding import Binding
 from memory_engine.models import MAX_TURN_INDEX, Memory, MemorySource, MemoryType
+from memory_engine.retrieval.accounting import explain_search
 from memory_engine.write.tool_calls import refuse_memory_tool_call
 
 #: Largest ``k`` a model may ask memory_search for.
@@ -104,6 +105,12 @@ class SearchArgs(_Args):
     )
     k: int = Field(5, ge=1, le=MAX_SEARCH_K, description="How many memories to return at most.")
     session_id: SessionId | None = None
+    explain: bool = Field(
+        False,
+        description="Also return why: each memory's score and rank after every retrieval "
+        "stage (waterfall), the candidates that just missed and what cut them, and warnings "
+        "where an older fact outranks its correction.",
+    )
 
 
 class UpdateArgs(_Args):
@@ -236,12 +243,25 @@ def _search(engine: MemoryEngine, binding: Binding, a: SearchArgs) -> tuple[dict
         }
         for c in result.memories
     ]
-    data = {
+    data: dict[str, Any] = {
         "memories": memories,
         "count": len(memories),
         "block": result.block,
         "trace_id": str(result.trace.id),
     }
+    if a.explain:
+        explained = explain_search(result.trace).model_dump(mode="json")
+        steps = {c["memory_id"]: c["steps"] for c in explained["waterfall"]["candidates"]}
+        for m in memories:
+            m["waterfall"] = steps.get(m["id"], [])
+        data["explain"] = {
+            "fusion": explained["waterfall"]["fusion"],
+            "deciding_score": explained["waterfall"]["deciding_score"],
+            "near_misses": explained["block"]["near_misses"],
+            "stages": explained["block"]["stages"],
+            "used_tokens": explained["block"]["used_tokens"],
+            "stale_facts": explained["stale_facts"],
+        }
     return data, result.block
 
 

@@ -30,7 +30,7 @@ from memory_engine.config.retrieval import FusionMethod
 from memory_engine.models import Candidate
 from memory_engine.retrieval.fusion import rrf_fuse
 
-__all__ = ["FusionMethod", "fuse", "leg_score_key"]
+__all__ = ["FusionMethod", "fuse", "leg_normalised", "leg_score_key"]
 
 
 def leg_score_key(leg: str) -> str:
@@ -131,3 +131,39 @@ def fuse(
         )
         for i, c in enumerate(ordered, start=1)
     ]
+
+
+def leg_normalised(
+    legs: Mapping[str, Sequence[Candidate]],
+    pool: Sequence[uuid.UUID],
+    *,
+    method: FusionMethod,
+    depth: int | None = None,
+) -> dict[uuid.UUID, dict[str, float]]:
+    """Each leg's score of every pooled memory as the normalised fusions see it (the floor
+    rule and normalisation of :func:`fuse`); read by the score waterfall.
+
+    Args:
+        legs: leg name -> candidates best first (as given to :func:`fuse`).
+        pool: the fused pool's memory ids.
+        method: the fusion method; ``rrf`` normalises nothing (an empty mapping).
+        depth: as in :func:`fuse`.
+
+    Returns:
+        memory id -> leg name -> z-score (``zscore``) or value in [0, 1] (``minmax``).
+    """
+    out: dict[uuid.UUID, dict[str, float]] = {mid: {} for mid in pool}
+    if method == "rrf" or not pool:
+        return out
+    for leg, cands in legs.items():
+        if not cands:
+            continue
+        key = leg_score_key(leg)
+        got = {c.memory.id: c.scores.get(key, 0.0) for c in cands}
+        floor = min(got.values())
+        if key == "bm25" and depth is not None and len(cands) < depth:
+            floor = 0.0
+        norm = _normalise([got.get(mid, floor) for mid in pool], method)
+        for mid, v in zip(pool, norm, strict=True):
+            out[mid][leg] = v
+    return out

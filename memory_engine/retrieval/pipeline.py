@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -30,7 +31,7 @@ from memory_engine.retrieval.block import flag_line, format_line, memory_flags, 
 from memory_engine.retrieval.diversity import DROP_DUPLICATE, dedupe, mmr_order
 from memory_engine.retrieval.expansion import MAX_EXPANSIONS, Expander, composite_query
 from memory_engine.retrieval.legs import run_legs
-from memory_engine.retrieval.normfusion import fuse, leg_score_key
+from memory_engine.retrieval.normfusion import fuse, leg_normalised, leg_score_key
 from memory_engine.retrieval.rerank import Reranker, apply_rerank
 from memory_engine.retrieval.script import dense_leg_weights
 from memory_engine.retrieval.session import smooth_sessions
@@ -43,6 +44,7 @@ from memory_engine.retrieval.thresholds import (
     min_cosine_for,
     relevance_drops,
 )
+from memory_engine.retrieval.waterfall import lift_sources
 from memory_engine.retrieval.weighting import WeightFn, apply_weights
 from memory_engine.stores.base import SearchIndex
 
@@ -66,8 +68,27 @@ __all__ = [
 ]
 
 
-def _summarise(c: Candidate, dropped: str | None = None) -> TraceCandidate:
+class _Notes:
+    """What the score waterfall reads beyond scores and ranks, by memory id: each leg's
+    normalised score, the session neighbour that lifted it, its block-line tokens."""
+
+    def __init__(self) -> None:
+        self.normalised: dict[uuid.UUID, dict[str, float]] = {}
+        self.lift_from: dict[uuid.UUID, uuid.UUID] = {}
+        self.tokens: dict[uuid.UUID, int] = {}
+
+
+def _summarise(
+    c: Candidate, dropped: str | None = None, notes: _Notes | None = None
+) -> TraceCandidate:
     m = c.memory
+    extra: dict[str, Any] = {}
+    if notes is not None:
+        extra = {
+            "normalised": notes.normalised.get(m.id, {}),
+            "lift_from": notes.lift_from.get(m.id),
+            "tokens": notes.tokens.get(m.id),
+        }
     return TraceCandidate(
         memory_id=m.id,
         content=m.content,
@@ -78,6 +99,10 @@ def _summarise(c: Candidate, dropped: str | None = None) -> TraceCandidate:
         scores=dict(c.scores),
         ranks=dict(c.ranks),
         dropped=dropped,
+        entities=m.entities,
+        status=m.status,
+        superseded_by=m.superseded_by,
+        **extra,
     )
 
 
@@ -235,6 +260,13 @@ def run_search(
         depth=max(options.candidates_per_leg, options.k),
     )
     stages.append(f"fuse:{options.fusion}")
+    notes = _Notes()
+    notes.normalised = leg_normalised(
+        legs,
+        [c.memory.id for c in fused],
+        method=options.fusion,
+        depth=max(options.candidates_per_leg, options.k),
+    )
     clock.lap("fuse")
     score_key = "fused"
     if options.session_weight > 0:
@@ -246,6 +278,12 @@ def run_search(
             mode=options.session_mode,
         )
         score_key = "session"
+        notes.lift_from = lift_sources(
+            fused,
+            window=options.session_window,
+            decay=options.session_decay,
+            mode=options.session_mode,
+        )
         stages.append("session")
         clock.lap("session")
     if reranker is not None:
@@ -266,19 +304,21 @@ def run_search(
     for c in ranked:
         dense_only = not any(name.startswith("keyword") for name in c.ranks)
         if c.scores["rrf"] < options.min_score:
-            dropped.append(_summarise(c, DROP_MIN_SCORE))
+            dropped.append(_summarise(c, DROP_MIN_SCORE, notes))
         elif dense_only and c.scores.get("cosine", 1.0) < floor:
-            dropped.append(_summarise(c, DROP_MIN_COSINE))
+            dropped.append(_summarise(c, DROP_MIN_COSINE, notes))
         else:
             passing.append(c)
     if options.relevance_floor:
         # each dense leg that counts for this query is floored by its own model's values (a
         # leg weighted 0 for the query's script, e.g. MiniLM on Chinese, decides nothing)
         floored = {leg: name for leg, name in models.items() if weights.get(leg, 1.0) > 0}
-        passing = _relevance_floor(passing, terms, floored, options, dropped, warnings)
+        passing = _relevance_floor(
+            passing, terms, floored, options, dropped, warnings, notes
+        )
     stages.append("threshold")
     kept, dups = dedupe(passing, near_duplicate=options.near_duplicate, limit=options.k * 4)
-    dropped += [_summarise(c, reason) for c, reason in dups]
+    dropped += [_summarise(c, reason, notes) for c, reason in dups]
     kept = mmr_order(kept, score_key="final", lam=options.mmr_lambda, pool=options.k * 4)
     stages.append("dedupe" if options.mmr_lambda >= 1.0 else "dedupe+mmr")
     clock.lap("dedupe")
@@ -288,7 +328,7 @@ def run_search(
     flagged: list[tuple[int, tuple[str, ...]]] = []
     for c in kept:
         if len(returned) >= options.k:
-            dropped.append(_summarise(c, DROP_TOP_K))
+            dropped.append(_summarise(c, DROP_TOP_K, notes))
             continue
         position = len(returned) + 1
         line_tokens = textmod.count_tokens(format_line(position, c.memory)) + 1
@@ -298,8 +338,10 @@ def run_search(
                 textmod.count_tokens(flag_line(flagged)) if flagged else -1
             )
         if options.token_budget and budget_used + line_tokens > options.token_budget:
-            dropped.append(_summarise(c, DROP_BUDGET))
+            notes.tokens[c.memory.id] = line_tokens
+            dropped.append(_summarise(c, DROP_BUDGET, notes))
             continue
+        notes.tokens[c.memory.id] = line_tokens
         budget_used += line_tokens
         if flags:
             flagged.append((position, flags))
@@ -325,7 +367,7 @@ def run_search(
         embedding_model=model if any(n.startswith("dense") for n in legs) else None,
         query_terms=tuple(terms),
         legs={name: [_summarise(c) for c in cands] for name, cands in legs.items()},
-        candidates=[_summarise(c) for c in returned] + dropped,
+        candidates=[_summarise(c, None, notes) for c in returned] + dropped,
         block=block,
         timings_ms={k: round(v, 3) for k, v in timings.items()},
         warnings=warnings,
@@ -343,6 +385,7 @@ def _relevance_floor(
     options: SearchOptions,
     dropped: list[TraceCandidate],
     warnings: list[str],
+    notes: _Notes | None = None,
 ) -> list[Candidate]:
     """The relevance floor (``thresholds.relevance_drops``): adds ``scores["coverage"]`` to
     the keyword-leg candidates among the best ``max(k, MATCH_WINDOW)`` (tokenizing a memory costs
@@ -378,7 +421,9 @@ def _relevance_floor(
     if scored and not verdict.matched:
         warnings.append(WARN_NO_MATCH)
     dropped.extend(
-        _summarise(c, verdict.dropped[i]) for i, c in enumerate(scored) if i in verdict.dropped
+        _summarise(c, verdict.dropped[i], notes)
+        for i, c in enumerate(scored)
+        if i in verdict.dropped
     )
     return [c for i, c in enumerate(scored) if i not in verdict.dropped]
 

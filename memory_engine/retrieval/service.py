@@ -78,7 +78,10 @@ def stored_trace(trace: Trace, settings: Settings) -> Trace:
         if c.content not in seen:
             seen[c.content] = redact(c.content)
         content = seen[c.content]
-        return c if content == c.content else c.model_copy(update={"content": content})
+        entities = tuple(redact(list(c.entities))) if c.entities else c.entities
+        if content == c.content and entities == c.entities:
+            return c
+        return c.model_copy(update={"content": content, "entities": entities})
 
     config = dict(trace.config)
     if config.get("recent_turns"):

@@ -35,21 +35,14 @@ def test_query_replay_shows_every_candidate(
     at = run_app(page=REPLAY, tenant=tenant)
     submit_search(at, "peanut allergy", k=2)
     frame = table(at, "mi_candidates")
-    assert list(frame.columns) == [
-        "id",
-        "content",
-        "type",
-        "source",
-        "time (UTC)",
-        "cosine ↑",
-        "bm25 ↑",
-        "rrf (fused) ↑",
-        "dense rank",
-        "keyword rank",
-        "fused rank",
+    assert list(frame.columns) == [  # the deciding score and the movement by default
         "final rank",
-        "Δrank",
+        "content",
+        "final score ↑ (decides the order)",
+        "rank movement",
+        "moved by",
         "drop reason",
+        "id",
     ]
     assert len(frame) == 9  # every memory of the tenant is a dense candidate
     assert frame["content"].iloc[0] == "Ann is allergic to peanuts"
@@ -74,8 +67,10 @@ def test_query_replay_legs_threshold_and_reopen(
     submit_search(at, "nothing", dense=False, keyword=False)
     assert t("replay.need_leg", "en") in texts(at.error)
     submit_search(at, "green tea", dense=False, keyword=True)
+    at.toggle(key="mi_wf_all").set_value(True).run()  # every score and rank
     frame = table(at, "mi_candidates")
-    assert frame["cosine ↑"].isna().all() and frame["dense rank"].isna().all()
+    assert "keyword bm25 ↑" in frame.columns
+    assert not [c for c in frame.columns if c.startswith("dense")]  # no dense leg ran
     assert list(frame["content"]) == ["Ann prefers green tea in the morning"]
     first_trace = at.query_params["trace"]
     submit_search(at, "Ann", dense=True, keyword=True, min_score=0.5)
@@ -143,12 +138,14 @@ def test_reopened_trace_in_chinese_pipeline_order_labels_and_empty_cells(
 
     # missing scores and ranks: numeric columns, shown as empty cells
     en = run_app(page=REPLAY, tenant=tenant)
-    submit_search(en, "green tea", dense=False, keyword=True)
+    submit_search(en, "green tea", dense=True, keyword=True)
+    en.toggle(key="mi_wf_all").set_value(True).run()
     candidates = [d for d in en.dataframe if "drop reason" in d.value.columns]
     assert len(candidates) == 1
     element = candidates[0]
     assert element.proto.HasField("placeholder") and element.proto.placeholder == ""
     frame = element.value
-    assert frame["cosine ↑"].isna().all() and pd.api.types.is_float_dtype(frame["cosine ↑"])
-    assert pd.api.types.is_integer_dtype(frame["dense rank"]) and frame["dense rank"].isna().all()
+    bm25, rank = frame["keyword bm25 ↑"], frame["keyword rank"]
+    assert bm25.isna().any() and pd.api.types.is_float_dtype(bm25)  # dense-only candidates
+    assert pd.api.types.is_integer_dtype(rank) and rank.isna().any()
     assert not (frame.astype(str) == "None").any().any()

@@ -26,6 +26,8 @@ PREFIX_FILE = {
     "stage": "replay",
     "drop": "replay",
     "warning": "replay",
+    "wf": "replay",
+    "stale": "replay",
     "why": "retrieval",
     "cmp": "retrieval",
     "rel": "retrieval",

@@ -16,6 +16,7 @@ from memory_engine.dashboard.errors import error_message
 from memory_engine.dashboard.frames import cells, overview
 from memory_engine.dashboard.frames import memories as memory_frames
 from memory_engine.dashboard.frames import traces as trace_frames
+from memory_engine.dashboard.frames import waterfall as waterfall_frames
 from memory_engine.dashboard.i18n import STRINGS, t
 from memory_engine.errors import (
     ConfigError,
@@ -37,6 +38,7 @@ from memory_engine.models import (
     TraceCandidate,
 )
 from memory_engine.retrieval import pipeline
+from memory_engine.retrieval.waterfall import waterfall
 from tests.dashboard.helpers import ROOT
 
 
@@ -151,7 +153,9 @@ def test_every_time_column_and_cell_has_one_format() -> None:
     preview = {"fields": {"observed_at": (datetime(2023, 5, 8, 13, 56, tzinfo=UTC), None)}}
     assert memory_frames.preview_frame(preview, "en")["before"][0] == "2023-05-08 13:56 UTC"
     trace = _trace()
-    assert TIME_CELL.match(trace_frames.candidates_frame(trace, "en")["time (UTC)"][0])
+    assert TIME_CELL.match(
+        waterfall_frames.scores_frame(trace, waterfall(trace), "en")["time (UTC)"][0]
+    )
 
 
 def test_memories_frame_has_stable_id_and_clipped_content() -> None:
@@ -278,42 +282,55 @@ def _trace() -> Trace:
     )
 
 
-def test_candidates_frame_has_every_candidate_score_rank_and_reason() -> None:
+def test_candidates_frame_shows_the_deciding_score_and_the_rank_movement() -> None:
+    """The default candidates table: final rank, full content, the deciding score (final), the
+    rank movement from fusion and the stage behind it, the drop reason, the id; a candidate only
+    a leg returned follows with its reason."""
     trace = _trace()
-    frame = trace_frames.candidates_frame(trace, "en")
+    extra = [
+        {"id": c.memory_id, "content": c.content, "dropped": c.dropped}
+        for c in trace_frames.all_candidates(trace)
+        if c.dropped == trace_frames.NOT_FUSED
+    ]
+    frame = waterfall_frames.waterfall_frame(waterfall(trace), "en", extra)
     assert list(frame.columns) == [
-        "id",
-        "content",
-        "type",
-        "source",
-        "time (UTC)",
-        "cosine ↑",
-        "bm25 ↑",
-        "rrf (fused) ↑",
-        "dense rank",
-        "keyword rank",
-        "fused rank",
         "final rank",
-        "Δrank",
+        "content",
+        "final score ↑ (decides the order)",
+        "rank movement",
+        "moved by",
         "drop reason",
+        "id",
     ]
     assert len(frame) == 4  # 2 returned, 1 dropped, 1 only in a leg
-    assert list(frame["final rank"].astype("object").where(frame["final rank"].notna(), None)) == [
-        1,
-        2,
-        None,
-        None,
-    ]
+    ranks = frame["final rank"].astype("object").where(frame["final rank"].notna(), None)
+    assert list(ranks) == [1, 2, None, None]
     assert list(frame["drop reason"]) == ["", "", "below top k", "not fused"]
-    assert frame["Δrank"][0] == 0 and frame["Δrank"][1] == -1 and pd.isna(frame["Δrank"][2])
-    assert pd.isna(frame["cosine ↑"][1]) and frame["bm25 ↑"][1] == 3.0
-    assert frame["time (UTC)"][0] == "2023-05-08 13:56 UTC"
+    assert list(frame["rank movement"]) == [
+        "= (fused #1)",
+        "↑1 (fused #3 → #2)",
+        "dropped (fused #2)",
+        "",
+    ]
+    assert str(frame["final rank"].dtype) == "Int64"
+    assert not (frame.astype(str) == "None").any().any()
+    zh = waterfall_frames.waterfall_frame(waterfall(trace), "zh", extra)
+    assert "丢弃原因" in zh.columns and zh["丢弃原因"][2] == "未进入前 k"
+
+
+def test_scores_frame_has_every_stage_by_leg_name_and_the_fusion_used() -> None:
+    trace = _trace().model_copy(update={"stages": ["dense", "keyword", "fuse:zscore", "weight"]})
+    frame = waterfall_frames.scores_frame(trace, waterfall(trace), "en")
+    columns = list(frame.columns)
+    for name in ("dense cosine ↑", "dense rank", "keyword bm25 ↑", "keyword rank"):
+        assert name in columns
+    assert "fused (zscore) ↑" in columns and not any(c.startswith("rrf (fused)") for c in columns)
+    assert columns.index("dense cosine ↑") < columns.index("fused (zscore) ↑")
+    assert pd.isna(frame["dense cosine ↑"][1]) and frame["keyword bm25 ↑"][1] == 3.0
     assert str(frame["dense rank"].dtype) == "Int64"
-    for column in ("cosine ↑", "bm25 ↑", "rrf (fused) ↑"):
+    for column in ("dense cosine ↑", "keyword bm25 ↑", "rrf ↑ (checked against min score)"):
         assert str(frame[column].dtype) == "float64"  # NaN when missing, never the text "None"
     assert not (frame.astype(str) == "None").any().any()
-    zh = trace_frames.candidates_frame(trace, "zh")
-    assert "丢弃原因" in zh.columns and zh["丢弃原因"][2] == "未进入前 k"
 
 
 def test_timings_traces_and_bounded() -> None:

@@ -1,5 +1,6 @@
-"""Frames of a search trace (Query Replay): every candidate with each score and rank, timings
-per stage, past searches, and the cross-tenant alarm text.
+"""Frames of a search trace (Query Replay): every candidate of a trace (the candidates table and
+the score waterfall are in :mod:`.waterfall`), timings per stage, past searches, and the
+cross-tenant alarm text.
 
 Missing scores are NaN and missing ranks are <NA> (nullable ``Int64``), so those columns stay
 numeric and sortable; the pages show them as empty cells (``st.dataframe(placeholder="")``).
@@ -12,10 +13,8 @@ from typing import Any
 
 import pandas as pd
 
-from memory_engine import delta_rank
 from memory_engine.dashboard.frames.cells import clip, fmt_time
-from memory_engine.dashboard.frames.labels import value_label
-from memory_engine.dashboard.i18n import drop_label, stage_label, t
+from memory_engine.dashboard.i18n import stage_label, t
 from memory_engine.models import Trace, TraceCandidate
 
 #: Stages of ``Trace.timings_ms`` in pipeline order (stages not listed follow, as stored).
@@ -35,24 +34,6 @@ STAGE_ORDER = (
 )
 
 
-CANDIDATE_COLUMNS = (
-    "col.id",
-    "col.content",
-    "col.type",
-    "col.source",
-    "col.time",
-    "col.cosine",
-    "col.bm25",
-    "col.rrf",
-    "col.dense_rank",
-    "col.keyword_rank",
-    "col.fused_rank",
-    "col.final_rank",
-    "col.delta_rank",
-    "col.drop",
-)
-
-
 NOT_FUSED = "not_fused"
 
 
@@ -67,47 +48,6 @@ def all_candidates(trace: Trace) -> list[TraceCandidate]:
                 seen.add(c.memory_id)
                 extra.append(c.model_copy(update={"dropped": c.dropped or NOT_FUSED}))
     return [*trace.candidates, *extra]
-
-
-def candidates_frame(trace: Trace, lang: str) -> pd.DataFrame:
-    """Every candidate of ``trace`` with each score and rank (higher score is better; rank 1 is
-    best; Δrank = best single-leg rank − final rank, positive when fusion moved it up)."""
-
-    def rank(c: TraceCandidate, name: str) -> int | None:
-        return c.ranks.get(name)
-
-    rows = []
-    for c in all_candidates(trace):
-        rows.append(
-            {
-                t("col.id", lang): str(c.memory_id),
-                t("col.content", lang): clip(c.content),
-                t("col.type", lang): value_label("type", c.memory_type.value, lang),
-                t("col.source", lang): value_label("source", c.source.value, lang),
-                t("col.time", lang): fmt_time(c.observed_at or c.created_at),
-                t("col.cosine", lang): c.scores.get("cosine"),
-                t("col.bm25", lang): c.scores.get("bm25"),
-                t("col.rrf", lang): c.scores.get("rrf"),
-                t("col.dense_rank", lang): rank(c, "dense"),
-                t("col.keyword_rank", lang): rank(c, "keyword"),
-                t("col.fused_rank", lang): rank(c, "fused"),
-                t("col.final_rank", lang): rank(c, "final"),
-                t("col.delta_rank", lang): delta_rank(c),
-                t("col.drop", lang): drop_label(c.dropped, lang),
-            }
-        )
-    frame = pd.DataFrame(rows, columns=[t(c, lang) for c in CANDIDATE_COLUMNS])
-    for key in ("col.cosine", "col.bm25", "col.rrf"):
-        frame[t(key, lang)] = frame[t(key, lang)].astype("float64")
-    for key in (
-        "col.dense_rank",
-        "col.keyword_rank",
-        "col.fused_rank",
-        "col.final_rank",
-        "col.delta_rank",
-    ):
-        frame[t(key, lang)] = frame[t(key, lang)].astype("Int64")
-    return frame
 
 
 def ordered_stages(timings: Mapping[str, float]) -> list[str]:

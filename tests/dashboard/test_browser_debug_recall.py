@@ -1,0 +1,82 @@
+"""Real-browser journey "debug a recall", in English and 中文: search on Query Replay, see the
+order explained (the deciding score column, a candidate's score waterfall chart with the fusion
+actually used), the memory block accounting with the near misses and the rule that cut them,
+and a stale-fact warning whose link opens the older memory's history on the Memories page."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from memory_engine import MemoryEngine
+from memory_engine.dashboard.i18n import t
+from tests.dashboard.test_app_replay_waterfall import OLDER, QUERY, recall_tenant
+from tests.dashboard.test_browser import (  # noqa: F401 - the fixture is used by name
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    dashboard_server,
+    pytestmark,
+)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_debug_a_recall_in_browser(
+    dashboard_server: str,  # noqa: F811
+    dash_engine: MemoryEngine,
+    tmp_path: Path,
+    lang: str,
+) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=60_000)
+    tenant, (older, _newer) = recall_tenant(dash_engine)
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 2400})
+            page.set_default_timeout(60_000)
+            page.goto(f"{dashboard_server}/query_replay?tenant={tenant}&lang={lang}")
+            box = page.get_by_label(t("replay.query", lang), exact=True)
+            box.fill(QUERY)
+            page.get_by_label(t("replay.k", lang)).fill("3")  # 10 memories: 7 just miss
+            page.get_by_role("button", name=t("replay.run", lang)).click()
+            expect(page).to_have_url(re.compile(r"trace="))
+
+            # the order explained: the deciding score's caption and the waterfall chart
+            expect(page.get_by_text(t("replay.waterfall", lang), exact=False).first).to_be_visible()
+            base = t("wf.base.session", lang)
+            caption = t("replay.order_caption", lang, base=base, fusion="zscore")
+            expect(page.get_by_text(caption)).to_be_visible()
+            charts = page.get_by_test_id("stPlotlyChart")
+            expect(charts).to_have_count(2)  # timings and the waterfall
+            waterfall_chart = charts.nth(0)
+            fusion_tick = t("wf.stage.fuse", lang, name="zscore")
+            expect(waterfall_chart.get_by_text(fusion_tick).first).to_be_attached()
+            expect(
+                waterfall_chart.get_by_text(t("wf.stage.leg", lang, name="dense")).first
+            ).to_be_attached()
+
+            # the block accounting: the summary and the near misses' rule
+            expect(page.get_by_text(t("replay.accounting", lang))).to_be_visible()
+            expect(
+                page.get_by_text(re.compile(re.escape(t("wf.rule.k", lang)) + r" × \d+"))
+            ).to_be_visible()
+
+            # the stale-fact warning, and one click to the older memory's history
+            expect(page.get_by_text(t("replay.stale_header", lang))).to_be_visible()
+            warning = page.get_by_test_id("stAlert").filter(has_text="Priya")
+            expect(warning).to_have_count(1)
+            expect(warning).to_contain_text(t("stale.where_rank", lang, rank=2))
+            page.screenshot(path=str(tmp_path / f"debug_recall_{lang}.png"), full_page=True)
+            link = page.get_by_role(
+                "link", name=re.compile(re.escape(t("stale.older_history", lang)))
+            )
+            link.click()
+            expect(page).to_have_url(re.compile(rf"/memories\?.*memory={older}"))
+            picked = page.get_by_test_id("stSelectbox").filter(has_text=OLDER)
+            expect(picked.first).to_be_visible()  # the memory is selected, its history below
+        finally:
+            browser.close()
