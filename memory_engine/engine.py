@@ -173,6 +173,7 @@ class MemoryEngine:
                 search=self._search.search,
                 memory_as_of=self._history.memory_as_of,
             ),
+            content_cache=self._history,
         )
         self._edits = EditService(deps)
         self._conflicts = ConflictReview(deps)

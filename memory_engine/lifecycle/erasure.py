@@ -7,7 +7,8 @@ A receipt lists one :class:`ErasureCheck` per place a memory's text can live:
   working-memory buffers): ``row``, ``vector``, ``keyword_terms``, ``entity_links``,
   ``events_with_content`` (audit snapshots still holding the text), ``reasons_with_content``,
   ``traces_with_content`` (stored searches quoting it), ``journal_writes_with_content`` and
-  ``working_memory_entries`` (session messages or summaries quoting it);
+  ``working_memory_entries`` (session messages or summaries quoting it) and
+  ``as_of_cache_entries`` (the as-of search's embedding cache of this process);
 * ``read_path`` checks, each the engine call a frontend makes (:data:`READ_PATHS` names who
   uses it): ``get``, ``list``, ``search`` and ``as_of`` (the memory as recorded just before
   the purge, from its events: a read of the as-of history must show it redacted).
@@ -22,7 +23,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Final, Literal
+from typing import Final, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -42,6 +43,7 @@ INDEX_CHECKS: Final = (
     "traces_with_content",
     "journal_writes_with_content",
     "working_memory_entries",
+    "as_of_cache_entries",
 )
 
 #: Read paths a receipt re-queries, with the frontends that read through each.
@@ -155,6 +157,15 @@ def build_checks(
         for name in reads_after
     ]
     return checks
+
+
+class ContentCache(Protocol):
+    """A process-local cache keyed by content (the as-of search's embeddings,
+    ``HistoryService``): how many entries hold a text, and dropping them."""
+
+    def cached_copies(self, content: str) -> int: ...
+
+    def forget_content(self, content: str) -> int: ...
 
 
 # --------------------------------------------------------------------------- working memory

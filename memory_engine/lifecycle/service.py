@@ -31,6 +31,7 @@ from memory_engine.errors import (
     VersionConflictError,
 )
 from memory_engine.lifecycle.erasure import (
+    ContentCache,
     ErasureCheck,
     PurgePreview,
     ReadProbe,
@@ -158,6 +159,8 @@ class LifecycleService:
         read_probes: the read paths a deletion receipt re-queries, by name
             (``lifecycle.erasure.READ_PATHS``; the engine passes its get, list, search and
             as-of reads); none: the receipt has index checks only.
+        content_cache: the as-of embedding cache a purge empties of the erased text
+            (``HistoryService``); none: counted as 0.
     """
 
     def __init__(
@@ -166,10 +169,12 @@ class LifecycleService:
         *,
         clear_user_sessions: Callable[[Scope], int],
         read_probes: Mapping[str, ReadProbe] | None = None,
+        content_cache: ContentCache | None = None,
     ) -> None:
         self._deps = deps
         self._clear_user_sessions = clear_user_sessions
         self._read_probes = dict(read_probes or {})
+        self._content_cache = content_cache
 
     # ------------------------------------------------------------------ retention
     def retention_params(self, **overrides: Any) -> RetentionParams:
@@ -356,6 +361,9 @@ class LifecycleService:
             "working_memory_entries": working_quotes(
                 self._deps.working_memory.store, tenant.tenant_id, content
             ),
+            "as_of_cache_entries": (
+                self._content_cache.cached_copies(content) if self._content_cache else 0
+            ),
         }
 
     def purge_preview(self, scope: Scope, memory_id: uuid.UUID | str) -> PurgePreview:
@@ -433,6 +441,8 @@ class LifecycleService:
         redacted: dict[str, int] = {"journal_writes": scrubbed} if scrubbed else {}
         if working:
             redacted["working_memory_entries"] = working
+        if self._content_cache is not None and self._content_cache.forget_content(content):
+            redacted["as_of_cache_entries"] = 1
         checked = self._deps.store.index_presence(mid, scope=tenant, content=content)
         if (
             checked["events_with_content"]

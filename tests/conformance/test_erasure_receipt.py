@@ -4,7 +4,7 @@ the ``purge_proof`` event re-queries every index and read path, before and after
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from memory_engine import MemoryEngine, Scope
 from memory_engine.lifecycle.erasure import INDEX_CHECKS, READ_PATHS
@@ -23,6 +23,7 @@ def test_receipt_counts_before_and_proves_every_path_after(
     engine.search(s, "locker code Acme")  # a stored trace that quotes the memory
     engine.add_turn(s, "chat-1", "user", secret)  # a working-memory entry quoting it
     engine.add_turn(s, "chat-1", "assistant", "Noted, thanks.")
+    engine.search(s, "locker code", as_of=datetime.now(UTC))  # caches the text's embedding
 
     preview = engine.purge_preview(s, a)
     assert set(preview.counts) == set(INDEX_CHECKS)
@@ -32,6 +33,7 @@ def test_receipt_counts_before_and_proves_every_path_after(
     assert preview.counts["events_with_content"] == 2  # create + update snapshots
     assert preview.counts["traces_with_content"] >= 1
     assert preview.counts["working_memory_entries"] == 1
+    assert preview.counts["as_of_cache_entries"] == 1
     assert preview.reads == {"get": 1, "list": 1, "search": 1, "as_of": 1}
     assert engine.get(s, a).content == secret  # a preview erases nothing
 

@@ -191,4 +191,8 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "audit.check_as_of": {"en": "as-of history", "zh": "时间点历史"},
     "audit.choose": {"en": "Choose options", "zh": "请选择"},
     "audit.choose_one": {"en": "Choose one", "zh": "请选择一项"},
+    "audit.check_as_of_cache_entries": {
+        "en": "as-of search cache entries",
+        "zh": "时间点检索缓存条目",
+    },
 }
