@@ -17,6 +17,7 @@ from memory_engine.dashboard.frames.cells import bounded, short_id
 from memory_engine.dashboard.frames.labels import value_label
 from memory_engine.dashboard.frames.pii import add_event_pii, only_pii
 from memory_engine.dashboard.i18n import t
+from memory_engine.dashboard.markdown import md
 from memory_engine.dashboard.page import open_page
 from memory_engine.dashboard.signin import Action
 from memory_engine.dashboard.widgets import pii
@@ -216,6 +217,16 @@ if event_id is not None:
             hide_index=True,
             key="mi_audit_diff",
         )
+        old_text, new_text = (event.before or {}).get("content"), (event.after or {}).get("content")
+        if isinstance(old_text, str) and isinstance(new_text, str) and old_text != new_text:
+            marks = {"=": "{}", "-": ":red-background[~~{}~~]", "+": ":green-background[{}]"}
+            st.markdown(
+                f"**{t('audit.content_diff', lang)}** "
+                + "".join(
+                    marks[op].format(md(part)) if part.strip() else part
+                    for op, part in view.text_diff(old_text, new_text)
+                )
+            )
     if event.details and not receipts.is_receipt(event.details):
         with st.expander(t("audit.event_details", lang)):
             st.json(event.details)

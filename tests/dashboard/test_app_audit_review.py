@@ -102,6 +102,8 @@ def test_reviewer_reads_diffs_exports_and_erases_with_a_receipt(
     hidden = len(every) - len(fields)
     assert hidden > 10  # ~25 fields in a snapshot, a handful changed
     assert t("audit.changed_only", lang, n=len(fields), hidden=hidden) in texts(at.caption)
+    (inline,) = [m.value for m in at.markdown if t("audit.content_diff", lang) in m.value]
+    assert "~~sencha~~" in inline and ":green-background[gyokuro]" in inline
 
     # a reload of the URL shows the same view
     again = run_app(

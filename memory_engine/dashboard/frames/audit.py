@@ -6,9 +6,11 @@ then versus now.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta, tzinfo
+from difflib import SequenceMatcher
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -190,6 +192,23 @@ def diff_frame(event: Event, lang: str, *, all_fields: bool = False) -> pd.DataF
     ]
     cols = [t(c, lang) for c in ("col.field", "col.before", "col.after")]
     return pd.DataFrame(rows, columns=cols)
+
+
+def text_diff(before: str, after: str) -> list[tuple[str, str]]:
+    """Word-level diff of two texts as ``(op, text)`` segments in order: ``=`` kept, ``-``
+    removed, ``+`` added (whitespace kept with the words; CJK text compares per character)."""
+    split = re.compile(r"\s+|[\u3400-\u9fff]|[^\s\u3400-\u9fff]+")
+    a, b = split.findall(before), split.findall(after)
+    out: list[tuple[str, str]] = []
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            out.append(("=", "".join(a[i1:i2])))
+            continue
+        if i2 > i1:
+            out.append(("-", "".join(a[i1:i2])))
+        if j2 > j1:
+            out.append(("+", "".join(b[j1:j2])))
+    return out
 
 
 def _cell(value: Any) -> str:

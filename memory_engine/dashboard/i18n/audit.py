@@ -195,4 +195,5 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "en": "as-of search cache entries",
         "zh": "时间点检索缓存条目",
     },
+    "audit.content_diff": {"en": "Content change:", "zh": "内容变化："},
 }
