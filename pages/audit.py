@@ -1,5 +1,12 @@
-"""Audit: the event log with facets and counts, CSV/JSON export, before/after of one event,
-the as-of browser (the store at a chosen time) and the timeline of one memory."""
+"""Audit: the event log with facets and counts (content as stored, times in the viewer's time
+zone), CSV/JSON export with before/after values, the fields one event changed (a diff) or the
+deletion receipt of a purge, the as-of browser, the timeline of one memory and its verified
+erasure (preview of every copy, typed confirmation, receipt), and a past search then versus now.
+
+URL parameters of this page (besides ``tenant``, ``lang``, ``memory``): ``action``, ``actor``,
+``day`` (comma-separated facet values), ``pii=1``, ``event`` (the selected event id) and ``tz``
+(an IANA zone overriding the browser's).
+"""
 
 from __future__ import annotations
 
