@@ -14,7 +14,7 @@ search            ``retrieval.service.SearchService``         deps, history, acc
 history           ``history.service.HistoryService``          deps
 access            ``lifecycle.access.AccessBookkeeper``       deps
 context           ``context.service.ContextService``          deps, search, writes
-lifecycle         ``lifecycle.service.LifecycleService``      deps, context (forget a user)
+lifecycle         ``lifecycle.service.LifecycleService``      deps, context, reads, search, history
 reads             ``reads.service.ReadService``               deps
 edits             ``edits.service.EditService``               deps
 conflicts         ``edits.conflicts.ConflictReview``          deps
@@ -41,6 +41,7 @@ from memory_engine.edits.service import EDITABLE_FIELDS, EditService
 from memory_engine.embedding.base import Embedder
 from memory_engine.history.service import HistoryService
 from memory_engine.lifecycle.access import AccessBookkeeper
+from memory_engine.lifecycle.erasure import read_probes
 from memory_engine.lifecycle.service import LifecycleService
 from memory_engine.lifecycle.service import retention_params as settings_retention_params
 from memory_engine.llm.base import WriteLLM
@@ -167,10 +168,18 @@ class MemoryEngine:
             retention_params=lambda: settings_retention_params(deps.settings),
         )
         self._context = ContextService(deps, search=self._search.search, write=self._writes.write)
-        self._lifecycle = LifecycleService(
-            deps, clear_user_sessions=self._context.clear_user_sessions
-        )
         self._reads = ReadService(deps)
+        self._lifecycle = LifecycleService(
+            deps,
+            clear_user_sessions=self._context.clear_user_sessions,
+            read_probes=read_probes(
+                get=self._reads.get,
+                list_memories=self._reads.list,
+                search=self._search.search,
+                memory_as_of=self._history.memory_as_of,
+            ),
+            content_cache=self._history,
+        )
         self._edits = EditService(deps)
         self._conflicts = ConflictReview(deps)
 
@@ -271,6 +280,7 @@ class MemoryEngine:
     plan_maintenance = _Delegate("_lifecycle", LifecycleService.plan_maintenance)
     maintain = _Delegate("_lifecycle", LifecycleService.maintain)
     maintain_all = _Delegate("_lifecycle", LifecycleService.maintain_all)
+    purge_preview = _Delegate("_lifecycle", LifecycleService.purge_preview)
     purge_verified = _Delegate("_lifecycle", LifecycleService.purge_verified)
     forget_user = _Delegate("_lifecycle", LifecycleService.forget_user)
     flush_accesses = _Delegate("_access", AccessBookkeeper.flush)

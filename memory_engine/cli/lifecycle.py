@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from memory_engine.cli.common import app, open_engine, out, progress, run
+from memory_engine.errors import InvalidInputError
 from memory_engine.models import Scope
 
 
@@ -69,23 +70,64 @@ def maintain(
 def purge(
     memory_id: Annotated[str, typer.Argument(help="Memory id.")],
     tenant: Annotated[str, typer.Option(help="Tenant id.")],
-    reason: Annotated[str, typer.Option(help="Why (recorded in the audit trail).")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print the proof as JSON.")] = False,
+    reason: Annotated[
+        str | None, typer.Option(help="Why (recorded in the audit trail; needed to purge).")
+    ] = None,
+    preview: Annotated[
+        bool,
+        typer.Option("--preview", help="Only count what the purge would erase; erase nothing."),
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the deletion receipt (or preview) as JSON.")
+    ] = False,
 ) -> None:
-    """Erase one memory everywhere and record a proof (verified deletion)."""
+    """Erase one memory everywhere, re-query every index and read path, and print the
+    deletion receipt stored as its ``purge_proof`` audit event (exit status 1 when a check
+    failed). With ``--preview``: what would be erased, counted."""
 
     def work() -> dict[str, Any]:
         engine = open_engine()
         try:
-            proof = engine.purge_verified(Scope.of(tenant), memory_id, reason=reason, actor="cli")
+            scope = Scope.of(tenant)
+            if preview:
+                return engine.purge_preview(scope, memory_id).model_dump(mode="json")
+            if not reason or not reason.strip():
+                raise InvalidInputError("a reason is required to purge (--reason)")
+            proof = engine.purge_verified(scope, memory_id, reason=reason, actor="cli")
             return proof.model_dump(mode="json")
         finally:
             engine.close()
 
     data = run(work, as_json)
-    _print(data, as_json)
-    if not data["ok"]:
+    if as_json:
+        print(json.dumps(data, ensure_ascii=False))
+    elif preview:
+        _print_preview(data)
+    else:
+        _print_receipt(data)
+    if not preview and not data["ok"]:
         raise typer.Exit(1)
+
+
+def _print_preview(data: dict[str, Any]) -> None:
+    out.print(
+        f"purge of {data['memory_id']} ({data['memory_type']}, {data['status']}, "
+        f"v{data['version']}) would erase:"
+    )
+    for name, n in data["counts"].items():
+        out.print(f"  {name}: {n}")
+    for name, n in data["reads"].items():
+        out.print(f"  read path {name}: {n} hit(s) now")
+
+
+def _print_receipt(data: dict[str, Any]) -> None:
+    out.print(f"deletion receipt of {data['memory_id']}: {'PASS' if data['ok'] else 'FAIL'}")
+    for c in data["checks"]:
+        verdict = "pass" if c["ok"] else "FAIL"
+        extra = f" ({c['error']})" if c.get("error") else ""
+        out.print(
+            f"  {c['kind']:<9} {c['name']:<28} {c['before']:>5} -> {c['after']:<5} {verdict}{extra}"
+        )
 
 
 @app.command("forget-user")

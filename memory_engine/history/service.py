@@ -81,12 +81,22 @@ class HistoryService:
         deps: the bundle (settings, store, embedder).
 
     The embeddings of past contents are cached per service object (at most ``_CACHE_MAX``;
-    the cache is emptied when it would grow past that).
+    the cache is emptied when it would grow past that); a purge drops the erased text's entry
+    (:meth:`forget_content`, counted by :meth:`cached_copies` in the deletion receipt).
     """
 
     def __init__(self, deps: EngineDeps) -> None:
         self._deps = deps
         self._vector_cache: dict[str, np.ndarray] = {}
+
+    def cached_copies(self, content: str) -> int:
+        """Entries of the as-of embedding cache keyed by ``content`` (0 or 1)."""
+        return int(content in self._vector_cache)
+
+    def forget_content(self, content: str) -> int:
+        """Drop ``content`` (an erased memory's text) and its embedding from the as-of cache;
+        returns the entries removed (0 or 1)."""
+        return int(self._vector_cache.pop(content, None) is not None)
 
     def _tenant_events(self, scope: Scope) -> list[Event]:
         tenant = Scope.of(scope.tenant_id)

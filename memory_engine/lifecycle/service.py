@@ -16,8 +16,8 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from datetime import datetime
+from collections.abc import Callable, Iterator, Mapping
+from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -29,6 +29,16 @@ from memory_engine.errors import (
     InvalidInputError,
     MemoryNotFoundError,
     VersionConflictError,
+)
+from memory_engine.lifecycle.erasure import (
+    ContentCache,
+    ErasureCheck,
+    PurgePreview,
+    ReadProbe,
+    build_checks,
+    erase_working_quotes,
+    run_probes,
+    working_quotes,
 )
 from memory_engine.lifecycle.plan import (
     MaintenancePlan,
@@ -77,25 +87,37 @@ class MaintenanceReport(BaseModel):
 
 
 class PurgeProof(BaseModel):
-    """Proof of a verified purge (also stored as the details of a ``purge_proof`` event).
+    """The deletion receipt of a verified purge (also the ``details`` of its ``purge_proof``
+    event, which ``memory-engine purge --json`` prints as is).
 
-    ``checked`` holds the counts of :meth:`MemoryStore.index_presence` after the purge, plus
-    ``journal_writes_with_content`` (writes of the journal still quoting the content);
-    ``dense_hit``/``keyword_hit``: the id came back from a dense search with the memory's own
-    content vector, or a keyword search with its terms, over every status; ``row_found``: a
-    ``get`` still found it. ``ok`` is True when every count is 0 and nothing was found.
+    ``checks`` lists every place checked (``lifecycle.erasure``): index counts and read paths,
+    each with its count before and after the purge. ``checked`` holds the index counts after
+    it (:meth:`MemoryStore.index_presence`, ``journal_writes_with_content``,
+    ``working_memory_entries``); ``dense_hit``/``keyword_hit``: the id came back from a dense
+    search with the memory's own content vector, or a keyword search with its terms, over
+    every status; ``row_found``: a ``get`` still found it; ``redacted``: copies rewritten by
+    the second pass (journal writes, working-memory entries, events, traces). ``ok`` is True
+    when every check passes and nothing was found.
     """
 
     model_config = ConfigDict(frozen=True)
 
     memory_id: uuid.UUID
+    tenant_id: str = ""
     at: datetime
     checked: dict[str, int]
     dense_hit: bool
     keyword_hit: bool
     row_found: bool
     redacted: dict[str, int] = Field(default_factory=dict)
+    checks: list[ErasureCheck] = Field(default_factory=list)
+    probes: dict[str, Any] = Field(default_factory=dict)
     ok: bool
+
+    @property
+    def failed(self) -> list[str]:
+        """Names of the checks that did not pass (empty when ``ok``)."""
+        return [c.name for c in self.checks if not c.ok]
 
 
 class ForgetReport(BaseModel):
@@ -134,11 +156,25 @@ class LifecycleService:
         clear_user_sessions: forgets every working-memory session of a scope's user and
             returns how many (``ContextService.clear_user_sessions``); ``forget_user`` calls it
             first.
+        read_probes: the read paths a deletion receipt re-queries, by name
+            (``lifecycle.erasure.READ_PATHS``; the engine passes its get, list, search and
+            as-of reads); none: the receipt has index checks only.
+        content_cache: the as-of embedding cache a purge empties of the erased text
+            (``HistoryService``); none: counted as 0.
     """
 
-    def __init__(self, deps: EngineDeps, *, clear_user_sessions: Callable[[Scope], int]) -> None:
+    def __init__(
+        self,
+        deps: EngineDeps,
+        *,
+        clear_user_sessions: Callable[[Scope], int],
+        read_probes: Mapping[str, ReadProbe] | None = None,
+        content_cache: ContentCache | None = None,
+    ) -> None:
         self._deps = deps
         self._clear_user_sessions = clear_user_sessions
+        self._read_probes = dict(read_probes or {})
+        self._content_cache = content_cache
 
     # ------------------------------------------------------------------ retention
     def retention_params(self, **overrides: Any) -> RetentionParams:
@@ -316,6 +352,49 @@ class LifecycleService:
         return [self.maintain(Scope.of(t), now=now, dry_run=dry_run, actor=actor) for t in tenants]
 
     # ------------------------------------------------------------------ verified deletion
+    def _index_counts(self, tenant: Scope, mid: uuid.UUID, content: str) -> dict[str, int]:
+        """Every index count of a receipt (``lifecycle.erasure.INDEX_CHECKS``)."""
+        checked = self._deps.store.index_presence(mid, scope=tenant, content=content)
+        return {
+            **checked,
+            "journal_writes_with_content": self._deps.journal.quotes(tenant.tenant_id, content),
+            "working_memory_entries": working_quotes(
+                self._deps.working_memory.store, tenant.tenant_id, content
+            ),
+            "as_of_cache_entries": (
+                self._content_cache.cached_copies(content) if self._content_cache else 0
+            ),
+        }
+
+    def purge_preview(self, scope: Scope, memory_id: uuid.UUID | str) -> PurgePreview:
+        """What :meth:`purge_verified` would erase now, counted (nothing changes): the row,
+        its vector, keyword postings, entity links, event snapshots and reasons, stored traces
+        and journalled writes quoting it, working-memory entries quoting it, and the hits of
+        every read path.
+
+        Raises:
+            MemoryNotFoundError: no such memory in the scope. StoreUnavailableError.
+        """
+        scope = check_scope(scope)
+        mid = as_uuid(memory_id)
+        memory = self._deps.store.get(mid, scope=scope)
+        tenant = Scope.of(scope.tenant_id)
+        counts = self._index_counts(tenant, mid, memory.content)
+        reads, errors = run_probes(
+            self._read_probes, tenant, mid, memory.content, self._deps.clock()
+        )
+        return PurgePreview(
+            memory_id=mid,
+            tenant_id=scope.tenant_id,
+            memory_type=memory.memory_type.value,
+            status=memory.status.value,
+            version=memory.version,
+            created_at=memory.created_at,
+            counts=counts,
+            reads=reads,
+            errors=errors,
+        )
+
     def purge_verified(
         self,
         scope: Scope,
@@ -325,46 +404,53 @@ class LifecycleService:
         actor: str = "api",
         expected_version: int | None = None,
     ) -> PurgeProof:
-        """Purge (erase) a memory, then prove it: re-query every index and record the proof.
+        """Purge (erase) a memory, then prove it: re-query every index and every read path and
+        record the receipt.
 
-        Steps: read the memory; embed its content and tokenize it (the probes); purge (row,
-        vector, keyword terms, content redacted from events and traces); erase it from the
-        write journal (``WriteJournal.erase_memory``: inputs, trails); re-run the redaction
-        if anything still holds content; then check ``index_presence``, a ``get``, a dense
-        search with the content's own vector and a keyword search with its terms (every
-        status) and that no journalled write still quotes the content
-        (``checked["journal_writes_with_content"]``). A ``purge_proof`` event records what was
-        checked, when and the result.
+        Steps: read the memory; count everything that holds it (:meth:`purge_preview`'s
+        counts: the receipt's ``before``); embed its content and tokenize it (the probes);
+        purge (row, vector, keyword terms, content redacted from events and traces); erase it
+        from the write journal (``WriteJournal.erase_memory``: inputs, trails) and from the
+        working-memory buffers; re-run the redaction if anything still holds content; then
+        count again (``after``), run a ``get``, a dense search with the content's own vector
+        and a keyword search with its terms (every status), and every read path
+        (``read_probes``). A ``purge_proof`` event stores the receipt
+        (``PurgeProof.model_dump(mode="json")``) with its reason ``verified deletion`` or
+        ``verified deletion FAILED``.
 
         Raises:
-            MemoryNotFoundError, VersionConflictError (``expected_version`` stale).
+            MemoryNotFoundError, VersionConflictError (``expected_version`` stale),
+            StoreUnavailableError (then nothing was erased when the working store is down).
         """
         scope = check_scope(scope)
         mid = as_uuid(memory_id)
         memory = self._deps.store.get(mid, scope=scope)
         tenant = Scope.of(scope.tenant_id)
-        vector = self._deps.embedder.embed([memory.content])[0]
-        terms = list(dict.fromkeys(textmod.tokenize(memory.content)))
+        content = memory.content
+        before = self._index_counts(tenant, mid, content)
+        reads_before, _ = run_probes(self._read_probes, tenant, mid, content, self._deps.clock())
+        vector = self._deps.embedder.embed([content])[0]
+        terms = list(dict.fromkeys(textmod.tokenize(content)))
         reason = redact_stored(reason, tenant_id=scope.tenant_id, settings=self._deps.settings)
+        just_before = self._deps.clock() - timedelta(microseconds=1)
         self._deps.store.purge(
             mid, scope=scope, actor=actor, reason=reason, expected_version=expected_version
         )
-        content = memory.content
-        journal = self._deps.journal
-        scrubbed = journal.erase_memory(scope.tenant_id, mid, content)
-        checked = self._deps.store.index_presence(mid, scope=tenant, content=content)
+        scrubbed = self._deps.journal.erase_memory(scope.tenant_id, mid, content)
+        working = erase_working_quotes(self._deps.working_memory.store, scope.tenant_id, content)
         redacted: dict[str, int] = {"journal_writes": scrubbed} if scrubbed else {}
+        if working:
+            redacted["working_memory_entries"] = working
+        if self._content_cache is not None and self._content_cache.forget_content(content):
+            redacted["as_of_cache_entries"] = 1
+        checked = self._deps.store.index_presence(mid, scope=tenant, content=content)
         if (
             checked["events_with_content"]
             or checked["traces_with_content"]
             or checked.get("reasons_with_content")
         ):
             redacted.update(self._deps.store.redact_history(mid, scope=tenant, content=content))
-            checked = self._deps.store.index_presence(mid, scope=tenant, content=content)
-        checked = {
-            **checked,
-            "journal_writes_with_content": journal.quotes(scope.tenant_id, content),
-        }
+        checked = self._index_counts(tenant, mid, content)
         try:
             self._deps.store.get(mid, scope=tenant)
             row_found = True
@@ -378,15 +464,25 @@ class LifecycleService:
         )
         dense_hit = any(c.memory.id == mid for c in dense)
         keyword_hit = any(c.memory.id == mid for c in keyword)
-        ok = not (row_found or dense_hit or keyword_hit or any(checked.values()))
+        reads_after, errors = run_probes(self._read_probes, tenant, mid, content, just_before)
+        checks = build_checks(before, checked, reads_before, reads_after, errors)
+        ok = not (row_found or dense_hit or keyword_hit) and all(c.ok for c in checks)
         proof = PurgeProof(
             memory_id=mid,
+            tenant_id=scope.tenant_id,
             at=self._deps.clock(),
             checked=checked,
             dense_hit=dense_hit,
             keyword_hit=keyword_hit,
             row_found=row_found,
             redacted=redacted,
+            checks=checks,
+            probes={
+                "dense_k": 50,
+                "keyword_terms": len(terms),
+                "statuses": "all",
+                "as_of": just_before.isoformat(),
+            },
             ok=ok,
         )
         self._deps.store.append_event(
@@ -396,10 +492,7 @@ class LifecycleService:
                 action=EventAction.PURGE_PROOF,
                 actor=actor,
                 reason="verified deletion" if ok else "verified deletion FAILED",
-                details={
-                    **proof.model_dump(mode="json", exclude={"memory_id"}),
-                    "probes": {"dense_k": 50, "keyword_terms": len(terms), "statuses": "all"},
-                },
+                details=proof.model_dump(mode="json"),
             ),
             scope=tenant,
         )

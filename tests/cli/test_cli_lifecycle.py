@@ -65,9 +65,24 @@ def test_cli_maintain_purge_forget(
 
     assert key(done["changes"]) == key(report["changes"])  # same plan, a moment later
 
+    preview = run("purge", str(other), "--tenant", tenant, "--preview", "--json")
+    assert preview.returncode == 0, preview.stderr
+    counted = json.loads(preview.stdout)
+    assert counted["counts"]["row"] == 1 and counted["counts"]["vector"] == 1
+    assert counted["reads"]["get"] == 1
     purged = run("purge", str(other), "--tenant", tenant, "--reason", "user asked", "--json")
     assert purged.returncode == 0, purged.stderr
-    assert json.loads(purged.stdout)["ok"] is True
+    receipt = json.loads(purged.stdout)
+    assert receipt["ok"] is True and receipt["memory_id"] == str(other)
+    checks = {c["name"]: c for c in receipt["checks"]}
+    assert checks["row"]["before"] == 1 and checks["row"]["after"] == 0
+    assert {"get", "list", "search", "as_of"} <= set(checks)
+    with MemoryEngine(settings) as eng:  # the same receipt is stored as the audit event
+        proof = eng.history(Scope.of(tenant), other).items[-1]
+        assert proof.action.value == "purge_proof" and proof.details == receipt
+    no_reason = run("purge", str(third), "--tenant", tenant, "--json")
+    assert no_reason.returncode == 2
+    assert json.loads(no_reason.stderr.strip().splitlines()[-1])["error"] == "invalid_input"
 
     forgot = run("forget-user", "--tenant", tenant, "--user", "u1", "--reason", "GDPR", "--json")
     assert forgot.returncode == 0, forgot.stderr

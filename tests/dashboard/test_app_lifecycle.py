@@ -108,14 +108,13 @@ def test_audit_page_log_diff_asof_timeline(
         s, target, expected_version=1, content="Ann's favourite tea is gyokuro", reason="fix"
     )
     at = run_app(page=AUDIT, tenant=tenant, memory=target)
-    # the event table's headers are the catalog's (col.event_id "event", col.memory "memory")
-    events = next(d.value for d in at.dataframe if "event" in d.value.columns)
+    events = next(d.value for d in at.dataframe if "memory" in d.value.columns)
     assert list(events["action"]) == ["update", "create", "create", "create"]
     assert t("audit.loaded", "en", shown=4, total=4) in texts(at.caption)
     at.multiselect(key="mi_audit_action").set_value(["update"]).run()
     assert t("audit.filtered", "en", n=1) in texts(at.caption)
     update_id = int(
-        next(d.value for d in at.dataframe if "event" in d.value.columns)["event"].iloc[0]
+        next(d.value for d in at.dataframe if "memory" in d.value.columns)["id"].iloc[0]
     )
     at.selectbox(key="mi_audit_event").set_value(update_id).run()
     assert_clean(at)
@@ -125,7 +124,7 @@ def test_audit_page_log_diff_asof_timeline(
         "Ann's favourite tea is sencha",
         "Ann's favourite tea is gyokuro",
     )
-    asof = next(d.value for d in at.dataframe if "valid_until" in d.value.columns)
+    asof = next(d.value for d in at.dataframe if "valid until" in d.value.columns)
     assert len(asof) == 3
     timeline = next(
         d.value

@@ -112,10 +112,9 @@ def test_audit_marks_pii_events_and_filters_them(
     with pytest.raises(Exception, match="sensitive data"):
         journal_engine.write(scope, f"card 4111 1111 1111 1111, key {SECRET}")
     at = run_app(page=AUDIT, tenant=strict_tenant)
-    # the event table's headers come from the catalog (col.event_id: "event" / "事件")
-    events = next(d.value for d in at.dataframe if t("col.event_id", "en") in d.value.columns)
+    events = next(d.value for d in at.dataframe if "memory" in d.value.columns)  # Audit table
     assert list(events["action"]) == ["decision", "create"]
-    assert list(events["pii"]) == [
+    assert list(events["PII"]) == [
         "bank card number, API key or secret (2) · blocked (write refused)",
         "",
     ]
@@ -133,7 +132,7 @@ def test_audit_marks_pii_events_and_filters_them(
     mid = journal_engine.write(s, f"身份证 {CN_ID}").outcomes[0].memory_id
     journal_engine.update(s, mid, expected_version=1, importance=0.9, reason="raise")
     zh = run_app(page=AUDIT, tenant=tenant, lang="zh")
-    events = next(d.value for d in zh.dataframe if t("col.event_id", "zh") in d.value.columns)
-    assert list(events["pii"]) == ["居民身份证号 (1) · 已脱敏"] * 2
+    events = next(d.value for d in zh.dataframe if "记忆" in d.value.columns)  # headers in 中文
+    assert list(events["个人信息"]) == ["居民身份证号 (1) · 已脱敏"] * 2
     assert zh.checkbox(key="mi_audit_pii").label == t("audit.facet_pii", "zh", n=2)
     assert CN_ID not in page_text(zh)

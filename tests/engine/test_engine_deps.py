@@ -16,8 +16,9 @@ from memory_engine.deps import JOURNAL_FILE
 from memory_engine.llm.rules import RulesLLM
 from memory_engine.write.journal import WriteJournal
 
-PUBLIC_NAMES = 66  # 63 before the facade: set_llm and open_write_journal removed, settings
-# added; then list_entities and memory_entities (the entity index), warm_up, write_usage
+PUBLIC_NAMES = 67  # 63 before the facade: set_llm and open_write_journal removed, settings
+# added; then list_entities and memory_entities (the entity index), warm_up, write_usage,
+# purge_preview (what a purge will erase, counted)
 
 
 class CountingLLM:
