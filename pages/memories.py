@@ -25,7 +25,6 @@ from memory_engine.dashboard.page import open_page
 from memory_engine.dashboard.signin import Action
 from memory_engine.dashboard.url_state import DATES, TEXT, UrlParam, UrlState, choices, one_of
 from memory_engine.dashboard.widgets import memory_actions as actions
-from memory_engine.models import ID_PATTERN
 
 PAGE_SIZES = (25, 50, 100)
 EXPORT_MAX_ROWS = 50_000
@@ -88,7 +87,7 @@ view.restore()
 narrow: dict[str, str | None] = {}
 for field, key in (("user_id", W_USER), ("agent_id", W_AGENT), ("session_id", W_SESSION)):
     value = str(st.session_state.get(key) or "").strip()
-    if value and not ID_PATTERN.match(value):
+    if value and not url_state.valid_id(value):
         st.warning(t("memories.filter_bad_id", lang, value=md(value[:80])))
         value = ""
     narrow[field] = value or None

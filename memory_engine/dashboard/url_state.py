@@ -33,6 +33,8 @@ from typing import Any
 
 import streamlit as st
 
+from memory_engine.models import ID_PATTERN
+
 #: Separator of list values in one parameter (``?status=active,archived``).
 LIST_SEP = ","
 
@@ -253,6 +255,42 @@ class UrlState:
                 self._write_url(param, param.codec.default)  # the next run's restore applies it
             elif name in st.query_params:
                 del st.query_params[name]
+
+
+def search_settings(query: str, config: Mapping[str, Any]) -> dict[str, Any]:
+    """The search form's values of a stored search (a ``?trace=`` link fills the form).
+
+    Args:
+        query: the trace's query text.
+        config: the trace's ``config`` (``SearchOptions`` as JSON: ``k``, ``legs``,
+            ``min_score``, ``token_budget``).
+
+    Returns:
+        ``{query, k, min_score, token_budget, dense, keyword}``; a setting the trace does not
+        hold (or holds with a wrong type) is None, so the form keeps its own value.
+    """
+    legs = config.get("legs")
+    legs_known = isinstance(legs, (list, tuple))
+
+    def number(name: str, kind: type) -> Any:
+        value = config.get(name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return None
+        return kind(value)
+
+    return {
+        "query": query,
+        "k": number("k", int),
+        "min_score": number("min_score", float),
+        "token_budget": number("token_budget", int),
+        "dense": ("dense" in legs) if legs_known else None,  # type: ignore[operator]
+        "keyword": ("keyword" in legs) if legs_known else None,  # type: ignore[operator]
+    }
+
+
+def valid_id(value: str) -> bool:
+    """True when ``value`` is a usable user/agent/session id (``[A-Za-z0-9_.:-]{1,64}``)."""
+    return bool(ID_PATTERN.match(value))
 
 
 def _fresh(value: Any) -> Any:

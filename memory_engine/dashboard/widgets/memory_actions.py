@@ -162,7 +162,18 @@ def _confirm_delete(
             )
         if not g.failed:
             keep_reason(reason)
-            outcome_flash(outcome, "memories.deleted_n", lang)
+            if count == 1 and outcome.changed:
+                after = outcome.changed[0]
+                forget_edit_bases([after])
+                text = t(
+                    "memories.status_changed",
+                    lang,
+                    status=status_text(after.status, lang),
+                    version=after.version,
+                )
+                set_flash(text, undo=outcome.undo)
+            else:
+                outcome_flash(outcome, "memories.deleted_n", lang)
             st.session_state[BULK_CLEAR] = True
             st.rerun()
     if c[1].button(t("memories.confirm_cancel", lang), key=f"{key}_no"):
@@ -170,9 +181,13 @@ def _confirm_delete(
         st.rerun()
 
 
-def _pending_for(ids: Sequence[str]) -> bool:
+def _pending_for(where: str, ids: Sequence[str]) -> bool:
     pending = st.session_state.get(PENDING_DELETE)
-    return isinstance(pending, dict) and pending.get("ids") == list(ids)
+    return (
+        isinstance(pending, dict)
+        and pending.get("where") == where
+        and pending.get("ids") == list(ids)
+    )
 
 
 def lifecycle_panel(
@@ -215,7 +230,7 @@ def lifecycle_panel(
             if not reason:
                 st.error(t("memories.reason_required", lang))
             elif clicked == "delete":
-                st.session_state[PENDING_DELETE] = {"ids": [mid], "reason": reason}
+                st.session_state[PENDING_DELETE] = {"where": "one", "ids": [mid], "reason": reason}
             else:
                 with guard(lang, stop=False) as g:
                     outcome = editing.change_status(
@@ -239,7 +254,7 @@ def lifecycle_panel(
                             undo=outcome.undo,
                         )
                         st.rerun()
-        if _pending_for([mid]):
+        if _pending_for("one", [mid]):
             pending_reason = st.session_state[PENDING_DELETE].get("reason") or reason
             _confirm_delete(engine, scope, [seen], pending_reason, lang, key="mi_delete_confirm")
         if can_purge:
@@ -358,10 +373,14 @@ def bulk_panel(
             if not reason:
                 st.error(t("memories.reason_required", lang))
             elif action == "delete":
-                st.session_state[PENDING_DELETE] = {"ids": chosen, "reason": reason}
+                st.session_state[PENDING_DELETE] = {
+                    "where": "bulk",
+                    "ids": chosen,
+                    "reason": reason,
+                }
             else:
                 _apply_bulk(engine, scope, picked, action, reason, add, remove, lang)
-        if picked and _pending_for(chosen):
+        if picked and _pending_for("bulk", chosen):
             pending_reason = st.session_state[PENDING_DELETE].get("reason") or reason
             _confirm_delete(engine, scope, picked, pending_reason, lang, key="mi_bulk_confirm")
 
