@@ -55,6 +55,7 @@ def test_delete_confirm_then_undo_from_history_returns_to_archived(
     scope = Scope.of(tenant)
     at, mid = _open(tenant)
     dash_engine.archive(scope, mid, expected_version=1, reason="old")
+    at.run()  # someone else archived it: the page offers to reload
     at.button(key="mi_reload").click().run()  # the page shows version 2 (archived)
     at.text_input(key=f"mi_l_reason_{mid}_2").input("wrong fact")
     at.button(key="mi_memories.delete").click().run()

@@ -79,7 +79,7 @@ def test_fix_a_bad_memory(
             search.fill("Conversation note")
             search.press("Enter")
             expect(page.get_by_text(rows(1, 25))).to_be_visible()
-            expect(page).to_have_url(re.compile(r"q=Conversation\+note"))
+            expect(page).to_have_url(re.compile(r"q=Conversation(\+|%20)note"))
             page.get_by_role("button", name=t("memories.next", lang)).click()
             expect(page.get_by_text(rows(26, 26))).to_be_visible()
             expect(page).to_have_url(re.compile(r"page=2"))
@@ -124,7 +124,7 @@ def test_fix_a_bad_memory(
 
             # undo it from the flash message
             undo = t("memories.undo", lang, action=t("value.action.delete", lang))
-            page.get_by_role("button", name=undo).click()
+            page.get_by_role("button", name=undo).first.click()  # the flash message's
             expect(
                 page.get_by_text(
                     t("memories.undone", lang, n=1, action=t("value.action.delete", lang))

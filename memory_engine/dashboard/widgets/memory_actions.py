@@ -116,9 +116,12 @@ def _keep(key: str) -> None:
 
 
 def reason_input(label_key: str, key: str, lang: str, *, disabled: bool = False) -> str:
-    """A reason field starting from the last reason typed; returns it stripped."""
-    if key not in st.session_state:
-        st.session_state[key] = st.session_state.get(KEPT_REASON, "")
+    """A reason field showing the last reason typed in any reason field (they all follow it,
+    so the reason persists until the user changes it); returns it stripped."""
+    if KEPT_REASON in st.session_state:
+        st.session_state[key] = st.session_state[KEPT_REASON]
+    elif key not in st.session_state:
+        st.session_state[key] = ""
     value = st.text_input(
         t(label_key, lang), key=key, on_change=_keep, args=(key,), disabled=disabled
     )
