@@ -12,12 +12,12 @@ import pytest
 from memory_engine import MemoryEngine, MemoryStatus, Scope
 from memory_engine.dashboard.i18n import t
 from memory_engine.errors import MemoryNotFoundError
-from tests.dashboard.helpers import MEMORIES, assert_clean, run_app, table, texts
+from tests.dashboard.helpers import MEMORIES, assert_clean, memories_table, run_app, table, texts
 
 
 def _open(tenant: str, **params: str):  # noqa: ANN202 - an AppTest
     at = run_app(page=MEMORIES, tenant=tenant, **params)
-    mid = str(table(at, "mi_table")["id"].iloc[0])
+    mid = str(memories_table(at).value.iloc[0, 0])  # the id column (its header is translated)
     at.selectbox(key="mi_w_memory").set_value(mid).run()
     assert_clean(at)
     return at, mid

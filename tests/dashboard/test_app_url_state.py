@@ -56,11 +56,12 @@ def test_memories_user_agent_session_filters(
 ) -> None:
     tenant = make_tenant()
     for user, agent, session in (("u1", "a1", "s1"), ("u1", "a2", "s2"), ("u2", "a1", "s3")):
-        result = dash_engine.write(
+        (result,) = dash_engine.write_many(
             Scope.of(tenant, user_id=user, agent_id=agent, session_id=session),
-            WriteRequest(text=f"note of {user} {agent} {session}", source=MemorySource.MANUAL),
+            [WriteRequest(text=f"note of {user} {agent} {session}", source=MemorySource.MANUAL)],
+            actor="test",
         )
-        assert result.ok
+        assert result.ok, result.error
     at = run_app(page=MEMORIES, tenant=tenant, user="u1")
     assert sorted(table(at, "mi_table")["content"]) == ["note of u1 a1 s1", "note of u1 a2 s2"]
     at.text_input(key="mi_f_agent").input("a2").run()

@@ -100,8 +100,8 @@ def test_fix_a_bad_memory(
             _pick(page, chooser, f"number {number}", f"number {number}")
             expect(page).to_have_url(re.compile(f"memory={target.id}"))
             form = page.get_by_test_id("stForm")
-            form.get_by_label(t("memories.content", lang), exact=True).fill(fixed)
-            form.get_by_label(t("memories.reason", lang), exact=True).fill("wrong garden")
+            form.get_by_label(t("memories.content", lang)).fill(fixed)
+            form.get_by_label(t("memories.reason", lang)).fill("wrong garden")
             form.get_by_role("button", name=t("memories.save", lang), exact=True).click()
             expect(page.get_by_text(t("memories.saved", lang, version=2))).to_be_visible()
 
