@@ -1,18 +1,21 @@
-"""Memories: facets with counts, an entity filter, keyset-paginated table, detail (with the
-memory's entities) + history, edit with diff preview + reason + version check,
-archive/restore/delete, CSV/JSON export."""
+"""Memories: facets with counts, entity / user / agent / session filters, keyset-paginated
+table, detail (with the memory's entities) + history, edit with diff preview + reason + version
+check, archive/restore/delete (delete confirmed, archive and delete undoable), purge behind a
+typed confirmation, bulk actions on several memories, CSV/JSON export.
+
+Every filter, the page number and the memory shown are in the URL (``url_state``): a reload
+or a shared link shows the same view, and the back button walks the views."""
 
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Callable
 from typing import Any
 
 import streamlit as st
 
-from memory_engine import Memory, MemorySource, MemoryStatus, MemoryType
-from memory_engine.dashboard import reads, signin, state
+from memory_engine import Memory, MemorySource, MemoryStatus, MemoryType, Scope
+from memory_engine.dashboard import reads, signin, state, url_state
 from memory_engine.dashboard.errors import guard
 from memory_engine.dashboard.frames import memories as frames
 from memory_engine.dashboard.frames.cells import clip, list_caption, short_id
@@ -21,15 +24,17 @@ from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.markdown import md
 from memory_engine.dashboard.page import empty_tenant_hint, open_page
 from memory_engine.dashboard.signin import Action
+from memory_engine.dashboard.url_state import DATES, TEXT, UrlParam, UrlState, choices, one_of
+from memory_engine.dashboard.widgets import memory_actions as actions
 
 PAGE_SIZES = (25, 50, 100)
 EXPORT_MAX_ROWS = 50_000
 W_TYPES, W_STATUSES, W_SOURCES = "mi_f_types", "mi_f_statuses", "mi_f_sources"
 W_TEXT, W_DATES, W_SIZE, W_MEMORY = "mi_f_text", "mi_f_dates", "mi_f_size", "mi_w_memory"
 W_ENTITY = "mi_f_entity"
+W_USER, W_AGENT, W_SESSION, W_PAGE = "mi_f_user", "mi_f_agent", "mi_f_session", "mi_page"
 #: Most entities offered by the entity filter (the most linked ones).
 ENTITY_OPTIONS = 200
-FLASH = "mi_flash"
 #: Bumped when a memory is picked outside the table, so the table re-renders with that row.
 TABLE_GENERATION = "mi_table_generation"
 
@@ -43,10 +48,9 @@ if bad_id is not None:
 scope = page.require_tenant()
 tenant = scope.tenant_id
 can_edit = signin.allowed(Action.EDIT, tenant)  # viewers see the controls disabled
+can_purge = signin.allowed(Action.PURGE, tenant)
 
-flash = st.session_state.pop(FLASH, None)
-if flash:
-    st.success(flash)
+actions.render_flash(engine, scope, lang, can_edit=can_edit)
 
 with guard(lang):
     everything = engine.facet_counts(scope)
@@ -63,8 +67,32 @@ entity_names = {
     e.key: t("memories.entity_option", lang, name=e.name, count=e.memory_count)
     for e in entity_page.items
 }
-if st.session_state.get(W_ENTITY) not in entity_names:  # e.g. its last memory was purged
-    st.session_state[W_ENTITY] = None
+# ---- the view in the URL (a reload, a shared link or the back button restores it)
+view = UrlState(
+    (
+        UrlParam("type", W_TYPES, choices(MemoryType)),
+        UrlParam("status", W_STATUSES, choices(MemoryStatus)),
+        UrlParam("source", W_SOURCES, choices(MemorySource)),
+        UrlParam("entity", W_ENTITY, one_of(entity_names)),  # unknown (e.g. purged) = any
+        UrlParam("q", W_TEXT, TEXT),
+        UrlParam("created", W_DATES, DATES),
+        UrlParam("user", W_USER, TEXT),
+        UrlParam("agent", W_AGENT, TEXT),
+        UrlParam("session", W_SESSION, TEXT),
+        UrlParam("size", W_SIZE, one_of(PAGE_SIZES, PAGE_SIZES[0])),
+        UrlParam("page", W_PAGE, url_state.positive_int(), resets_with=False),
+    ),
+    resets=("page",),
+)
+view.restore()
+narrow: dict[str, str | None] = {}
+for field, key in (("user_id", W_USER), ("agent_id", W_AGENT), ("session_id", W_SESSION)):
+    value = str(st.session_state.get(key) or "").strip()
+    if value and not url_state.valid_id(value):
+        st.warning(t("memories.filter_bad_id", lang, value=md(value[:80])))
+        value = ""
+    narrow[field] = value or None
+list_scope = Scope.of(tenant, **narrow)
 filters = state.build_filter(
     types=st.session_state.get(W_TYPES, []),
     statuses=st.session_state.get(W_STATUSES, []),
@@ -75,7 +103,7 @@ filters = state.build_filter(
 )
 with guard(lang):
     facets = {
-        facet: engine.facet_counts(scope, filters=state.without_facet(filters, facet)).get(
+        facet: engine.facet_counts(list_scope, filters=state.without_facet(filters, facet)).get(
             facet, {}
         )
         for facet in ("memory_type", "status", "source")
@@ -97,21 +125,21 @@ with st.expander(t("memories.filters", lang), expanded=True):
         t("memories.filter_type", lang),
         [v.value for v in MemoryType],
         format_func=facet_label("memory_type"),
-        key=W_TYPES,
+        **view.bind("type"),
         placeholder=t("memories.filter_any", lang),
     )
     row1[1].multiselect(
         t("memories.filter_status", lang),
         [v.value for v in MemoryStatus],
         format_func=facet_label("status"),
-        key=W_STATUSES,
+        **view.bind("status"),
         placeholder=t("memories.filter_any", lang),
     )
     row1[2].multiselect(
         t("memories.filter_source", lang),
         [v.value for v in MemorySource],
         format_func=facet_label("source"),
-        key=W_SOURCES,
+        **view.bind("source"),
         placeholder=t("memories.filter_any", lang),
     )
     row2 = st.columns([2, 2, 2, 1])
@@ -120,33 +148,49 @@ with st.expander(t("memories.filters", lang), expanded=True):
         list(entity_names),
         index=None,
         format_func=lambda key: entity_names.get(key, key),
-        key=W_ENTITY,
+        **view.bind("entity"),
         placeholder=t("memories.filter_any", lang),
     )
-    row2[1].text_input(t("memories.filter_text", lang), key=W_TEXT)
-    row2[2].date_input(t("memories.filter_dates", lang), value=[], key=W_DATES)
+    row2[1].text_input(t("memories.filter_text", lang), **view.bind("q"))
+    row2[2].date_input(t("memories.filter_dates", lang), **view.bind("created"))
     row2[3].selectbox(
         t("memories.page_size", lang),
         PAGE_SIZES,
-        key=W_SIZE,
         placeholder=t("common.choose_one", lang),
+        **view.bind("size"),
     )
+    row3 = st.columns(3)
+    row3[0].text_input(t("memories.filter_user", lang), **view.bind("user"))
+    row3[1].text_input(t("memories.filter_agent", lang), **view.bind("agent"))
+    row3[2].text_input(t("memories.filter_session", lang), **view.bind("session"))
     if entity_page.truncated:
         st.caption(t("memories.entities_truncated", lang, n=ENTITY_OPTIONS))
 
 # ---- the current page (keyset pagination; cursor stack reset when filters change)
 page_size = int(st.session_state.get(W_SIZE) or PAGE_SIZES[0])
-signature = json.dumps([tenant, filters.model_dump(mode="json"), page_size], sort_keys=True)
+signature = json.dumps([tenant, narrow, filters.model_dump(mode="json"), page_size], sort_keys=True)
 stack = state.CursorStack(st.session_state, "mi_cursors", signature)
-with guard(lang):
-    page = reads.list_memories(
+
+
+def read_page(cursor: str | None):  # noqa: ANN201 - a Page
+    return reads.list_memories(
         engine,
         signin.current_account(),
         tenant,
         filters=filters,
         limit=page_size,
-        cursor=stack.cursor,
+        cursor=cursor,
+        narrow=narrow,
     )
+
+
+asked = int(st.session_state.get(W_PAGE) or 1)
+with guard(lang):
+    reached = stack.seek(asked - 1, lambda cursor: read_page(cursor).next_cursor)
+    page = read_page(stack.cursor)
+if reached + 1 != asked:  # a link beyond the last page: show the last one, say so
+    st.warning(t("memories.page_beyond", lang, asked=asked, pages=reached + 1))
+    view.set("page", reached + 1)
 total = page.total if page.total is not None else len(page.items)
 first, last = stack.bounds(page_size, len(page.items))
 if not page.items:
@@ -189,19 +233,29 @@ def export_data(fmt: str) -> Callable[[], bytes]:
     """Deferred export (runs only when the download button is clicked)."""
 
     def data() -> bytes:
-        return engine.export(scope, filters=filters, fmt=fmt, max_rows=EXPORT_MAX_ROWS)[0]
+        return engine.export(list_scope, filters=filters, fmt=fmt, max_rows=EXPORT_MAX_ROWS)[0]
 
     return data
 
 
+def go_next(cursor: str | None, number: int) -> None:
+    """Next page: its cursor is known, so the next run reads only that page."""
+    stack.push(cursor)
+    view.set("page", number)
+
+
 nav = st.columns([1, 1, 1, 1, 2])
 nav[0].button(
-    t("memories.prev", lang), on_click=stack.pop, disabled=stack.page_index == 0, key="mi_prev"
+    t("memories.prev", lang),
+    on_click=view.set,
+    args=("page", stack.page_index),  # the 1-based number of the page before
+    disabled=stack.page_index == 0,
+    key="mi_prev",
 )
 nav[1].button(
     t("memories.next", lang),
-    on_click=stack.push,
-    args=(page.next_cursor,),
+    on_click=go_next,
+    args=(page.next_cursor, stack.page_index + 2),
     disabled=not page.next_cursor,
     key="mi_next",
 )
@@ -222,6 +276,9 @@ st.caption(t("memories.export_caption", lang, max=EXPORT_MAX_ROWS))
 if total > EXPORT_MAX_ROWS:
     st.warning(t("memories.export_truncated", lang, max=EXPORT_MAX_ROWS))
 
+if page.items:
+    actions.bulk_panel(engine, scope, page.items, lang, can_edit=can_edit)
+
 # ---- which memory to inspect (?memory=<id>; may come from another page's link)
 st.divider()
 by_id: dict[str, Memory] = {str(m.id): m for m in page.items}
@@ -239,9 +296,7 @@ if url_id is not None:
 
 def memory_label(mid: str) -> str:
     m = by_id[mid]
-    return (
-        f"{short_id(mid)} · {value_label('status', m.status.value, lang)} · {clip(m.content, 70)}"
-    )
+    return f"{short_id(mid)} · {actions.status_text(m.status, lang)} · {clip(m.content, 70)}"
 
 
 def on_memory_selected() -> None:
@@ -291,6 +346,7 @@ with right:
         st.caption(list_caption(history, lang))
     else:
         st.caption(t("memories.history_empty", lang))
+    actions.history_undo(engine, scope, memory, history.items, lang, can_edit=can_edit)
     st.page_link(
         "pages/audit.py",
         label=t("memories.timeline_link", lang),
@@ -299,7 +355,7 @@ with right:
 
 # ---- edit: the version the user started from is kept until a save or an explicit reload
 # (a form not on screen in the previous run starts from the version shown now).
-base_key = f"mi_edit_base_{mid}"
+base_key = actions.EDIT_BASE.format(mid)
 base_version: int | None = st.session_state.get(base_key)
 if base_version is None or f"mi_e_content_{mid}_{base_version}" not in st.session_state:
     base_version = memory.version
@@ -312,6 +368,9 @@ def reload_memory() -> None:
 
 
 st.markdown(f"**{t('memories.edit', lang)}**")
+deleted = memory.status is MemoryStatus.DELETED
+if deleted:  # only restore or purge apply; the form stays visible, read-only
+    st.info(t("memories.deleted_note", lang))
 if base_version != memory.version:
     st.warning(t("memories.edit_stale", lang, current=memory.version, version=base_version))
     st.button(t("memories.reload", lang), on_click=reload_memory, key="mi_reload")
@@ -320,9 +379,16 @@ else:
 
 suffix = f"{mid}_{base_version}"
 types = [v.value for v in MemoryType]
+reason_key = f"mi_e_reason_{suffix}"
+if reason_key not in st.session_state:  # the reason persists until the user changes it
+    st.session_state[reason_key] = st.session_state.get(actions.KEPT_REASON, "")
 with st.form(f"mi_edit_{suffix}"):
     content = st.text_area(
-        t("memories.content", lang), value=memory.content, key=f"mi_e_content_{suffix}", height=120
+        t("memories.content", lang),
+        value=memory.content,
+        key=f"mi_e_content_{suffix}",
+        height=120,
+        disabled=deleted,
     )
     c = st.columns(3)
     importance = c[0].number_input(
@@ -332,6 +398,7 @@ with st.form(f"mi_edit_{suffix}"):
         value=float(memory.importance),
         step=0.05,
         key=f"mi_e_importance_{suffix}",
+        disabled=deleted,
     )
     memory_type = c[1].selectbox(
         t("memories.type", lang),
@@ -340,15 +407,19 @@ with st.form(f"mi_edit_{suffix}"):
         format_func=lambda v: value_label("type", v, lang),
         key=f"mi_e_type_{suffix}",
         placeholder=t("common.choose_one", lang),
+        disabled=deleted,
     )
     tags_text = c[2].text_input(
-        t("memories.tags", lang), value=", ".join(memory.tags), key=f"mi_e_tags_{suffix}"
+        t("memories.tags", lang),
+        value=", ".join(memory.tags),
+        key=f"mi_e_tags_{suffix}",
+        disabled=deleted,
     )
-    reason = st.text_input(t("memories.reason", lang), key=f"mi_e_reason_{suffix}")
+    reason = st.text_input(t("memories.reason", lang), key=reason_key, disabled=deleted)
     b = st.columns([1, 1, 4])
-    want_preview = b[0].form_submit_button(t("memories.preview", lang))
+    want_preview = b[0].form_submit_button(t("memories.preview", lang), disabled=deleted)
     want_save = b[1].form_submit_button(
-        t("memories.save", lang), type="primary", disabled=not can_edit
+        t("memories.save", lang), type="primary", disabled=deleted or not can_edit
     )
 
 if want_preview or want_save:
@@ -373,6 +444,7 @@ if want_preview or want_save:
             if not reason.strip():
                 st.error(t("memories.reason_required", lang))
             else:
+                actions.keep_reason(reason.strip())
                 with guard(lang, stop=False) as g:
                     updated = engine.update(
                         scope,
@@ -384,7 +456,7 @@ if want_preview or want_save:
                     )
                 if not g.failed:
                     st.session_state[base_key] = updated.version
-                    st.session_state[FLASH] = t("memories.saved", lang, version=updated.version)
+                    actions.set_flash(t("memories.saved", lang, version=updated.version))
                     st.rerun()
                 if base_version == memory.version:  # changed after this run read it
                     st.button(
@@ -393,34 +465,7 @@ if want_preview or want_save:
                         key="mi_reload_after_conflict",
                     )
 
-# ---- lifecycle: archive / restore / delete, same version check, reason required
-with st.expander(t("memories.lifecycle", lang)):
-    life_reason = st.text_input(t("memories.lifecycle_reason", lang), key=f"mi_l_reason_{suffix}")
-    c = st.columns(3)
-    actions = (
-        (c[0], "memories.archive", engine.archive, memory.status != MemoryStatus.ACTIVE),
-        (c[1], "memories.restore", engine.restore, memory.status == MemoryStatus.ACTIVE),
-        (c[2], "memories.delete", engine.delete, memory.status == MemoryStatus.DELETED),
-    )
-    for col, label_key, action, disabled in actions:
-        if col.button(t(label_key, lang), key=f"mi_{label_key}", disabled=disabled or not can_edit):
-            if not life_reason.strip():
-                st.error(t("memories.reason_required", lang))
-                continue
-            with guard(lang, stop=False) as g:
-                changed_memory = action(
-                    scope,
-                    uuid.UUID(mid),
-                    expected_version=base_version,
-                    reason=life_reason.strip(),
-                    actor=signin.actor(),
-                )
-            if not g.failed:
-                st.session_state[base_key] = changed_memory.version
-                st.session_state[FLASH] = t(
-                    "memories.status_changed",
-                    lang,
-                    status=changed_memory.status.value,
-                    version=changed_memory.version,
-                )
-                st.rerun()
+# ---- lifecycle: archive / restore / delete (confirmed) / purge (typed), always open
+actions.lifecycle_panel(
+    engine, scope, memory, base_version, lang, can_edit=can_edit, can_purge=can_purge
+)

@@ -12,7 +12,7 @@ import plotly.express as px
 import streamlit as st
 
 from memory_engine import Trace, waterfall
-from memory_engine.dashboard import reads, signin, state
+from memory_engine.dashboard import reads, signin, state, url_state
 from memory_engine.dashboard.errors import guard
 from memory_engine.dashboard.frames import traces as frames
 from memory_engine.dashboard.frames.cells import fmt_time, list_caption, short_id
@@ -48,7 +48,31 @@ with guard(lang):
 if not tenant_total:
     st.info(empty_tenant_hint(tenant, lang))
 
-# ---- the search form (one search per submit)
+# ---- the search form (one search per submit); a ?trace= link fills it with that search
+FORM_FILLED = "mi_q_filled"  # the trace whose query and settings the form holds
+form_defaults = {
+    "mi_q_query": "",
+    "mi_q_k": defaults.k,
+    "mi_q_min_score": defaults.min_score,
+    "mi_q_budget": defaults.token_budget,
+    "mi_q_dense": "dense" in defaults.legs,
+    "mi_q_keyword": "keyword" in defaults.legs,
+}
+url_loaded: Trace | None = None
+if url_trace is not None:
+    with guard(lang, stop=False) as g:
+        url_loaded = engine.get_trace(scope, url_trace)
+    if g.failed:
+        state.set_param(state.QP_TRACE, None)
+if url_loaded is not None and st.session_state.get(FORM_FILLED) != str(url_loaded.id):
+    filled = url_state.search_settings(url_loaded.query, url_loaded.config)
+    filled["budget"] = filled.pop("token_budget")
+    st.session_state.update(
+        {f"mi_q_{name}": value for name, value in filled.items() if value is not None}
+    )
+    st.session_state[FORM_FILLED] = str(url_loaded.id)
+for key, value in form_defaults.items():
+    st.session_state.setdefault(key, value)
 with st.form("mi_search"):
     query = st.text_input(t("replay.query", lang), key="mi_q_query")
     c = st.columns(4)
@@ -56,28 +80,20 @@ with st.form("mi_search"):
         t("replay.k", lang),
         1,
         engine.settings.limits.search_max_k,
-        value=defaults.k,
         step=1,
         key="mi_q_k",
     )
     min_score = c[1].number_input(
         t("replay.min_score", lang),
         0.0,
-        value=defaults.min_score,
         step=0.001,
         format="%.4f",
         key="mi_q_min_score",
     )
-    budget = c[2].number_input(
-        t("replay.token_budget", lang), 0, value=defaults.token_budget, step=100, key="mi_q_budget"
-    )
+    budget = c[2].number_input(t("replay.token_budget", lang), 0, step=100, key="mi_q_budget")
     with c[3]:
-        dense = st.checkbox(
-            t("replay.dense", lang), value="dense" in defaults.legs, key="mi_q_dense"
-        )
-        keyword = st.checkbox(
-            t("replay.keyword", lang), value="keyword" in defaults.legs, key="mi_q_keyword"
-        )
+        dense = st.checkbox(t("replay.dense", lang), key="mi_q_dense")
+        keyword = st.checkbox(t("replay.keyword", lang), key="mi_q_keyword")
     submitted = st.form_submit_button(t("replay.run", lang), type="primary")
 
 trace: Trace | None = None
@@ -102,11 +118,9 @@ if submitted:
         if not g.failed:
             trace = result.trace
             state.set_param(state.QP_TRACE, str(trace.id))
-if trace is None and url_trace is not None:
-    with guard(lang, stop=False) as g:
-        trace = engine.get_trace(scope, url_trace)
-    if g.failed:
-        state.set_param(state.QP_TRACE, None)
+            st.session_state[FORM_FILLED] = str(trace.id)  # the form already holds it
+if trace is None:
+    trace = url_loaded
 
 # ---- the trace
 if trace is None:
@@ -173,7 +187,29 @@ if not past.items:
     st.caption(t("replay.no_past", lang))
     st.stop()
 frame = frames.traces_frame(past.items, lang)
-st.dataframe(frame, hide_index=True, key="mi_traces", placeholder="")
+past_ids = [str(item["id"]) for item in past.items]
+
+
+def on_past_selected() -> None:
+    """A click on a past search opens it (?trace=, a new browser history entry)."""
+    rows = st.session_state["mi_traces"].selection.rows
+    if rows and rows[0] < len(past_ids):
+        state.set_param(state.QP_TRACE, past_ids[rows[0]])
+
+
+shown_id = str(trace.id) if trace is not None else None
+st.dataframe(
+    frame,
+    hide_index=True,
+    key="mi_traces",
+    placeholder="",
+    on_select=on_past_selected,
+    selection_mode="single-row",
+    selection_default=(
+        {"selection": {"rows": [past_ids.index(shown_id)]}} if shown_id in past_ids else None
+    ),
+)
+st.caption(t("replay.past_click", lang))
 if past.next_cursor or past.truncated:
     st.caption(list_caption(past, lang))
 labels = {

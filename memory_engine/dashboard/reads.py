@@ -11,6 +11,7 @@ No Streamlit import: usable (and tested) outside a script run.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from typing import Any
 
 from memory_engine import MemoryEngine
@@ -18,8 +19,9 @@ from memory_engine.models import Entity, Memory, MemoryFilter, Page, Scope, Sear
 from memory_engine.security.auth import Account, Action, PermissionDeniedError
 
 
-def _scope(account: Account | None, tenant: str) -> Scope:
-    """``Scope.of(tenant)`` after the grant check.
+def _scope(account: Account | None, tenant: str, **narrow: str | None) -> Scope:
+    """``Scope.of(tenant, **narrow)`` after the grant check (``narrow``: user_id, agent_id,
+    session_id, each None = any).
 
     Raises:
         PermissionDeniedError: no account, or the account may not read ``tenant``.
@@ -28,7 +30,7 @@ def _scope(account: Account | None, tenant: str) -> Scope:
     if account is None:
         raise PermissionDeniedError("not signed in", action=Action.READ.value, tenant=tenant)
     account.require(Action.READ, tenant)
-    return Scope.of(tenant)
+    return Scope.of(tenant, **narrow)
 
 
 def search(
@@ -50,13 +52,20 @@ def list_memories(
     filters: MemoryFilter | None = None,
     limit: int = 50,
     cursor: str | None = None,
+    narrow: Mapping[str, str | None] | None = None,
 ) -> Page:
     """One keyset page of ``tenant``'s memories (bounded by ``limit``; ``truncated``/cursor).
 
+    Args:
+        narrow: only the memories of these ``user_id``/``agent_id``/``session_id`` values
+            (None or a missing key = any).
+
     Raises:
         PermissionDeniedError: the account may not read ``tenant``; engine errors propagate.
+        TenantScopeError: a ``narrow`` value is not a valid id.
     """
-    return engine.list(_scope(account, tenant), filters=filters, limit=limit, cursor=cursor)
+    scope = _scope(account, tenant, **dict(narrow or {}))
+    return engine.list(scope, filters=filters, limit=limit, cursor=cursor)
 
 
 def get_memory(

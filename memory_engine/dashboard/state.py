@@ -8,6 +8,11 @@ URL schema (``st.query_params``; a test checks it):
 * ``memory``: id (UUID) of the memory shown on the Memories page.
 * ``trace``: id (UUID) of the search trace shown on the Query Replay page.
 
+Each page's own view state (filters, page number, ...) is declared by the page with
+:mod:`memory_engine.dashboard.url_state` (the Memories page: ``type``, ``status``, ``source``,
+``entity``, ``q``, ``created``, ``user``, ``agent``, ``session``, ``size``, ``page``). A tenant
+change drops every parameter but ``tenant`` and ``lang``.
+
 An invalid value is never guessed at: it is removed from the URL and the page says why
 (``tenant``: in the sidebar, see :func:`sync_url`; ``memory``/``trace``: :func:`url_id`).
 
@@ -21,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Final, Protocol
 
@@ -203,6 +208,23 @@ class CursorStack:
         if len(self._state["cursors"]) > 1:
             self._state["cursors"].pop()
 
+    def seek(self, page_index: int, next_cursor_of: Callable[[str | None], str | None]) -> int:
+        """Go to 0-based page ``page_index`` (a page number from the URL).
+
+        Pops back to it, or walks forward from the deepest page known, asking
+        ``next_cursor_of(cursor)`` for the next page's cursor (one read per page walked).
+        Stops at the last page; returns the page index reached.
+        """
+        cursors: list[str | None] = self._state["cursors"]
+        target = max(page_index, 0)
+        del cursors[target + 1 :]
+        while len(cursors) - 1 < target:
+            following = next_cursor_of(cursors[-1])
+            if not following:
+                break
+            cursors.append(following)
+        return self.page_index
+
     def bounds(self, page_size: int, n_items: int) -> tuple[int, int]:
         """1-based ``(first, last)`` row numbers of the current page; ``(0, 0)`` when empty."""
         if n_items == 0:
@@ -352,8 +374,8 @@ def set_tenant(tenant: str | None) -> None:
     ss_key = f"{SS_PREFIX}{QP_TENANT}"
     if tenant == current_tenant():
         return
-    for name in (QP_MEMORY, QP_TRACE):
-        if name in st.query_params:
+    for name in list(st.query_params):  # filters, pages and selections of the other tenant
+        if name not in GLOBAL_PARAMS:
             del st.query_params[name]
     if tenant:
         st.query_params[QP_TENANT] = tenant

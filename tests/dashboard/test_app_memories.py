@@ -250,6 +250,11 @@ def test_archive_restore_delete_with_reason(
     at.text_input(key=f"mi_l_reason_{mid}_3").input("wrong")
     at.button(key="mi_memories.delete").click().run()
     assert_clean(at)
+    # delete asks first: nothing changes until the confirmation
+    assert dash_engine.get(scope, mid).status == MemoryStatus.ACTIVE
+    assert any(w.startswith(f"Delete memory {mid[:8]}") for w in texts(at.warning))
+    at.button(key="mi_delete_confirm_yes").click().run()
+    assert_clean(at)
     assert dash_engine.get(scope, mid).status == MemoryStatus.DELETED
     actions = [(e.action.value, e.reason) for e in dash_engine.history(scope, mid).items]
     assert actions[-3:] == [("archive", "stale"), ("restore", "needed again"), ("delete", "wrong")]

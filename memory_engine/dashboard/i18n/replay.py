@@ -48,6 +48,10 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     },
     "replay.config": {"en": "Configuration of this search", "zh": "本次搜索的配置"},
     "replay.past": {"en": "Past searches", "zh": "历史搜索"},
+    "replay.past_click": {
+        "en": "Click a row to open that search (its link is in the address bar).",
+        "zh": "点击一行即可打开该次搜索（链接会显示在地址栏中）。",
+    },
     "replay.no_past": {
         "en": "No stored searches for this tenant yet.",
         "zh": "该租户还没有保存的搜索。",

@@ -6,4 +6,6 @@ its widgets, calls the engine and draws; the data it shows comes from
   tools of Query Replay; :mod:`.store_compare`: PostgreSQL vs Qdrant (Query Replay, Overview).
 * :mod:`.alarm`: the cross-tenant alarm of a trace; :mod:`.pii`: PII panels (Write Inspector,
   Audit); :mod:`.write_trail`: the steps of one write (Write Inspector).
+* :mod:`.memory_actions`: safe edits of the Memories page (confirmed delete, undo, typed purge,
+  bulk actions, the persistent reason).
 """

@@ -1,0 +1,72 @@
+"""The URL codecs of ``memory_engine.dashboard.url_state`` (no Streamlit run needed)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from memory_engine import MemoryStatus
+from memory_engine.dashboard import url_state
+from memory_engine.dashboard.state import CursorStack
+
+
+def test_list_choices_round_trip_and_drop_unknown_values() -> None:
+    codec = url_state.choices(MemoryStatus)
+    assert codec.encode(["active", "archived"]) == "active,archived"
+    assert codec.decode("archived,bogus,active,archived") == ["archived", "active"]
+    assert codec.encode([]) == "" and codec.default == []
+
+
+def test_single_choice_refuses_unknown_value() -> None:
+    codec = url_state.one_of(lambda: [25, 50, 100], 25)
+    assert codec.decode("50") == 50 and codec.encode(50) == "50"
+    assert codec.encode(25) == ""  # the default is not written: clean links
+    with pytest.raises(ValueError):
+        codec.decode("7")
+
+
+def test_page_number_and_date_range() -> None:
+    page = url_state.positive_int()
+    assert page.decode("3") == 3 and page.encode(1) == "" and page.encode(4) == "4"
+    for bad in ("0", "-2", "x"):
+        with pytest.raises(ValueError):
+            page.decode(bad)
+    dates = url_state.DATES
+    span = (date(2024, 5, 1), date(2024, 5, 31))
+    assert dates.encode(span) == "2024-05-01..2024-05-31"
+    assert dates.decode("2024-05-01..2024-05-31") == span
+    assert dates.decode("2024-05-02") == (date(2024, 5, 2),)
+    with pytest.raises(ValueError):
+        dates.decode("2024-05-31..2024-05-01")
+
+
+def test_search_settings_of_a_trace_fill_the_form() -> None:
+    config = {"k": 7, "legs": ["keyword"], "min_score": 0.01, "token_budget": 300}
+    assert url_state.search_settings("花生过敏", config) == {
+        "query": "花生过敏",
+        "k": 7,
+        "min_score": 0.01,
+        "token_budget": 300,
+        "dense": False,
+        "keyword": True,
+    }
+    partial = url_state.search_settings("q", {"k": "seven"})
+    assert partial["k"] is None and partial["dense"] is None
+
+
+def test_cursor_stack_seeks_a_page_from_the_url() -> None:
+    store: dict[str, object] = {}
+    pages = {None: "c1", "c1": "c2", "c2": None}  # three pages
+    calls: list[object] = []
+
+    def next_of(cursor: str | None) -> str | None:
+        calls.append(cursor)
+        return pages[cursor]
+
+    stack = CursorStack(store, "k", "sig")
+    assert stack.seek(2, next_of) == 2 and stack.cursor == "c2" and calls == [None, "c1"]
+    assert stack.seek(0, next_of) == 0 and stack.cursor is None
+    calls.clear()
+    assert stack.seek(9, next_of) == 2  # beyond the last page: stops at the last one
+    assert calls == [None, "c1", "c2"]
