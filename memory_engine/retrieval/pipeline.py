@@ -20,6 +20,7 @@ from typing import Any
 from memory_engine import text as textmod
 from memory_engine.config.retrieval import Leg, SearchOptions
 from memory_engine.embedding.base import Embedder
+from memory_engine.entities import entity_terms
 from memory_engine.models import (
     Candidate,
     Scope,
@@ -313,9 +314,7 @@ def run_search(
         # each dense leg that counts for this query is floored by its own model's values (a
         # leg weighted 0 for the query's script, e.g. MiniLM on Chinese, decides nothing)
         floored = {leg: name for leg, name in models.items() if weights.get(leg, 1.0) > 0}
-        passing = _relevance_floor(
-            passing, terms, floored, options, dropped, warnings, notes
-        )
+        passing = _relevance_floor(passing, terms, floored, options, dropped, warnings, notes)
     stages.append("threshold")
     kept, dups = dedupe(passing, near_duplicate=options.near_duplicate, limit=options.k * 4)
     dropped += [_summarise(c, reason, notes) for c, reason in dups]
@@ -398,7 +397,8 @@ def _relevance_floor(
         if pos < max(options.k, MATCH_WINDOW) and any(
             name.startswith("keyword") for name in c.ranks
         ):
-            cov = keyword_coverage(terms, memory_terms(c.memory.content))
+            held = memory_terms(c.memory.content) | frozenset(entity_terms(c.memory.entities))
+            cov = keyword_coverage(terms, held)
             c = Candidate(
                 memory=c.memory,
                 scores={**c.scores, "coverage": round(cov, 4)},
