@@ -43,6 +43,7 @@ from memory_engine.retrieval.thresholds import (
     match_cosine_for,
     memory_terms,
     min_cosine_for,
+    query_names,
     relevance_drops,
 )
 from memory_engine.retrieval.waterfall import lift_sources
@@ -314,7 +315,10 @@ def run_search(
         # each dense leg that counts for this query is floored by its own model's values (a
         # leg weighted 0 for the query's script, e.g. MiniLM on Chinese, decides nothing)
         floored = {leg: name for leg, name in models.items() if weights.get(leg, 1.0) > 0}
-        passing = _relevance_floor(passing, terms, floored, options, dropped, warnings, notes)
+        names = query_names(main_query)
+        passing = _relevance_floor(
+            passing, terms, floored, options, dropped, warnings, notes, names
+        )
     stages.append("threshold")
     kept, dups = dedupe(passing, near_duplicate=options.near_duplicate, limit=options.k * 4)
     dropped += [_summarise(c, reason, notes) for c, reason in dups]
@@ -385,6 +389,7 @@ def _relevance_floor(
     dropped: list[TraceCandidate],
     warnings: list[str],
     notes: _Notes | None = None,
+    names: frozenset[str] = frozenset(),
 ) -> list[Candidate]:
     """The relevance floor (``thresholds.relevance_drops``): adds ``scores["coverage"]`` to
     the keyword-leg candidates among the best ``max(k, MATCH_WINDOW)`` (tokenizing a memory costs
@@ -399,9 +404,10 @@ def _relevance_floor(
         ):
             held = memory_terms(c.memory.content) | frozenset(entity_terms(c.memory.entities))
             cov = keyword_coverage(terms, held)
+            extra = {"names": 1.0} if names and names <= held else {}
             c = Candidate(
                 memory=c.memory,
-                scores={**c.scores, "coverage": round(cov, 4)},
+                scores={**c.scores, "coverage": round(cov, 4), **extra},
                 ranks=c.ranks,
                 flags=c.flags,
             )

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import NamedTuple
 
@@ -49,6 +50,7 @@ __all__ = [
     "match_cosine_for",
     "memory_terms",
     "min_cosine_for",
+    "query_names",
     "relevance_drops",
 ]
 
@@ -107,6 +109,28 @@ def match_cosine_for(
         return None
     excess = math.log2(max(query_terms, 1) / SHORT_QUERY_TERMS)
     return base - MATCH_COSINE_PER_DOUBLING * max(0.0, excess)
+
+
+_WORD_RE = re.compile(r"\b[A-Z][a-z]+(?:['-][A-Za-z]+)*\b")
+_SENTENCE_END = ".!?。！？:："
+_TITLES = frozenset({"dr", "mr", "mrs", "ms", "prof", "st"})
+
+
+def query_names(query: str) -> frozenset[str]:
+    """Proper names a query mentions, as keyword terms: capitalised Latin words that do not
+    start a sentence ("Ann" in "What should I cook for Ann tonight?"). A memory holding every
+    one of them matches the query (:func:`relevance_drops`): the question is about whom or
+    what it names, however its other words are phrased."""
+    names: set[str] = set()
+    for m in _WORD_RE.finditer(query):
+        before = query[: m.start()].rstrip()
+        if m.group(0).lower() in _TITLES:
+            continue
+        titled = re.search(r"\b(?:dr|mr|mrs|ms|prof|st)\.$", before, re.I) is not None
+        if not before or (before[-1] in _SENTENCE_END and not titled) or before[-1] in "\"'“‘(":
+            continue  # a sentence's first word is capitalised anyway
+        names.update(textmod.tokenize(m.group(0)))
+    return frozenset(names)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -174,7 +198,8 @@ def relevance_drops(
                 cov = c.scores.get("coverage", 0.0)
                 best["coverage"] = max(best.get("coverage", 0.0), cov)
                 is_weak = True
-                is_strong = is_strong or (in_window and cov >= match_coverage)
+                named = c.scores.get("names", 0.0) >= 1.0  # holds every name of the query
+                is_strong = is_strong or (in_window and (cov >= match_coverage or named))
             elif base in dense_floors:
                 key = score_key(base)
                 value = c.scores.get(key)

@@ -48,13 +48,19 @@ def test_search_json_carries_the_waterfall_and_the_block_accounting(tmp_path: Pa
     assert steps[-1]["stage"] == "final" and steps[-1]["rank"] == 1
 
     block = out["explain"]["block"]
-    assert [line["rank"] for line in block["lines"]] == [1, 2]
+    # at most k lines; the relevance floor may leave fewer (no padding with unrelated memories)
+    assert [line["rank"] for line in block["lines"]] in ([1], [1, 2])
     assert all(line["tokens"] > 0 for line in block["lines"])
     assert block["used_tokens"] >= sum(line["tokens"] for line in block["lines"])
     assert block["near_misses"], "six memories, k=2: the next ones just missed"
     miss = block["near_misses"][0]
-    assert miss["rule"] == "k" and miss["needs"] == {"k": 3} and miss["tokens"] > 0
+    # the pizza lunches share no term with the query: the relevance floor (a threshold rule)
+    # cuts them before k does; with two lines the next one is cut by k
+    if len(block["lines"]) == 1:
+        assert miss["rule"] == "threshold" and miss["tokens"] > 0
+    else:
+        assert miss["rule"] == "k" and miss["needs"] == {"k": 3} and miss["tokens"] > 0
     totals = {s["stage"]: s for s in block["stages"]}
-    assert totals["block"]["candidates"] == 2
+    assert totals["block"]["candidates"] == len(block["lines"])
     assert totals["legs"]["candidates"] >= totals["block"]["candidates"]
     assert out["explain"]["stale_facts"] == []  # conversation turns are events, not facts

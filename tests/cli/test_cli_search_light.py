@@ -40,7 +40,11 @@ def test_search_in_a_new_process_imports_no_torch(tmp_path: Path) -> None:
     chat = tmp_path / "chat.json"
     turns = [
         {"role": "user", "content": "我对花生过敏", "timestamp": "2024-03-01T09:00:00Z"},
-        {"role": "user", "content": "My flight to Lisbon is on 12 May", "timestamp": "2024-03-01T09:01:00Z"},
+        {
+            "role": "user",
+            "content": "My flight to Lisbon is on 12 May",
+            "timestamp": "2024-03-01T09:01:00Z",
+        },
     ]
     chat.write_text(json.dumps(turns, ensure_ascii=False), encoding="utf-8")
     ingest = subprocess.run(

@@ -112,7 +112,7 @@ def test_cli_ingest_and_search_json(
     )
     assert res.returncode == 0, res.stderr
     payload = json.loads(res.stdout)
-    assert set(payload) == {"memories", "block", "trace"}
+    assert set(payload) == {"memories", "block", "trace", "explain"}
     assert "Lena lives in Porto" in payload["memories"][0]["content"]
     assert payload["trace"]["legs"]["dense"]
     bad = subprocess.run(

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from memory_engine import MemoryEngine
+from memory_engine.dashboard.frames.cells import short_id
 from memory_engine.dashboard.i18n import t
-from tests.dashboard.test_app_replay_waterfall import OLDER, QUERY, recall_tenant
+from tests.dashboard.test_app_replay_waterfall import QUERY, recall_tenant
 from tests.dashboard.test_browser import (  # noqa: F401 - the fixture is used by name
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -76,7 +77,8 @@ def test_debug_a_recall_in_browser(
             )
             link.click()
             expect(page).to_have_url(re.compile(rf"/memories\?.*memory={older}"))
-            picked = page.get_by_test_id("stSelectbox").filter(has_text=OLDER)
-            expect(picked.first).to_be_visible()  # the memory is selected, its history below
+            # the memory is selected: its detail heading (and its history below) is shown
+            heading = t("memories.detail", lang, short_id=short_id(str(older)))
+            expect(page.get_by_text(heading, exact=True).first).to_be_visible()
         finally:
             browser.close()

@@ -144,3 +144,14 @@ def test_keyword_coverage_is_a_share_of_distinct_query_terms() -> None:
     assert keyword_coverage(["过敏", "花生"], ["花生", "过敏", "我"]) == 1.0
     assert keyword_coverage(["flight", "may", "flight"], ["flight"]) == 0.5
     assert keyword_coverage([], ["x"]) == 0.0
+
+
+def test_a_query_naming_someone_matches_the_memories_about_them() -> None:
+    """"What should I cook for Ann tonight?" shares only "Ann" with "Ann is allergic to
+    peanuts", yet that is the memory an agent needs: a memory holding every proper name of
+    the query matches it (no other query term needs to be held)."""
+    from memory_engine.retrieval.thresholds import query_names
+
+    assert query_names("What should I cook for Ann tonight?") == {"ann"}
+    assert query_names("What did I say?") == frozenset()  # a sentence's first word is no name
+    assert query_names("I met Dr. Ruiz") == query_names("ruiz is here Ruiz") == {"ruiz"}

@@ -133,7 +133,8 @@ def test_every_leg_of_the_trace_gets_a_step_by_name() -> None:
     wf = waterfall(_trace([a], ["dense", "dense_zh", "keyword"]))
     legs = [s for s in wf.candidates[0].steps if s.stage == "leg"]
     assert [s.name for s in legs] == ["dense", "dense_zh", "keyword"]
-    assert [s.score for s in legs] == ["cosine", "cosine", "bm25"]
+    # each dense leg reads its own score key (normfusion.leg_score_key: dense_zh -> cosine_zh)
+    assert [s.score for s in legs] == ["cosine", "cosine_zh", "bm25"]
     assert [s.contribution for s in legs] == [0.6, 0.2, 1.0]  # weight 0.5 * normalised
 
 
