@@ -265,3 +265,35 @@ def test_bulk_load_of_several_tenants_is_one_transaction(pg_store: PostgresStore
             actor="importer",
         )
     assert pg_store.count(scope=Scope.of(c)) == 0 and pg_store.count(scope=Scope.of(d)) == 0
+
+
+def test_bulk_load_two_batches_of_one_tenant(pg_store: PostgresStore) -> None:
+    """One batch per user of a tenant: each batch gets its own outcomes, every row is written
+    once with one create event (the batches were mixed up by tenant before)."""
+    rng = np.random.default_rng(5)
+    t = new_tenant_id()
+    first = [_item(t, "alpha fact", rng, user_id="u1"), _item(t, "beta fact", rng, user_id="u1")]
+    second = [_item(t, "gamma fact", rng, user_id="u2")]
+    out = pg_store.bulk_load(
+        [(Scope.of(t, user_id="u1"), iter(first)), (Scope.of(t, user_id="u2"), iter(second))],
+        actor="importer",
+    )
+    assert [[o.memory_id for o in b] for b in out] == [
+        [i.memory.id for i in first],
+        [i.memory.id for i in second],
+    ]
+    assert [[o.status for o in b] for b in out] == [["created", "created"], ["created"]]
+    assert pg_store.count(scope=Scope.of(t)) == 3
+    events = [e for e in pg_store.events(scope=Scope.of(t)).items if e.action == "create"]
+    assert len(events) == 3
+
+
+def test_bulk_load_two_batches_of_one_tenant_with_archived_rows(pg_store: PostgresStore) -> None:
+    rng = np.random.default_rng(6)
+    t = new_tenant_id()
+    first = [_item(t, "held for review", rng, status=MemoryStatus.ARCHIVED)]
+    second = [_item(t, "another one", rng, status=MemoryStatus.ARCHIVED)]
+    out = pg_store.bulk_load(
+        [(Scope.of(t), iter(first)), (Scope.of(t), iter(second))], actor="importer"
+    )
+    assert [[o.status for o in b] for b in out] == [["created"], ["created"]]
