@@ -297,3 +297,31 @@ def test_bulk_load_two_batches_of_one_tenant_with_archived_rows(pg_store: Postgr
         [(Scope.of(t), iter(first)), (Scope.of(t), iter(second))], actor="importer"
     )
     assert [[o.status for o in b] for b in out] == [["created"], ["created"]]
+
+
+class _OtherModelEmbedder(_HashEmbedder):
+    model_name = "another-model"
+
+
+def test_write_batch_bulk_path_store_refusal_fails_every_request(
+    pg_store_factory: Callable[..., PostgresStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store refuses the bulk transaction after reading only some items (here the first:
+    another embedding model than the store's): nothing is stored, so every request must get
+    the error, not only the ones streamed before the refusal (the rest were reported written
+    with no memory)."""
+    store = pg_store_factory(embedding_batch_size=2)
+    store.ensure_embedding(_HashEmbedder.model_name, _HashEmbedder.dim)
+    monkeypatch.setattr(raw, "BULK_MIN_MEMORIES", 5)
+    scope = Scope.of(new_tenant_id())
+    results = raw.write_batch(
+        [raw.WriteRequest(text=f"fact number {i}") for i in range(8)],
+        scope=scope,
+        settings=store.settings,
+        store=store,
+        embedder=_OtherModelEmbedder(),
+        extractor=raw.raw_extractor(store.settings),
+        actor="t",
+    )
+    assert store.count(scope=scope) == 0
+    assert [r.ok for r in results] == [False] * 8
