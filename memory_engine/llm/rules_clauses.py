@@ -28,13 +28,14 @@ EN_MAX_CHARS = 120
 _ZH_RELATIONS = (
     "儿子|女儿|老婆|妻子|太太|老公|丈夫|先生|妈妈|母亲|爸爸|父亲|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|"
     "外公|外婆|男朋友|女朋友|朋友|同事|经理|老板|领导|上司|组长|主管|总监|老师|同学|室友|孩子|宝宝|"
-    "客户|导师|医生|妈|爸"
+    "客户|导师|医生|父母|爸妈|家人|岳父|岳母|公公|婆婆|姥姥|姥爷|叔叔|阿姨|舅舅|姑姑|侄子|侄女|"
+    "外甥|孙子|孙女|邻居|房东|未婚妻|未婚夫|妈|爸"
 )
 _EN_RELATIONS = (
     "son|daughter|wife|husband|partner|mom|mum|mother|dad|father|brother|sister|grandma|"
     "grandmother|grandpa|grandfather|friend|best friend|colleague|coworker|co-worker|manager|"
     "boss|team lead|lead|kid|child|girlfriend|boyfriend|roommate|client|doctor|landlord|neighbor|"
-    "neighbour|cat|dog"
+    "neighbour|parents|in-laws|uncle|aunt|cousin|nephew|niece|fiance|fiancee|cat|dog"
 )
 _ZH_HOLDER_RE = re.compile(
     rf"^(?:我们?(?:的|家)?|用户的)(?P<rel>{_ZH_RELATIONS})"

@@ -363,7 +363,9 @@ def _write_bulk(
     try:
         stored = bulk_insert(items(), scope=scope, actor=actor, reason=reason)
     except MemoryEngineError as exc:  # one transaction: none of them was stored
-        for idx in set(flat):
+        # Every request not already failed by its embedding, including those the store had
+        # not yet read when it refused (it may stop at the first item).
+        for idx in {idx for group in groups for idx, _ in group} - failed.keys():
             failed[idx] = exc.to_dict()
             outcomes[idx] = []
         return

@@ -265,3 +265,63 @@ def test_bulk_load_of_several_tenants_is_one_transaction(pg_store: PostgresStore
             actor="importer",
         )
     assert pg_store.count(scope=Scope.of(c)) == 0 and pg_store.count(scope=Scope.of(d)) == 0
+
+
+def test_bulk_load_two_batches_of_one_tenant(pg_store: PostgresStore) -> None:
+    """One batch per user of a tenant: each batch gets its own outcomes, every row is written
+    once with one create event (the batches were mixed up by tenant before)."""
+    rng = np.random.default_rng(5)
+    t = new_tenant_id()
+    first = [_item(t, "alpha fact", rng, user_id="u1"), _item(t, "beta fact", rng, user_id="u1")]
+    second = [_item(t, "gamma fact", rng, user_id="u2")]
+    out = pg_store.bulk_load(
+        [(Scope.of(t, user_id="u1"), iter(first)), (Scope.of(t, user_id="u2"), iter(second))],
+        actor="importer",
+    )
+    assert [[o.memory_id for o in b] for b in out] == [
+        [i.memory.id for i in first],
+        [i.memory.id for i in second],
+    ]
+    assert [[o.status for o in b] for b in out] == [["created", "created"], ["created"]]
+    assert pg_store.count(scope=Scope.of(t)) == 3
+    events = [e for e in pg_store.events(scope=Scope.of(t)).items if e.action == "create"]
+    assert len(events) == 3
+
+
+def test_bulk_load_two_batches_of_one_tenant_with_archived_rows(pg_store: PostgresStore) -> None:
+    rng = np.random.default_rng(6)
+    t = new_tenant_id()
+    first = [_item(t, "held for review", rng, status=MemoryStatus.ARCHIVED)]
+    second = [_item(t, "another one", rng, status=MemoryStatus.ARCHIVED)]
+    out = pg_store.bulk_load(
+        [(Scope.of(t), iter(first)), (Scope.of(t), iter(second))], actor="importer"
+    )
+    assert [[o.status for o in b] for b in out] == [["created"], ["created"]]
+
+
+class _OtherModelEmbedder(_HashEmbedder):
+    model_name = "another-model"
+
+
+def test_write_batch_bulk_path_store_refusal_fails_every_request(
+    pg_store_factory: Callable[..., PostgresStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store refuses the bulk transaction after reading only some items (here the first:
+    another embedding model than the store's): nothing is stored, so every request must get
+    the error, not only the ones streamed before the refusal (the rest were reported written
+    with no memory)."""
+    store = pg_store_factory(embedding_batch_size=2)
+    store.ensure_embedding(_HashEmbedder.model_name, _HashEmbedder.dim)
+    monkeypatch.setattr(raw, "BULK_MIN_MEMORIES", 5)
+    scope = Scope.of(new_tenant_id())
+    results = raw.write_batch(
+        [raw.WriteRequest(text=f"fact number {i}") for i in range(8)],
+        scope=scope,
+        settings=store.settings,
+        store=store,
+        embedder=_OtherModelEmbedder(),
+        extractor=raw.raw_extractor(store.settings),
+        actor="t",
+    )
+    assert store.count(scope=scope) == 0
+    assert [r.ok for r in results] == [False] * 8

@@ -135,3 +135,23 @@ def test_a_plain_wish_is_no_plan_and_past_travel_no_plan() -> None:
         "五一",
         "厦门",
     )
+
+
+@pytest.mark.parametrize(
+    ("mine", "theirs"),
+    [
+        ("我住在上海", "我父母住在北京"),
+        ("我今年34岁", "我叔叔今年50岁"),
+        ("I live in Shanghai.", "My parents live in Beijing."),
+        ("I'm 34 years old.", "My uncle is 50 years old."),
+    ],
+)
+def test_a_relative_fact_never_supersedes_the_users_own(
+    engine: MemoryEngine, scope: Scope, mine: str, theirs: str
+) -> None:
+    """A fact about the user's parents or uncle is another subject: the user's own fact stays
+    active (the parents' residence superseded the user's before)."""
+    (own,) = write(engine, scope, mine)
+    write(engine, scope, theirs)
+    assert engine.get(scope, own).status == MemoryStatus.ACTIVE
+    assert len(active(engine, scope)) == 2

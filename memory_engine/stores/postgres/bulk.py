@@ -177,12 +177,15 @@ class PgBulkWriter:
                     )
                 results: list[list[InsertOutcome]] = []
                 created = 0
+                first_ord = 0
                 for scope, rows in staged:
+                    span = (first_ord, first_ord + rows)  # this batch's rows only
+                    first_ord += rows
                     if not rows:
                         results.append([])
                         continue
                     cur.execute("SELECT set_config('app.tenant_id', %s, true)", [scope.tenant_id])
-                    outcomes, made = _insert_staged(cur, scope, actor, reason, request_id)
+                    outcomes, made = _insert_staged(cur, scope, span, actor, reason, request_id)
                     results.append(outcomes)
                     created += made
                 if rebuild and indexdef is not None:
@@ -250,17 +253,20 @@ def _copy_staged(
 def _insert_staged(
     cur: psycopg.Cursor[Any],
     scope: Scope,
+    span: tuple[int, int],
     actor: str,
     reason: str | None,
     request_id: str | None,
 ) -> tuple[list[InsertOutcome], int]:
-    """Dedupe the staged rows, insert the rest and their events; outcomes in item order."""
-    t = {"t": scope.tenant_id}
+    """Dedupe the staged rows of one batch (positions ``span[0] <= ord < span[1]``; several
+    batches may share a tenant), insert the rest and their events; outcomes in item order."""
+    t = {"t": scope.tenant_id, "lo": span[0], "hi": span[1]}
     # An active memory of the tenant with the same owner and hash (served by the unique index).
     cur.execute(
         """
         UPDATE bulk_staged s SET dup_of = m.id FROM memories m
-        WHERE s.tenant_id = %(t)s AND s.status = 'active' AND s.content_hash <> ''
+        WHERE s.tenant_id = %(t)s AND s.ord >= %(lo)s AND s.ord < %(hi)s
+          AND s.status = 'active' AND s.content_hash <> ''
           AND m.tenant_id = %(t)s AND m.status = 'active' AND m.content_hash <> ''
           AND coalesce(m.user_id, '') = coalesce(s.user_id, '')
           AND m.content_hash = s.content_hash
@@ -274,8 +280,8 @@ def _insert_staged(
         FROM (SELECT ord, first_value(id) OVER (
                          PARTITION BY coalesce(user_id, ''), content_hash ORDER BY ord) AS first_id
               FROM bulk_staged
-              WHERE tenant_id = %(t)s AND status = 'active' AND content_hash <> ''
-                AND dup_of IS NULL) f
+              WHERE tenant_id = %(t)s AND ord >= %(lo)s AND ord < %(hi)s
+                AND status = 'active' AND content_hash <> '' AND dup_of IS NULL) f
         WHERE s.ord = f.ord AND f.first_id <> s.id
         """,
         t,
@@ -285,7 +291,8 @@ def _insert_staged(
         cur.execute(
             sql.SQL(
                 "INSERT INTO memories ({cols}) SELECT {cols} FROM bulk_staged "
-                "WHERE tenant_id = %(t)s AND dup_of IS NULL ORDER BY ord"
+                "WHERE tenant_id = %(t)s AND ord >= %(lo)s AND ord < %(hi)s AND dup_of IS NULL "
+                "ORDER BY ord"
             ).format(cols=cols),
             t,
         )
@@ -305,6 +312,7 @@ def _insert_staged(
             )
             for mid, names, meta in cur.execute(
                 "SELECT id, entities, metadata FROM bulk_staged WHERE tenant_id = %(t)s "
+                "AND ord >= %(lo)s AND ord < %(hi)s "
                 "AND dup_of IS NULL AND cardinality(entities) > 0 ORDER BY ord",
                 t,
             ).fetchall()
@@ -316,7 +324,8 @@ def _insert_staged(
                             after, reason, request_id, details)
         SELECT tenant_id, user_id, agent_id, session_id, id, 'create', %(actor)s, event_after,
                %(reason)s, %(request_id)s, '{}'::jsonb
-        FROM bulk_staged WHERE tenant_id = %(t)s AND dup_of IS NULL ORDER BY ord
+        FROM bulk_staged WHERE tenant_id = %(t)s AND ord >= %(lo)s AND ord < %(hi)s
+          AND dup_of IS NULL ORDER BY ord
         """,
         {"actor": actor, "reason": reason, "request_id": request_id, **t},
     )
@@ -325,7 +334,9 @@ def _insert_staged(
         if dup is None
         else InsertOutcome(memory_id=mid, status="duplicate", existing_id=dup)
         for mid, dup in cur.execute(
-            "SELECT id, dup_of FROM bulk_staged WHERE tenant_id = %(t)s ORDER BY ord", t
+            "SELECT id, dup_of FROM bulk_staged WHERE tenant_id = %(t)s "
+            "AND ord >= %(lo)s AND ord < %(hi)s ORDER BY ord",
+            t,
         )
     ]
     return outcomes, created
