@@ -29,6 +29,9 @@ from memory_engine.models import EventAction, MemorySource, MemoryStatus, Memory
 KEPT: frozenset[str] = frozenset(
     w.lower()
     for w in (
+        # the search legs' ids, as in MEMORY_LEGS and the trace (dense, dense_ml, keyword)
+        "dense",
+        "keyword",
         # products, protocols, formats
         "memory-engine",
         "memory_engine",

@@ -74,7 +74,7 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "audit.col_valid_until": {"en": "valid until", "zh": "生效至"},
     "audit.time_help": {
         "en": "In your time zone ({tz}). The exports also carry the time in UTC (column at).",
-        "zh": "按您的时区（{tz}）显示。导出文件中另有 UTC 时间（at 列）。",
+        "zh": "按您的时区（{tz}）显示。导出文件中另有 UTC 时间（`at` 列）。",
     },
     "audit.timezone": {
         "en": "Times are shown in your time zone: {tz}.",

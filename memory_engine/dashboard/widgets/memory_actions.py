@@ -359,6 +359,7 @@ def bulk_panel(
             editing.BULK_ACTIONS,
             format_func=lambda a: t(f"memories.{a}", lang),
             key=W_BULK_ACTION,
+            placeholder=t("common.choose_one", lang),
         )
         add = remove = ""
         if action == "retag":

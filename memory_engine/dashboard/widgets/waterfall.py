@@ -122,6 +122,7 @@ def render_details(wf: Waterfall, lang: str) -> None:
         index=0,
         format_func=options.__getitem__,
         key=W_PICK,
+        placeholder=t("common.choose_one", lang),
     )
     chosen = next((c for c in wf.candidates if str(c.memory_id) == picked), wf.candidates[0])
     st.markdown(f"{t('replay.full_content', lang)}: {md(chosen.content)}")
