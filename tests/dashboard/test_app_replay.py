@@ -48,7 +48,8 @@ def test_query_replay_shows_every_candidate(
     assert frame["content"].iloc[0] == "Ann is allergic to peanuts"
     assert list(frame["final rank"].iloc[:2]) == [1, 2]
     assert frame["final rank"].iloc[2:].isna().all()
-    assert set(frame["drop reason"].iloc[2:]) == {"below top k"}
+    # unrelated memories are cut by the relevance floor (no padding), the others by k
+    assert set(frame["drop reason"].iloc[2:]) <= {"below top k", "below relevance floor"}
     trace_id = at.query_params["trace"]
     trace = dash_engine.get_trace(Scope.of(tenant), uuid.UUID(trace_id))
     assert [c.value for c in at.code][0] == trace.block
@@ -109,7 +110,7 @@ def test_reopened_trace_in_chinese_pipeline_order_labels_and_empty_cells(
     trace_id = at.query_params["trace"]
     stored = dash_engine.get_trace(Scope.of(tenant), uuid.UUID(trace_id))
     expected = [s for s in traces.STAGE_ORDER if s in stored.timings_ms]
-    assert expected == [
+    assert [s for s in expected if not s.endswith("dense_ml")] == [
         "expand",
         "terms",
         "embed_query",
@@ -124,12 +125,19 @@ def test_reopened_trace_in_chinese_pipeline_order_labels_and_empty_cells(
     ]
     # (the stored payload is JSONB, whose key order is not the pipeline's)
     reopened = run_app(page=REPLAY, tenant=tenant, trace=trace_id)
-    assert list(table(reopened, "mi_timings")["stage"]) == expected
+    # the multilingual leg's stages (dense_ml, embed_query:dense_ml) follow the known ones
+    extra = [s for s in stored.timings_ms if s not in expected]
+    assert set(extra) <= {"dense_ml", "embed_query:dense_ml"}
+    shown = list(table(reopened, "mi_timings")["stage"])
+    assert shown[: len(expected)] == expected and sorted(shown[len(expected) :]) == sorted(extra)
 
     zh = run_app(page=REPLAY, tenant=tenant, trace=trace_id, lang="zh")
-    timings = [d.value for d in zh.dataframe if "阶段" in d.value.columns]
+    timings = [
+        d.value for d in zh.dataframe if "阶段" in d.value.columns and len(d.value.columns) == 2
+    ]
     assert len(timings) == 1
-    assert list(timings[0]["阶段"]) == [stage_label(s, "zh") for s in expected]
+    zh_stages = list(timings[0]["阶段"])
+    assert zh_stages[: len(expected)] == [stage_label(s, "zh") for s in expected]
     assert list(timings[0]["阶段"])[:4] == ["查询扩展", "提取查询词", "查询向量化", "向量检索"]
 
     # a keyword-only search for a query without keyword terms: a warning, no candidates

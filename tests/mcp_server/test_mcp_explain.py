@@ -58,7 +58,8 @@ def test_search_explain_returns_the_waterfall_near_misses_and_stale_facts(
                 assert stages[:2] == ["leg", "leg"] and stages[-1] == "final"
                 assert {"fuse", "type_weight", "retention", "threshold"} <= set(stages)
                 legs = {s["name"]: s for s in first["waterfall"] if s["stage"] == "leg"}
-                assert set(legs) == {"dense", "keyword"}
+                # the multilingual leg (dense_ml) runs beside them by default
+                assert {"dense", "keyword"} <= set(legs) <= {"dense", "dense_ml", "keyword"}
                 assert legs["dense"]["score"] == "cosine" and legs["keyword"]["score"] == "bm25"
                 assert legs["dense"]["normalised"] is not None  # z-score over the pool
                 fuse = next(s for s in first["waterfall"] if s["stage"] == "fuse")
