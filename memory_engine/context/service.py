@@ -166,7 +166,14 @@ def _why(c: Candidate) -> str:
 class SearchFn(Protocol):
     """The recall a context needs (``SearchService.search``)."""
 
-    def __call__(self, scope: Scope, query: str, *, k: int | None = None) -> SearchResult: ...
+    def __call__(
+        self,
+        scope: Scope,
+        query: str,
+        *,
+        k: int | None = None,
+        recent_turns: Sequence[str] | None = None,
+    ) -> SearchResult: ...
 
 
 class WriteFn(Protocol):
@@ -185,6 +192,10 @@ class WriteFn(Protocol):
         actor: str = ...,
         reason: str | None = ...,
     ) -> WriteResult: ...
+
+
+#: Recent messages of the session searched with the input (``SearchOptions.recent_turns``).
+RECENT_TURNS_IN_QUERY = 2
 
 
 class ContextService:
@@ -287,7 +298,10 @@ class ContextService:
         )
         # The search keeps its own block budget (MEMORY_TOKEN_BUDGET); what the context budget
         # removes afterwards is trimmed here, so it is reported in ``trimmed``.
-        result = self._search(scope, query, k=k)
+        # the conversation so far is part of the question ("Any allergies?" after "I am cooking
+        # for Ann tonight"): the last two recent messages go with the query (``recent_turns``)
+        turns = [m.content for m in wm.recent[-RECENT_TURNS_IN_QUERY:] if m.content.strip()]
+        result = self._search(scope, query, k=k, recent_turns=turns or None)
         recalled: list[Candidate] = list(result.memories)
         if task_type:
             prefs = TASK_TYPE_PREFERENCES[task_type]
