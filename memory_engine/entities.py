@@ -33,7 +33,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memory_engine.text import tokenize
+from memory_engine.stopwords import is_stopword
+from memory_engine.text import is_word, tokenize, word_boundaries
 
 #: Longest display name kept (characters, after trimming); longer names name no entity.
 MAX_ENTITY_NAME_CHARS = 200
@@ -166,10 +167,68 @@ def entity_terms(names: Iterable[str]) -> list[str]:
 MIN_MENTION_KEY_CHARS = 2
 
 
+#: Single characters after a CJK name that still end the name ("深圳市", "小王们", "华为的"):
+#: place and organisation suffixes, plural and possessive particles, verbs of speech.
+_CJK_NAME_TAILS = frozenset("市省区县镇村乡路街州港岛山湖河们的家说讲和跟与及等也都")
+
+
+def _cjk_mention(text: str, key: str, bounds: set[int]) -> bool:
+    """True when ``key`` occurs in ``text`` as a word of its own: it starts on a word
+    boundary (``text.word_boundaries``) and ends on one, or is followed by a name tail
+    (:data:`_CJK_NAME_TAILS`) or by a dictionary word ("张伟" in "张伟明天来": 明天). A key
+    inside a longer word is no mention ("小王" in "小王子")."""
+    start = text.find(key)
+    while start >= 0:
+        end = start + len(key)
+        if start in bounds and (
+            end in bounds
+            or text[end : end + 1] in _CJK_NAME_TAILS
+            or is_word(text[end : end + 2])
+            or is_word(text[end : end + 3])
+        ):
+            return True
+        start = text.find(key, start + 1)
+    return False
+
+
+def _latin_mention(content: str, key: str, name: str) -> bool:
+    """True when the Latin ``key`` occurs as whole words of ``content`` (NFKC, not case
+    folded), with the capitals a proper name needs when it could be a common word:
+
+    * a one-word name that is an English function word ("Will", "It") matches only as
+      written with its capital and not at the start of a sentence ("We will meet" and
+      "Will you call?" are no mentions);
+    * a one-word name written with a capital and lowercase letters ("Go", "Priya") matches
+      only capitalised ("go home" is no mention of Go);
+    * any other name (several words, all capitals, all lowercase) matches in any case
+      ("dr ruiz" for Dr. Ruiz, "acme" for ACME)."""
+    pattern = re.compile(rf"(?<![^\W_]){re.escape(key)}(?![^\W_])", re.IGNORECASE)
+    word = name.strip(_EDGE)
+    one_word = " " not in key
+    function_word = one_word and is_stopword(key)
+    proper = one_word and word[:1].isupper() and not word.isupper()
+    folded = entity_key(content)
+    if not (function_word or proper):
+        return pattern.search(folded) is not None
+    for hit in pattern.finditer(content):
+        found = hit.group(0)
+        if not found[:1].isupper():
+            continue
+        before = content[: hit.start()].rstrip(" \t\"'“‘(")
+        starts_sentence = not before or before[-1] in ".!?。！？\n:："
+        if function_word and (starts_sentence or found != word):
+            continue
+        return True
+    return False
+
+
 def mentioned_entities(content: str, known: Iterable[tuple[str, str]]) -> list[str]:
     """Names of known entities that ``content`` mentions, by exact match of the normalised
-    key: a CJK key as a substring of the normalised content, any other key as whole words
-    ("acme" in "Had a call with acme", "ＡＣＭＥ sent it"; never "acme" in "acmeology").
+    key: a CJK key as a word of the normalised content (never inside a longer word: "小王"
+    is not in "小王子", :func:`_cjk_mention`), any other key as whole words, with a capital
+    when the name could be a common word ("acme" in "Had a call with acme", "ＡＣＭＥ sent it";
+    never "acme" in "acmeology", "Go" in "go home" or "Will" in "I will call";
+    :func:`_latin_mention`).
 
     Args:
         content: the text of a new memory.
@@ -181,14 +240,20 @@ def mentioned_entities(content: str, known: Iterable[tuple[str, str]]) -> list[s
     text = entity_key(content) if content else ""
     if not text:
         return []
+    original = unicodedata.normalize("NFKC", content).replace("\u2019", "'")
+    bounds: set[int] | None = None
     out: list[str] = []
     for key, name in known:
         if len(key) < MIN_MENTION_KEY_CHARS or name in out:
             continue
         if re.search(rf"[{_CJK}]", key):
-            hit = key in text
+            if key not in text:
+                continue
+            if bounds is None:
+                bounds = word_boundaries(text)
+            hit = _cjk_mention(text, key, bounds)
         else:
-            hit = re.search(rf"(?<![^\W_]){re.escape(key)}(?![^\W_])", text) is not None
+            hit = _latin_mention(original, key, name)
         if hit:
             out.append(name)
     return out

@@ -50,6 +50,8 @@ __all__ = [
     "count_tokens",
     "detect_script",
     "is_cjk",
+    "is_word",
+    "word_boundaries",
     "normalize_for_hash",
     "query_terms",
     "tokenize",
@@ -324,6 +326,33 @@ def detect_script(text: str) -> str:
     if hangul:
         return "ko"
     return "zh"
+
+
+def word_boundaries(text: str) -> set[int]:
+    """Character offsets of ``text`` where a word starts or ends: jieba's segmentation (with
+    and without its HMM for unknown words, so either reading counts) plus 0 and ``len(text)``.
+
+    Args:
+        text: any text (Chinese is what jieba segments; other scripts split at spaces and
+            punctuation).
+
+    Returns:
+        The offsets, e.g. ``{0, 1, 2, 3, 6}`` for "我在看小王子" (小王子 is one word).
+    """
+    out = {0, len(text)}
+    tok = _jieba()
+    for hmm in (True, False):
+        pos = 0
+        for word in tok.cut(text, HMM=hmm):
+            pos += len(word)
+            out.add(pos)
+    return out
+
+
+def is_word(text: str) -> bool:
+    """True when ``text`` (two or more characters) is a word of jieba's dictionary
+    ("明天", "小王子"; not "子明")."""
+    return len(text) >= 2 and bool(_jieba().FREQ.get(text))
 
 
 # --------------------------------------------------------------------------- tokens
