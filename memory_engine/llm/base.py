@@ -42,6 +42,8 @@ class JudgeCandidate(BaseModel):
     observed_at: datetime | None = None
     valid_until: datetime | None = None
     similarity: float = 0.0
+    #: Cosine on the multilingual dense leg (``dense_ml``), when the engine has that leg.
+    similarity_ml: float | None = None
     key: dict[str, object] = {}
 
 

@@ -49,6 +49,7 @@ from memory_engine.llm.rules_patterns import (
     Match,
 )
 from memory_engine.llm.rules_polarity import is_chinese
+from memory_engine.llm.rules_similar import similar_relation
 from memory_engine.llm.schemas import (
     Extraction,
     Fact,
@@ -123,6 +124,17 @@ def _subject_dropped(clause: str) -> tuple[str, Match] | None:
     if found is None or found.kind in ("statement", "instruction", "event", "state", "about"):
         return None  # only a recognised attribute, preference or plan is put back on the user
     return restored, found
+
+
+#: Key relations the similarity fallback (``rules_similar``) may decide instead: the keys
+#: found no common subject, or only a shared word.
+_OPEN_RELATIONS = frozenset(
+    {
+        ("unrelated", "different subject"),
+        ("unrelated", "different kind of fact"),
+        ("supplements", "about the same thing, both kept"),
+    }
+)
 
 
 class RulesLLM:
@@ -390,7 +402,20 @@ class RulesLLM:
         new_key = self.key_of(fact.content, fact.key) or {}
         decisions = []
         for c in candidates:
-            relation, reason = self.relation(new_key, self.key_of(c.content, dict(c.key)))
+            old_key = self.key_of(c.content, dict(c.key))
+            relation, reason = self.relation(new_key, old_key)
+            if new_key.get("kind") and old_key and (relation, reason) in _OPEN_RELATIONS:
+                cosine = c.similarity if c.similarity_ml is None else c.similarity_ml
+                fallback = similar_relation(
+                    new_key,
+                    old_key,
+                    new_content=fact.content,
+                    old_content=c.content,
+                    new_text=item.text,
+                    cosine=cosine,
+                )
+                if fallback is not None:
+                    relation, reason = fallback
             if relation != "unrelated":
                 decisions.append(JudgeDecision(candidate=c.index, relation=relation, reason=reason))
         if new_key.get("correction") and not new_key.get("subject"):

@@ -19,6 +19,7 @@ from typing import Any
 
 from memory_engine import text as textmod
 from memory_engine.config import Settings
+from memory_engine.embedding import MULTILINGUAL_LEG
 from memory_engine.embedding.base import Embedder
 from memory_engine.entities import memory_terms, mentioned_entities
 from memory_engine.errors import MemoryEngineError, VersionConflictError
@@ -141,10 +142,12 @@ def _candidates(
     *,
     write_id: str,
     keys: list[str] | None = None,
+    ml_vector: list[float] | None = None,
 ) -> tuple[list[Candidate], list[dict[str, Any]]]:
     """Stored active memories near ``mem``: those sharing its fact-key terms (same holder and
     subject: a correction is found even when its embedding is far from the fact it corrects),
-    cosine >= threshold, plus keyword hits on its entities (the subject); at most
+    cosine >= threshold, multilingual-leg cosine >= ``LEG_CANDIDATE_COSINE`` (when
+    ``ml_vector`` is given), plus keyword hits on its entities (the subject); at most
     ``judge_max_candidates``, keyed ones first, each group by best
     cosine; and the cross-tenant alarms
     of the searches (``stores.guard``: a foreign row is dropped, logged and audited, never
@@ -163,6 +166,17 @@ def _candidates(
             c.memory.content_hash == mem.content_hash
         ):
             found[c.memory.id] = c
+    if ml_vector is not None:  # the multilingual leg: Chinese facts near in meaning
+        try:
+            near = store.leg_search(
+                MULTILINGUAL_LEG, ml_vector, scope=scope, k=s.write.judge_max_candidates
+            )
+        except MemoryEngineError as exc:  # the leg is optional: the other searches stand
+            log.warning("multilingual leg search failed for the judge: %s", exc.message)
+            near = []
+        for c in near:
+            if c.memory.id not in found and c.scores.get("cosine", 0.0) >= LEG_CANDIDATE_COSINE:
+                found[c.memory.id] = c
     terms = [t for e in mem.entities for t in textmod.tokenize(e)]
     if terms:
         for c in store.keyword_search(terms, scope=scope, k=s.write.judge_max_candidates):
@@ -175,6 +189,37 @@ def _candidates(
         found.values(), key=lambda c: (c.memory.id not in keyed, -c.scores.get("cosine", 0.0))
     )
     return ranked[: s.write.judge_max_candidates], store.alarms
+
+
+#: Multilingual-leg cosine from which a stored memory goes to the judge (USE-m3 cosines of
+#: two facts on one subject in different words are about 0.5-0.8, "用户住在上海" / "用户其实
+#: 已经搬到深圳" included, where the primary leg sees little in common for Chinese).
+LEG_CANDIDATE_COSINE = 0.5
+
+
+def _ml_vectors(embedder: Embedder | None, texts: list[str]) -> list[list[float] | None]:
+    """The texts' vectors on the multilingual leg, or Nones when the leg fails (never the
+    write: the judge then works from the fact keys and the primary leg alone)."""
+    if embedder is None or not texts:
+        return [None] * len(texts)
+    try:
+        return [list(v) for v in embedder.embed(texts)]
+    except MemoryEngineError as exc:
+        log.warning("multilingual leg unavailable to the judge: %s", exc.message)
+        return [None] * len(texts)
+
+
+def _ml_cosines(
+    embedder: Embedder | None, vector: list[float] | None, texts: list[str]
+) -> list[float] | None:
+    """Cosines in [-1, 1] of ``vector`` (unit norm) to each text on the multilingual leg;
+    None without the leg."""
+    if embedder is None or vector is None:
+        return None
+    vectors = _ml_vectors(embedder, texts)
+    if any(v is None for v in vectors):
+        return None
+    return [float(sum(a * b for a, b in zip(vector, v, strict=True))) for v in vectors if v]
 
 
 def reinforce(
@@ -361,7 +406,12 @@ def _decide_and_apply(
 ) -> list[WriteAction]:
     """Dedupe, judge and commit one fact; returns its actions."""
     keys = key_terms(fact.key)
-    cands, alarms = _candidates(parts, scope, mem, vector, write_id=write_id, keys=keys)
+    ml_embedder = parts.legs.get(MULTILINGUAL_LEG)
+    ml_vector = _ml_vectors(ml_embedder, [mem.content])[0] if ml_embedder else None
+    cands, alarms = _candidates(
+        parts, scope, mem, vector, write_id=write_id, keys=keys, ml_vector=ml_vector
+    )
+    ml_cosines = _ml_cosines(ml_embedder, ml_vector, [c.memory.content for c in cands])
     if alarms:
         fact_trail["tenant_alarms"] = alarms
     fact_trail["candidates"] = [
@@ -371,6 +421,7 @@ def _decide_and_apply(
             "content": c.memory.content,
             "cosine": round(c.scores.get("cosine", 0.0), 4),
             "bm25": round(c.scores.get("bm25", 0.0), 4),
+            **({} if ml_cosines is None else {"cosine_ml": round(ml_cosines[i], 4)}),
         }
         for i, c in enumerate(cands)
     ]
@@ -390,6 +441,7 @@ def _decide_and_apply(
                 observed_at=c.memory.observed_at,
                 valid_until=c.memory.valid_until,
                 similarity=c.scores.get("cosine", 0.0),
+                similarity_ml=None if ml_cosines is None else ml_cosines[i],
                 key=dict(c.memory.metadata.get("fact_key") or {}),
             )
             for i, c in enumerate(cands)
