@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 import time
 import unicodedata
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -121,9 +122,25 @@ def _subject_dropped(clause: str) -> tuple[str, Match] | None:
         return None
     restored = "我" + clause
     found = rules_facts.analyse(restored)
+    if found is not None and found.kind == "statement" and _TIME_FIRST_RE.match(clause):
+        # a dated plan said without its subject ("周五晚上和朋友吃火锅"): the user's event
+        return restored, replace(found, kind="event", memory_type=MemoryType.EPISODIC)
+    if found is not None and found.kind in ("statement", "state") and TEMPORARY_RE.search(clause):
+        # a temporary state said without its subject ("这个月在控糖")
+        return restored, replace(found, kind="state", tags=("state",))
     if found is None or found.kind in ("statement", "instruction", "event", "state", "about"):
         return None  # only a recognised attribute, preference or plan is put back on the user
     return restored, found
+
+
+#: A clause that is a stopgap ("这两天嗓子疼，先不喝冰的"): temporary when its sentence is.
+_STOPGAP_RE = re.compile(r"^(?:我)?(?:就|只好|只能)?先")
+
+#: A clause that opens with when it happens (周五晚上, 明天, 下周三, 3月5号, 今晚).
+_TIME_FIRST_RE = re.compile(
+    r"^(?:这|下|上|本)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天末]|^(?:今天|明天|后天|今晚|明晚|明早|"
+    r"周末|下周|下个?月|月底|年底)|^\d{1,2}月\d{1,2}[号日]|^\d{1,2}[号日]"
+)
 
 
 #: Key relations the similarity fallback (``rules_similar``) may decide instead: the keys
@@ -135,6 +152,14 @@ _OPEN_RELATIONS = frozenset(
         ("supplements", "about the same thing, both kept"),
     }
 )
+
+
+def _adds_detail(new: str, old: str) -> bool:
+    """True when ``new`` is ``old`` followed by another clause ("用户喜欢画画，尤其是水彩画"
+    after "用户喜欢画画")."""
+    a, b = new.strip().rstrip("。."), old.strip().rstrip("。.")
+    rest = a[len(b) :] if a.lower().startswith(b.lower()) else ""
+    return bool(re.match(r"^[，,;；]\s*\S{2,}", rest))
 
 
 class RulesLLM:
@@ -265,7 +290,9 @@ class RulesLLM:
             (clause, []) if recurring else resolve_relative(clause, item.observed_at, tz)
         )
         content = rules_facts.content_of(resolved, found, holder)
-        temporary = bool(TEMPORARY_RE.search(clause))
+        temporary = bool(TEMPORARY_RE.search(clause)) or bool(
+            _STOPGAP_RE.match(clause) and TEMPORARY_RE.search(sentence)
+        )
         valid_from = refs[0].start_utc(tz) if refs else None
         valid_until = None
         if temporary:
@@ -416,6 +443,8 @@ class RulesLLM:
                 )
                 if fallback is not None:
                     relation, reason = fallback
+            if relation == "duplicate" and _adds_detail(fact.content, c.content):
+                relation, reason = "supplements", "the stored fact with more detail"
             if relation != "unrelated":
                 decisions.append(JudgeDecision(candidate=c.index, relation=relation, reason=reason))
         if new_key.get("correction") and not new_key.get("subject"):

