@@ -191,6 +191,12 @@ def _cjk_mention(text: str, key: str, bounds: set[int]) -> bool:
     return False
 
 
+def stands_as_word(text: str, name: str) -> bool:
+    """True when the CJK ``name`` occurs in ``text`` as a word of its own (see
+    :func:`_cjk_mention`): "小王" in "小王说明天来", not in "我在看小王子"."""
+    return bool(name) and name in text and _cjk_mention(text, name, word_boundaries(text))
+
+
 def _latin_mention(content: str, key: str, name: str) -> bool:
     """True when the Latin ``key`` occurs as whole words of ``content`` (NFKC, not case
     folded), with the capitals a proper name needs when it could be a common word:

@@ -40,6 +40,7 @@ from memory_engine.llm.rules_clauses import (
 )
 from memory_engine.llm.rules_judge import SINGLE_VALUED
 from memory_engine.llm.rules_judge import relation as key_relation
+from memory_engine.llm.rules_names import names_in
 from memory_engine.llm.rules_patterns import (
     CHITCHAT_RE,
     INSTRUCTION_RE,
@@ -154,6 +155,40 @@ _OPEN_RELATIONS = frozenset(
 )
 
 
+#: A clause that only announces a change whose new value the next clause gives ("We moved",
+#: "My daughter changed schools", "I got rid of the Civic", "Not Berlin anymore").
+_ANNOUNCEMENT_RE = re.compile(
+    r"^(?:the user(?:'s [\w ]{1,20})?|we|our [\w ]{1,20}|my [\w ]{1,20}|[A-Z][a-z]+)"
+    r"(?: has| have| just)? (?:moved|changed [\w ]{1,20}|switched [\w ]{1,20}|got rid of [\w ]{1,30}|"
+    r"sold [\w ]{1,30}|left [\w ]{1,30}|(?:has |have )?changed)$|^not [\w ]{1,30}$",
+    re.I,
+)
+
+
+def _without_announcements(facts: list[Fact]) -> list[Fact]:
+    """The facts of one sentence without those that only announce the change a later fact of
+    the sentence states (that fact is marked as a correction)."""
+    out: list[Fact] = []
+    for i, fact in enumerate(facts):
+        later = facts[i + 1 :]
+        if later and _ANNOUNCEMENT_RE.match(fact.content.strip()):
+            nxt = later[0]
+            facts[i + 1] = nxt.model_copy(update={"key": {**nxt.key, "correction": True}})
+            continue
+        out.append(facts[i])
+    return out
+
+
+def _names_someone(clause: str) -> bool:
+    """True when a clause no pattern read names a person or an organisation and says
+    something of them ("老张说周三下雨就改周四", "Priya from Globex called about the invoice")."""
+    if is_chinese(clause):
+        long_enough = len(clause) >= 6 and not clause.startswith(("不是", "不"))
+    else:
+        long_enough = len(clause.split()) >= 4 and not re.match(r"(?:not|no)\b", clause, re.I)
+    return long_enough and bool(names_in(clause)) and not QUESTION_RE.search(clause)
+
+
 def _adds_detail(new: str, old: str) -> bool:
     """True when ``new`` is ``old`` followed by another clause ("用户喜欢画画，尤其是水彩画"
     after "用户喜欢画画")."""
@@ -242,6 +277,8 @@ class RulesLLM:
                         rewritten, found = dropped
                 if found is None and found_holder is not None and len(rewritten) >= 4:
                     found = rules_facts.about(rewritten)  # a fact about a third party
+                if found is None and _names_someone(rewritten):
+                    found = rules_facts.about(rewritten)  # "老张说周三下雨就改周四"
                 if found is None:
                     if len(facts) > start:  # a continuation ("尤其是水煮鱼")
                         facts[-1] = self._extend(facts[-1], rewritten, found_holder)
@@ -251,6 +288,7 @@ class RulesLLM:
                     facts[-1] = self._merge_pair(facts[-1], fact, rewritten, found_holder)
                 else:
                     facts.append(fact)
+            facts[start:] = _without_announcements(facts[start:])
             if len(facts) == start and not skips:
                 skips.append(SkipReason.NO_FACT)
         facts = list({f.content: f for f in facts}.values())

@@ -9,6 +9,7 @@ import re
 
 from memory_engine.llm.base import ExtractInput
 from memory_engine.llm.rules_clauses import Holder, distil
+from memory_engine.llm.rules_names import chinese_names
 from memory_engine.llm.rules_patterns import (
     CHANGE_RE,
     INSTRUCTION_RE,
@@ -481,6 +482,7 @@ def content_of(resolved: str, found: Match, holder: Holder | None) -> str:
         and "用户" not in text
         and not re.match(r"^[A-Za-z]", text)
         and found.kind not in ("amount", "deadline", "instruction")
+        and not (found.kind == "about" and holder is None and chinese_names(resolved[:4]))
     ):
         if found.kind != "event" or _FIRST_PERSON_RE.match(resolved) or not found.value:
             text = (holder.phrase if holder else "用户") + text
@@ -543,6 +545,7 @@ def entities_of(found: Match, holder: Holder | None, clause: str) -> tuple[str, 
     if named:  # "我们公司叫星河科技": the name of a company, school, pet ...
         out.append(named.group(1))
     out.extend(m.group(1) for m in _COUNTERPART_RE.finditer(clause))  # "和华为云的人开会"
+    out.extend(chinese_names(clause))  # 老张, 李医生, 小米公司, 腾讯那边
     if found.kind in ("residence", "workplace", "origin", "name", "address") and found.value:
         out.append(found.value if is_chinese(found.value) else found.value.title())
     elif (

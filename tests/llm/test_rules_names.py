@@ -1,0 +1,69 @@
+"""Names of people and organisations the offline extractor links as entities, and the facts
+it keeps from a sentence that announces a change before stating it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memory_engine.entities import entity_key
+from memory_engine.llm.base import ExtractInput
+from memory_engine.llm.rules import RulesLLM
+from memory_engine.llm.rules_names import chinese_names, names_in
+
+NOW = datetime(2026, 3, 10, 9, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("clause", "names"),
+    [
+        ("我和老张约了周三打球", ["老张"]),
+        ("李医生让我每天量血压", ["李医生"]),
+        ("王经理让我周五前交报告", ["王经理"]),
+        ("小米公司给我发了offer", ["小米公司"]),
+        ("我在招商银行上班", ["招商银行"]),
+        ("腾讯那边通知我进二面了", ["腾讯"]),
+        ("今天和华为云的人开了对接会", []),  # the counterpart pattern names 华为云 itself
+        ("我在看小王子", []),
+        ("高工资的工作", []),
+        ("这家银行服务很差", []),
+    ],
+)
+def test_chinese_names(clause: str, names: list[str]) -> None:
+    assert chinese_names(clause) == names
+
+
+def test_english_names_inside_a_clause() -> None:
+    assert names_in("Priya from Globex called about the invoice") == ["Globex"]
+    assert names_in("Initech's CTO joins the kickoff on Monday") == ["Initech"]
+    assert names_in("the meeting moved to Monday") == []
+
+
+def _facts(text: str) -> list:
+    return list(RulesLLM().extract(ExtractInput(text=text, observed_at=NOW))[0].facts)
+
+
+def test_a_statement_about_a_named_person_is_kept_in_the_third_person() -> None:
+    (fact,) = _facts("老张说周三下雨就改周四")
+    assert fact.content == "老张说周三下雨就改周四"
+    assert "老张" in fact.entities
+    (fact,) = _facts("Priya from Globex called about the invoice.")
+    assert entity_key("Globex") in [entity_key(e) for e in fact.entities]
+
+
+@pytest.mark.parametrize(
+    ("text", "kept", "announced"),
+    [
+        ("We moved, my office is on the 7th floor now.", "7th floor", True),
+        ("My daughter changed schools, she's at Oak Ridge now.", "Oak Ridge", True),
+        ("Not Berlin anymore, I relocated to Munich.", "Munich", False),  # no fact to drop
+    ],
+)
+def test_a_clause_that_only_announces_a_change_is_no_fact_of_its_own(
+    text: str, kept: str, announced: bool
+) -> None:
+    facts = _facts(text)
+    assert len(facts) == 1 and kept in facts[0].content
+    if announced:  # the dropped announcement marks the fact as a correction
+        assert facts[0].key["correction"] is True
