@@ -134,6 +134,10 @@ def _subject_dropped(clause: str) -> tuple[str, Match] | None:
     return restored, found
 
 
+#: A sentence that names the value it replaces ("These days my editor is Emacs, not Vim",
+#: "不是X，是Y"): a correction of a single-valued fact, never a temporary state.
+_REPLACED_VALUE_RE = re.compile(r",\s*not (?:the )?\w+|不是[^，,。]{1,12}(?:[，,]|而是)", re.I)
+
 #: A clause that is a stopgap ("这两天嗓子疼，先不喝冰的"): temporary when its sentence is.
 _STOPGAP_RE = re.compile(r"^(?:我)?(?:就|只好|只能)?先")
 
@@ -160,7 +164,8 @@ _OPEN_RELATIONS = frozenset(
 _ANNOUNCEMENT_RE = re.compile(
     r"^(?:the user(?:'s [\w ]{1,20})?|we|our [\w ]{1,20}|my [\w ]{1,20}|[A-Z][a-z]+)"
     r"(?: has| have| just)? (?:moved|changed [\w ]{1,20}|switched [\w ]{1,20}|got rid of [\w ]{1,30}|"
-    r"sold [\w ]{1,30}|left [\w ]{1,30}|(?:has |have )?changed)$|^not [\w ]{1,30}$",
+    r"sold [\w ]{1,30}|left [\w ]{1,30}|(?:has |have )?changed)$|^not [\w ]{1,30}$|"
+    r"^(?:用户的?)?[\u4e00-\u9fff]{1,6}(?:搬家|搬|换|改|变|更新)$",
     re.I,
 )
 
@@ -328,9 +333,10 @@ class RulesLLM:
             (clause, []) if recurring else resolve_relative(clause, item.observed_at, tz)
         )
         content = rules_facts.content_of(resolved, found, holder)
-        temporary = bool(TEMPORARY_RE.search(clause)) or bool(
-            _STOPGAP_RE.match(clause) and TEMPORARY_RE.search(sentence)
-        )
+        temporary = (
+            bool(TEMPORARY_RE.search(clause))
+            or bool(_STOPGAP_RE.match(clause) and TEMPORARY_RE.search(sentence))
+        ) and not (found.kind in SINGLE_VALUED and _REPLACED_VALUE_RE.search(sentence))
         valid_from = refs[0].start_utc(tz) if refs else None
         valid_until = None
         if temporary:

@@ -68,7 +68,8 @@ _ANNOUNCE_RE = re.compile(
 )
 _LEAD_CORRECTION_EN = re.compile(
     r"^(?:scratch that|correction|small correction|change of plans?|update|sorry|oops|wait|"
-    r"no wait|i meant)[,:;]?\s+(?=\S)",
+    r"no wait|i meant|(?:just )?(?:a |as a )?(?:quick |friendly )?reminder(?: that|:|,)?|"
+    r"just so you know|fyi|for the record)[,:;]?\s+(?=\S)",
     re.I,
 )
 _NOT_BUT_ZH = re.compile(r"不是(?P<old>[^，,。]{1,20}?)[，,]?\s*而是(?P<new>[^，,。]{1,30})")

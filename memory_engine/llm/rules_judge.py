@@ -59,7 +59,8 @@ def _norm(value: Any) -> str:
 #: Discourse words around a subject that do not change what it is ("shellfish after all",
 #: "now", 其实…了): dropped before subjects are compared or keyed.
 _SUBJECT_EDGE_RE = re.compile(
-    r"^(?:(?:now|actually|really|still|just|also|currently)\s+)+|"
+    r"^(?:(?:now|actually|really|still|just|also|currently|gave up|given up|giving up|stopped|"
+    r"quit)(?: on)?\s+)+|"
     r"(?:\s+(?:after all|anymore|any more|any longer|at all|either|too|now|these days|"
     r"actually|really|though|as well))+$|"
     r"^(?:其实|现在|目前|已经|还是|也|都|太|怎么|很少|常|再)+|(?:了|啦|呢|哦|呀|的|啊)+$"

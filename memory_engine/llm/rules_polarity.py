@@ -22,7 +22,8 @@ _EN_NOT_NEGATION = re.compile(
     r"\bnot only\b|\bno problem\b|\bcan't wait\b|\bno doubt\b|\bnot bad\b|\bnever mind\b", re.I
 )
 _EN_NEGATION = re.compile(
-    r"\b(?:not|never|no longer|nobody|nothing|none|used to)\b|n't\b|\bany ?more\b|\bno more\b",
+    r"\b(?:not|never|no longer|nobody|nothing|none|used to|gave up|given up|giving up|stopped|"
+    r"quit)\b|n't\b|\bany ?more\b|\bno more\b",
     re.I,
 )
 

@@ -48,7 +48,7 @@ DUPLICATE_COSINE = 0.9
 
 #: Explicit change words (a correction, a replacement, a stop, a move), Chinese and English.
 CHANGE_RE = re.compile(
-    r"其实|实际上|改成|改为|改到|改去|改用|换成|换到|换了|换新|不再|再也不|已经不|已经没|不.{0,6}了|"
+    r"其实|实际上|改(?!善|进|革)|换(?!季)|变成|变了|(?:瘦|胖|涨|降|升|减|增|长|提)到|不再|再也不|已经不|已经没|不.{0,6}了|"
     r"搬到|搬去|搬家|转到|转去|调到|调去|跳槽|辞职|离职|退出|放弃|戒了|戒掉|卖掉|卖了|停了|取消|"
     r"推迟|提前|延期|挪到|不对|说错|更正|纠正|不是.{1,12}(?:而是|是)|不是[^，,。]{1,12}[，,]|新的|新号|"
     r"\b(?:actually|instead|no longer|anymore|any more|any longer|not any|switched|switching|"

@@ -133,3 +133,26 @@ def test_new_phrasings_become_facts(text: str, content: str, temporary: bool) ->
     facts = RulesLLM().extract(ExtractInput(text=text, observed_at=NOW))[0].facts
     assert any(content in f.content for f in facts), [f.content for f in facts]
     assert any(bool(f.valid_until) == temporary for f in facts if content in f.content)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("我的体重是70公斤", "我瘦到65公斤了"),
+        ("I'm learning French.", "I gave up on learning French."),
+        ("My go-to editor is Vim.", "These days my go-to editor is Emacs, not Vim."),
+        ("Our standup is at 9:30.", "Standup moved to 10:15 starting this week."),
+    ],
+)
+def test_a_change_is_no_temporary_state(embedder: UseM3Embedder, first: str, second: str):
+    assert "contradicts" in _relations(embedder, first, second)
+    facts = RulesLLM().extract(ExtractInput(text=second, observed_at=NOW))[0].facts
+    assert all(f.valid_until is None and not f.key.get("temporary") for f in facts)
+
+
+def test_a_reminder_restates_the_fact() -> None:
+    llm = RulesLLM()
+    (fact,) = llm.extract(
+        ExtractInput(text="Just a reminder that my birthday is on July 9.", observed_at=NOW)
+    )[0].facts
+    assert fact.content == "The user's birthday is on July 9"
