@@ -63,6 +63,7 @@ from memory_engine.llm.schemas import (
 from memory_engine.llm.timeresolve import resolve_relative
 from memory_engine.llm.toolsummary import parse_rendered, status_lines, summarise
 from memory_engine.models import MemorySource, MemoryType
+from memory_engine.text import tokenize
 
 #: How long a temporary state ("最近", "these days") is assumed to hold, in days.
 TEMPORARY_DAYS = 14
@@ -182,6 +183,16 @@ def _without_announcements(facts: list[Fact]) -> list[Fact]:
             continue
         out.append(facts[i])
     return out
+
+
+def _source_sentences(content: str, text: str) -> str:
+    """The sentences of ``text`` a fact came from: those sharing a keyword term with its
+    content (all of ``text`` when none does), so a change word of another sentence of the
+    same input does not apply to it."""
+    terms = set(tokenize(content))
+    sentences = split_sentences(text)
+    picked = [s for s in sentences if terms & set(tokenize(s))]
+    return " ".join(picked) if picked else text
 
 
 def _names_someone(clause: str) -> bool:
@@ -471,6 +482,7 @@ class RulesLLM:
         """Relate ``fact`` to each candidate by fact key (see ``rules_judge``)."""
         started = time.perf_counter()
         new_key = self.key_of(fact.content, fact.key) or {}
+        said = _source_sentences(fact.content, item.text)
         decisions = []
         for c in candidates:
             old_key = self.key_of(c.content, dict(c.key))
@@ -482,7 +494,7 @@ class RulesLLM:
                     old_key,
                     new_content=fact.content,
                     old_content=c.content,
-                    new_text=item.text,
+                    new_text=said,
                     cosine=cosine,
                 )
                 if fallback is not None:
