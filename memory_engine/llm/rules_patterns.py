@@ -56,7 +56,7 @@ CHANGE_RE = re.compile(
 TEMPORARY_RE = re.compile(
     r"最近(?![\u4e00-\u9fff]{0,4}的)|这几天|这两天|这阵子|这段时间|这段日子|这两周|这个月|暂时|临时|"
     r"(?<!从)(?<!自)这周(?!开始|起)|(?<!从)本周(?!开始|起)|近期|近几天|(?:接下来|未来)(?:的)?(?:几|两|三|一)(?:天|周|个星期)|"
-    r"\b(?:these days|lately|recently|for now|for the (?:next|coming) (?:few|couple of|two|three|\d+) "
+    r"\b(?:these days|lately|recently|for now|for the (?:next|coming) (?:few|couple of|two|three|four|five|six|seven|eight|nine|ten|\d+) "
     r"(?:days|weeks)|for a (?:few|couple of) (?:days|weeks)|this month|until it's (?:fixed|back)|"
     r"(?<!starting )(?<!from )(?<!as of )(?<!beginning )this week|at the moment|right now|temporarily|for the time being|until (?:next )?(?:monday|"
     r"tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next week|the end of))\b",
@@ -322,6 +322,17 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
         lambda m: Match("origin", "origin", value=_subj(m), importance=0.6, tags=("place",)),
     ),
     # occupation
+    (
+        _p(
+            r"(?:我|用户)(?:现在|目前)?(?:在[^，,。做当]{1,10})?(?:做|当)(?:一名|一个|个|名)?"
+            r"(律师|医生|护士|老师|教师|程序员|工程师|设计师|会计|记者|编辑|销售|翻译|厨师|司机|警察|"
+            r"产品经理|产品|运营|客服|销售|律师助理|研究员|公务员|模特|演员|歌手|主播|博主|"
+            r"[\u4e00-\u9fff]{1,4}(?:师|员|工|经理))(?:工作)?$"
+        ),
+        lambda m: Match(
+            "occupation", "occupation", value=_subj(m), importance=0.7, tags=("identity",)
+        ),
+    ),
     (
         _p(r"(?:我|用户)是(?:一名|一个|一位|个|名)([^，,。.!！;；]{1,15})"),
         lambda m: Match(

@@ -156,3 +156,11 @@ def test_a_reminder_restates_the_fact() -> None:
         ExtractInput(text="Just a reminder that my birthday is on July 9.", observed_at=NOW)
     )[0].facts
     assert fact.content == "The user's birthday is on July 9"
+
+
+def test_name_and_occupation_are_two_facts() -> None:
+    facts = (
+        RulesLLM().extract(ExtractInput(text="我叫周敏，在深圳做律师", observed_at=NOW))[0].facts
+    )
+    assert [f.content for f in facts] == ["用户叫周敏", "用户在深圳做律师"]
+    assert facts[1].key["kind"] == "occupation"
