@@ -147,7 +147,7 @@ def _candidates(
     """Stored active memories near ``mem``: those sharing its fact-key terms (same holder and
     subject: a correction is found even when its embedding is far from the fact it corrects),
     cosine >= threshold, multilingual-leg cosine >= ``LEG_CANDIDATE_COSINE`` (when
-    ``ml_vector`` is given), plus keyword hits on its entities (the subject); at most
+    ``ml_vector`` is given), keyword hits on its own words and on its entities; at most
     ``judge_max_candidates``, keyed ones first, each group by best
     cosine; and the cross-tenant alarms
     of the searches (``stores.guard``: a foreign row is dropped, logged and audited, never
@@ -177,6 +177,13 @@ def _candidates(
         for c in near:
             if c.memory.id not in found and c.scores.get("cosine", 0.0) >= LEG_CANDIDATE_COSINE:
                 found[c.memory.id] = c
+    # the fact's own words: a stored fact on the same thing in other words ("用户每天坐地铁
+    # 上班" / "用户现在改骑电动车上班") shares one even when both cosines are low
+    words = [t for t in textmod.tokenize(mem.content) if t not in _HOLDER_TERMS]
+    if words:
+        for c in store.keyword_search(words, scope=scope, k=s.write.judge_max_candidates):
+            if c.memory.id not in found and c.scores.get("bm25", 0.0) > 0:
+                found[c.memory.id] = c
     terms = [t for e in mem.entities for t in textmod.tokenize(e)]
     if terms:
         for c in store.keyword_search(terms, scope=scope, k=s.write.judge_max_candidates):
@@ -194,7 +201,10 @@ def _candidates(
 #: Multilingual-leg cosine from which a stored memory goes to the judge (USE-m3 cosines of
 #: two facts on one subject in different words are about 0.5-0.8, "用户住在上海" / "用户其实
 #: 已经搬到深圳" included, where the primary leg sees little in common for Chinese).
-LEG_CANDIDATE_COSINE = 0.5
+LEG_CANDIDATE_COSINE = 0.4
+
+#: Keyword terms of the user as the holder of a fact ("用户", "The user"): no subject of it.
+_HOLDER_TERMS = frozenset({"用户", "user"})
 
 
 def _ml_vectors(embedder: Embedder | None, texts: list[str]) -> list[list[float] | None]:
