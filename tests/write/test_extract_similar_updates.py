@@ -1,0 +1,101 @@
+"""Corrections said in other words, as a user meets them: an empty data folder, only
+``MEMORY_DATA_DIR`` set (plus ``MEMORY_STORE=qdrant`` and its folder for Qdrant), extract mode
+with the offline rules provider and the default legs (the multilingual ``dense_ml`` leg finds
+the stored fact, the judge's similarity fallback decides). Each pair's first memory ends
+superseded by the second; a third party's fact and a more specific one leave it active; a
+known name is not linked to a common word."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from memory_engine import MemoryEngine, Scope
+from memory_engine.models import MemoryStatus
+from memory_engine.stores.postgres.embedded import stop_embedded_server
+
+OBSERVED = datetime(2026, 11, 25, 9, tzinfo=UTC)
+
+
+@pytest.fixture(params=["postgres", "qdrant"], scope="module")
+def engine(request: pytest.FixtureRequest) -> Iterator[MemoryEngine]:
+    """One engine on a fresh folder, configured only by the environment a user sets."""
+    root = Path(tempfile.mkdtemp(prefix="memory-engine-test-similar-"))
+    data = root / "data"
+    saved = {k: v for k, v in os.environ.items() if k.startswith("MEMORY_")}
+    for key in saved:
+        del os.environ[key]
+    os.environ["MEMORY_DATA_DIR"] = str(data)
+    if request.param == "qdrant":
+        os.environ.update(MEMORY_STORE="qdrant", MEMORY_QDRANT_PATH=str(root / "qdrant"))
+    eng = MemoryEngine()
+    try:
+        yield eng
+    finally:
+        eng.close()
+        for key in [k for k in os.environ if k.startswith("MEMORY_")]:
+            del os.environ[key]
+        os.environ.update(saved)
+        stop_embedded_server(data)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _write(engine: MemoryEngine, scope: Scope, text: str) -> list[dict]:
+    res = engine.write(scope, text, mode="extract", observed_at=OBSERVED)
+    assert res.error is None, res.error
+    return list(res.actions)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("我用的是安卓手机", "我换成苹果手机了"),
+        ("我老家是湖南的", "不对，我老家其实是江西的"),
+        ("I usually run in the mornings.", "I switched to running in the evenings."),
+        ("I'm flying to Tokyo on March 20.", "I postponed the Tokyo trip to April 2."),
+    ],
+)
+def test_a_correction_in_other_words_supersedes(
+    engine: MemoryEngine, first: str, second: str
+) -> None:
+    scope = Scope.of(f"t-{uuid.uuid4().hex[:8]}", user_id="u1")
+    [old] = [a["memory_id"] for a in _write(engine, scope, first) if a["action"] == "create"]
+    actions = _write(engine, scope, second)
+    assert any(a["action"] == "supersede" and a["target_id"] == old for a in actions), actions
+    assert engine.get(scope, old).status == MemoryStatus.SUPERSEDED
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("我住在上海", "我妹妹住在杭州"),
+        ("I like chess.", "I like chess puzzles on my phone."),
+    ],
+)
+def test_someone_else_or_more_detail_keeps_the_fact(
+    engine: MemoryEngine, first: str, second: str
+) -> None:
+    scope = Scope.of(f"t-{uuid.uuid4().hex[:8]}", user_id="u1")
+    [old] = [a["memory_id"] for a in _write(engine, scope, first) if a["action"] == "create"]
+    actions = _write(engine, scope, second)
+    assert not any(a["action"] == "supersede" for a in actions), actions
+    assert engine.get(scope, old).status == MemoryStatus.ACTIVE
+
+
+def test_a_known_name_is_not_linked_to_a_common_word(engine: MemoryEngine) -> None:
+    scope = Scope.of(f"t-{uuid.uuid4().hex[:8]}", user_id="u1")
+    engine.write(scope, "Will reviewed the Go service", entities=["Will", "Go"], mode="raw")
+    [fact] = [
+        a
+        for a in _write(engine, scope, "I will go home early on Fridays.")
+        if a["action"] == "create"
+    ]
+    names = {e.name for e in engine.memory_entities(scope, fact["memory_id"])}
+    assert not names & {"Will", "Go"}, names
