@@ -44,6 +44,8 @@ class JudgeCandidate(BaseModel):
     similarity: float = 0.0
     #: Cosine on the multilingual dense leg (``dense_ml``), when the engine has that leg.
     similarity_ml: float | None = None
+    #: True for a memory the same write just stored (another fact of the same input).
+    same_write: bool = False
     key: dict[str, object] = {}
 
 

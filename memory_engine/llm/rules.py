@@ -487,7 +487,12 @@ class RulesLLM:
         for c in candidates:
             old_key = self.key_of(c.content, dict(c.key))
             relation, reason = self.relation(new_key, old_key)
-            if new_key.get("kind") and old_key and (relation, reason) in _OPEN_RELATIONS:
+            if (
+                new_key.get("kind")
+                and old_key
+                and not c.same_write  # two facts of one input are two things said
+                and (relation, reason) in _OPEN_RELATIONS
+            ):
                 cosine = c.similarity if c.similarity_ml is None else c.similarity_ml
                 fallback = similar_relation(
                     new_key,

@@ -452,6 +452,7 @@ def _decide_and_apply(
                 valid_until=c.memory.valid_until,
                 similarity=c.scores.get("cosine", 0.0),
                 similarity_ml=None if ml_cosines is None else ml_cosines[i],
+                same_write=c.memory.metadata.get("write_id") == write_id,
                 key=dict(c.memory.metadata.get("fact_key") or {}),
             )
             for i, c in enumerate(cands)
