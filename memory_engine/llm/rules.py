@@ -156,8 +156,12 @@ _OPEN_RELATIONS = frozenset(
         ("unrelated", "different subject"),
         ("unrelated", "different kind of fact"),
         ("supplements", "about the same thing, both kept"),
+        ("supplements", "more specific or more general, both kept"),
     }
 )
+#: Containment by the keys: the fallback may only find it a duplicate (the longer subject
+#: holds no other content word: "got two cats" / "cats", "花生我" / "花生").
+_CONTAINMENT = ("supplements", "more specific or more general, both kept")
 
 
 #: A clause that only announces a change whose new value the next clause gives ("We moved",
@@ -502,7 +506,9 @@ class RulesLLM:
                     new_text=said,
                     cosine=cosine,
                 )
-                if fallback is not None:
+                if fallback is not None and (
+                    (relation, reason) != _CONTAINMENT or fallback[0] == "duplicate"
+                ):
                     relation, reason = fallback
             if relation == "duplicate" and _adds_detail(fact.content, c.content):
                 relation, reason = "supplements", "the stored fact with more detail"

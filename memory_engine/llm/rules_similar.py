@@ -44,7 +44,7 @@ WEAK_CHANGE_COSINE = 0.62
 #: Cosine from which a fact sharing an anchor, without a change word, adds to the stored one.
 SUPPLEMENT_COSINE = 0.5
 #: Cosine from which a fact with the same content words and polarity is a duplicate.
-DUPLICATE_COSINE = 0.9
+DUPLICATE_COSINE = 0.8
 
 #: Explicit change words (a correction, a replacement, a stop, a move), Chinese and English.
 CHANGE_RE = re.compile(
@@ -69,11 +69,12 @@ _GENERIC_TERMS = frozenset(
     每天 经常 总是 通常 还 再 不 没 了 的 也 都 最 非常 特别 比较 真的 觉得 开始 继续 目前 如今
     user like love enjoy prefer hate use live be have go want plan now actual still realli usual
     alway often day everi also just current nowaday anymor longer thing get got make much lot
+    name call 住 家 喝 最 爱 最爱 名字 叫 叫做 称呼
     """.split()
 )
 #: Han characters that are never an anchor on their own (function words and holders).
 _GENERIC_CHARS = frozenset(
-    "用户我你他她它的了是在有不没也都很就还又要会能说做去来到上下中和与个一条只把被"
+    "用户我你他她它的了是在有不没也都很就还又要会能说做去来到上下中和与个一条只把被住家喝最爱叫"
 )
 
 
@@ -145,7 +146,9 @@ def similar_relation(
     if (
         polarity_new == polarity_old
         and cosine >= DUPLICATE_COSINE
+        and anchors
         and _anchors(new_content) == _anchors(old_content)
+        and not CHANGE_RE.search(new_text)
     ):
         return "duplicate", f"same content words (cosine {cosine:.2f})"
     if polarity_new == polarity_old and anchors and cosine >= SUPPLEMENT_COSINE:

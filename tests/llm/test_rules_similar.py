@@ -164,3 +164,19 @@ def test_name_and_occupation_are_two_facts() -> None:
     )
     assert [f.content for f in facts] == ["用户叫周敏", "用户在深圳做律师"]
     assert facts[1].key["kind"] == "occupation"
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("我住在杭州", "我家在杭州"),
+        ("我喜欢喝绿茶", "绿茶是我的最爱"),
+        ("I have two cats.", "I've got two cats."),
+        ("我对花生过敏", "花生我过敏的"),
+        ("My wife's name is Anna.", "My wife is called Anna."),
+    ],
+)
+def test_the_same_fact_in_other_words_is_a_duplicate(
+    embedder: UseM3Embedder, first: str, second: str
+) -> None:
+    assert _relations(embedder, first, second) == ["duplicate"]
