@@ -124,7 +124,13 @@ def _subject_dropped(clause: str) -> tuple[str, Match] | None:
         return None
     restored = "我" + clause
     found = rules_facts.analyse(restored)
-    if found is not None and found.kind == "statement" and _TIME_FIRST_RE.match(clause):
+    if (
+        found is not None
+        and found.kind == "statement"
+        and _TIME_FIRST_RE.match(clause)
+        and _TIME_FIRST_RE.sub("", clause).strip("，,。！!～~啊呀吧")[2:]  # 3+ characters of plan
+        and not _PASSING_RE.search(clause)
+    ):
         # a dated plan said without its subject ("周五晚上和朋友吃火锅"): the user's event
         return restored, replace(found, kind="event", memory_type=MemoryType.EPISODIC)
     if found is not None and found.kind in ("statement", "state") and TEMPORARY_RE.search(clause):
@@ -141,6 +147,21 @@ _REPLACED_VALUE_RE = re.compile(r",\s*not (?:the )?\w+|不是[^，,。]{1,12}(?:
 
 #: A clause that is a stopgap ("这两天嗓子疼，先不喝冰的"): temporary when its sentence is.
 _STOPGAP_RE = re.compile(r"^(?:我)?(?:就|只好|只能)?先")
+
+#: How one feels or what the weather is right now, a greeting or a joke: small talk, never a
+#: fact ("今天好累啊", "我今天有点无聊", "周末愉快", "哈哈笑死我了", "I'm bored", "I'm just curious").
+_PASSING_RE = re.compile(
+    r"^(?:我|用户|I'm|I am|the user is|that's|this is|it's)?\s*(?:今天|现在|最近|真的|有点|好|很|真|太|"
+    r"特别|just|so|really|a bit|a little|kind of|pretty|very|\s)*(?:无聊|累|困|饿|开心|高兴|难过|烦|"
+    r"郁闷|愉快|快乐|bored|tired|curious|hungry|sleepy|happy|sad|excited|confused|interesting|"
+    r"funny|cool)(?:了|啊|呀|死了|极了)?$|天气(?:真|很|挺|好|不错)|笑死|^(?:明天|周末|下周|今晚)见$|"
+    r"怎么样$|^(?:that's|that is|it's|this is) (?:so |really |very |pretty )?(?:interesting|funny|cool|"
+    r"great|nice|amazing|awesome|fascinating)\b",
+    re.I,
+)
+
+#: Kinds a passing remark is read as (never a preference, an allergy, a name ...).
+_PASSING_KINDS = frozenset({"statement", "state", "event", "about"})
 
 #: A clause that opens with when it happens (周五晚上, 明天, 下周三, 3月5号, 今晚).
 _TIME_FIRST_RE = re.compile(
@@ -290,6 +311,10 @@ class RulesLLM:
                 elif re.match(r"^(?:我|I\b|my\b|My\b)", clause):
                     holder = None
                 found = self.analyse(rewritten)
+                if (found is None or found.kind in _PASSING_KINDS) and _PASSING_RE.search(
+                    rewritten.strip(" ，,。.!！~～")
+                ):
+                    continue  # how one feels right now, the weather, a joke: small talk
                 if holder is None and (found is None or found.kind == "statement"):
                     # Chinese drops a repeated subject: "我不住在上海了，现在住在深圳"
                     dropped = _subject_dropped(rewritten)

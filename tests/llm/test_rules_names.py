@@ -67,3 +67,26 @@ def test_a_clause_that_only_announces_a_change_is_no_fact_of_its_own(
     assert len(facts) == 1 and kept in facts[0].content
     if announced:  # the dropped announcement marks the fact as a correction
         assert facts[0].key["correction"] is True
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "今天天气真不错啊",
+        "今天好累啊",
+        "周末愉快！",
+        "明天见",
+        "哈哈哈笑死我了",
+        "我今天有点无聊",
+        "I'm bored.",
+        "I'm just curious.",
+        "That's interesting, tell me more.",
+    ],
+)
+def test_how_one_feels_right_now_is_small_talk(text: str) -> None:
+    assert _facts(text) == []
+
+
+def test_a_dated_plan_without_its_subject_is_kept() -> None:
+    (fact,) = _facts("周五晚上和朋友吃火锅")
+    assert fact.content == "用户周五晚上和朋友吃火锅" and fact.memory_type.value == "episodic"
