@@ -155,7 +155,7 @@ _PASSING_RE = re.compile(
     r"特别|just|so|really|a bit|a little|kind of|pretty|very|\s)*(?:无聊|累|困|饿|开心|高兴|难过|烦|"
     r"郁闷|愉快|快乐|bored|tired|curious|hungry|sleepy|happy|sad|excited|confused|interesting|"
     r"funny|cool)(?:了|啊|呀|死了|极了)?$|天气(?:真|很|挺|好|不错)|笑死|^(?:明天|周末|下周|今晚)见$|"
-    r"怎么样$|^(?:that's|that is|it's|this is) (?:so |really |very |pretty )?(?:interesting|funny|cool|"
+    r"怎么样$|^[\u4e00-\u9fff]{0,4}(?:下雨|下雪|刮风|降温|升温|雾霾|台风)(?:了|啦)?$|^(?:that's|that is|it's|this is) (?:so |really |very |pretty )?(?:interesting|funny|cool|"
     r"great|nice|amazing|awesome|fascinating)\b",
     re.I,
 )
@@ -191,7 +191,8 @@ _ANNOUNCEMENT_RE = re.compile(
     r"^(?:the user(?:'s [\w ]{1,20})?|we|our [\w ]{1,20}|my [\w ]{1,20}|[A-Z][a-z]+)"
     r"(?: has| have| just)? (?:moved|changed [\w ]{1,20}|switched [\w ]{1,20}|got rid of [\w ]{1,30}|"
     r"sold [\w ]{1,30}|left [\w ]{1,30}|(?:has |have )?changed)$|^not [\w ]{1,30}$|"
-    r"^(?:用户的?)?[\u4e00-\u9fff]{1,6}(?:搬家|搬|换|改|变|更新)$",
+    r"^(?:用户的?)?[\u4e00-\u9fff]{1,6}(?:搬家|搬|换|改|变|更新)$|"
+    r"^(?:用户)?(?:已经)?从[^，,。]{1,10}(?:离职|辞职|毕业|搬走|搬出来|退出|出来)$",
     re.I,
 )
 
@@ -303,6 +304,7 @@ class RulesLLM:
                 skips.append(SkipReason.ONE_OFF_REQUEST)
                 continue
             start = len(facts)
+            passing_when = False  # a skipped remark said when: "这两天下雨，我打车上班"
             restated = restate_change(sentence)
             for clause in [restated] if restated else propositions(sentence):
                 rewritten, found_holder = holder_of(clause, holder)
@@ -314,6 +316,7 @@ class RulesLLM:
                 if (found is None or found.kind in _PASSING_KINDS) and _PASSING_RE.search(
                     rewritten.strip(" ，,。.!！~～")
                 ):
+                    passing_when = passing_when or bool(TEMPORARY_RE.search(rewritten))
                     continue  # how one feels right now, the weather, a joke: small talk
                 if holder is None and (found is None or found.kind == "statement"):
                     # Chinese drops a repeated subject: "我不住在上海了，现在住在深圳"
@@ -328,7 +331,9 @@ class RulesLLM:
                     if len(facts) > start:  # a continuation ("尤其是水煮鱼")
                         facts[-1] = self._extend(facts[-1], rewritten, found_holder)
                     continue
-                fact = self._fact(rewritten, found, item, tz, found_holder, sentence)
+                fact = self._fact(
+                    rewritten, found, item, tz, found_holder, sentence, passing_when=passing_when
+                )
                 if len(facts) > start and self._merges(facts[-1], fact):
                     facts[-1] = self._merge_pair(facts[-1], fact, rewritten, found_holder)
                 else:
@@ -367,6 +372,8 @@ class RulesLLM:
         tz: ZoneInfo,
         holder: Holder | None,
         sentence: str,
+        *,
+        passing_when: bool = False,
     ) -> Fact:
         recurring = re.search(r"每周|每天|每个?月|每次|\bevery\b", clause, re.I)
         resolved, refs = (
@@ -375,6 +382,7 @@ class RulesLLM:
         content = rules_facts.content_of(resolved, found, holder)
         temporary = (
             bool(TEMPORARY_RE.search(clause))
+            or passing_when
             or bool(_STOPGAP_RE.match(clause) and TEMPORARY_RE.search(sentence))
         ) and not (found.kind in SINGLE_VALUED and _REPLACED_VALUE_RE.search(sentence))
         valid_from = refs[0].start_utc(tz) if refs else None

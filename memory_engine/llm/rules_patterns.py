@@ -212,7 +212,7 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     ),
     (
         _p(
-            r"\b(?:[Cc]all (?:me|the user)|[Aa]ddress (?:me|the user) as|I(?:'d| would)?(?: rather| prefer to| like to)? go by|[Tt]he user goes by|be called) ([A-Z][\w'-]*(?: [A-Z][\w'-]*)?)",
+            r"\b(?:[Cc]all (?:me|the user)|[Aa]ddress (?:me|the user) as|I(?:'d| would)?(?: rather| prefer to| like to)? go by|[Tt]he user goes by|be called) ((?:(?:Dr|Mr|Mrs|Ms|Prof)\.? )?[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)",
             0,
         ),
         lambda m: Match(

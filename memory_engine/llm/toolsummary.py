@@ -9,7 +9,11 @@ failed, test_login got 401), never the payload itself. ``summarise`` reads four 
 * test-runner output (pytest, unittest, jest/go-style ``FAIL``/``ok`` lines): the totals and
   each failing test with the assertion it failed on;
 * HTTP summaries (``HTTP/1.1 404 Not Found``, ``GET /api/x -> 500``, ``status: 503``);
-* ``key: value`` / ``key=value`` listings (ids, statuses, dates, counts only).
+* ``key: value`` / ``key=value`` listings (ids, statuses, dates, counts only);
+* error tracebacks (Python ``Traceback``, ``SomeError: message`` lines, Java/JS ``Exception``):
+  the error type, its message and where it was raised;
+* tables (``|``-separated, or CSV with a header row): the row count, the statuses counted and
+  the first ids.
 
 Each conclusion is one short English line (at most ``CONCLUSION_MAX_CHARS``) with a ``subject``
 (what it is about, e.g. ``order A1029``) and a ``status`` the judge compares; nothing else of the
@@ -256,7 +260,11 @@ def _json(text: str) -> list[Conclusion] | None:
         if asked:
             summary += f" for {asked}"
     if statuses:
-        summary += ": " + ", ".join(f"{n} {s}" for s, n in statuses.most_common(4))
+        parts = []
+        for s, n in statuses.most_common(4):
+            ids = _ids_with_status(dicts, s) if len(statuses) > 1 and n <= 3 else []
+            parts.append(f"{n} {s}" + (f" ({', '.join(ids)})" if ids else ""))
+        summary += ": " + ", ".join(parts)
     out.insert(0, Conclusion(_short(summary), "records", f"{len(records)}"))
     failing = [
         c
@@ -264,6 +272,29 @@ def _json(text: str) -> list[Conclusion] | None:
         if c and c.status in {"failed", "error", "cancelled", "canceled", "rejected", "down"}
     ]
     return (out + failing)[:MAX_CONCLUSIONS]
+
+
+def _ids_with_status(records: list[dict[str, Any]], status: str) -> list[str]:
+    """Ids of the records whose status is ``status`` (a rare status names its records:
+    "1 处理中 (T-9031)")."""
+    out = []
+    for r in records:
+        state = next(
+            (r[k] for k in r if k.lower() in _STATUS_KEYS or _ZH_STATUS_RE.search(k)), None
+        )
+        if str(_scalar(state) or "") != status:
+            continue
+        ident = next(
+            (
+                _scalar(r[k])
+                for k in r
+                if k.lower() in _ID_KEYS or k.lower().endswith("id") or _ZH_ID_RE.search(k)
+            ),
+            None,
+        )
+        if ident:
+            out.append(ident)
+    return out[:3]
 
 
 def _tests(text: str) -> list[Conclusion] | None:
@@ -322,7 +353,78 @@ def _http(text: str) -> list[Conclusion] | None:
                     f"HTTP response {m.group('code')}{reason}", "http response", m.group("code")
                 )
             )
+            body = re.split(r"\r?\n\s*\r?\n", text[m.end() :], maxsplit=1)
+            read = _json(body[1]) if len(body) == 2 else None  # headers, blank line, body
+            if read:  # a success says what its body says; an error keeps its status too
+                out = read if m.group("code").startswith("2") else out + read
     return out[:MAX_CONCLUSIONS] or None
+
+
+_EXCEPTION_RE = re.compile(
+    r"^\s*(?:[\w.]+\.)?(?P<type>[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Fault))"
+    r"(?::\s*(?P<message>.*))?$",
+    re.M,
+)
+_FRAME_RE = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)|\bat (?P<where>[\w.$<>]+)\(')
+
+
+def _traceback(text: str) -> list[Conclusion] | None:
+    """The error of a traceback: its type, message (without errno codes) and last frame."""
+    if not re.search(
+        r"Traceback \(most recent call last\)|^\s+at [\w.$<>]+\(|Exception in thread", text, re.M
+    ):
+        return None
+    errors = list(_EXCEPTION_RE.finditer(text))
+    if not errors:
+        return None
+    err = errors[-1]
+    message = re.sub(r"^\[Errno \d+\]\s*|^['\"]|['\"]$", "", (err.group("message") or "").strip())
+    frames = list(_FRAME_RE.finditer(text))
+    where = ""
+    if frames:
+        f = frames[-1] if frames[-1].group("file") else frames[0]
+        where = (
+            f" at {f.group('file').rsplit('/', 1)[-1]} line {f.group('line')}"
+            if f.group("file")
+            else f" in {f.group('where')}"
+        )
+    said = f"The run failed with {err.group('type')}" + (f" ({message[:50]})" if message else "")
+    return [Conclusion(_short(said + where), err.group("type").lower(), "error")]
+
+
+def _table(text: str) -> list[Conclusion] | None:
+    """A table's row count, statuses and first ids (``|``-separated or CSV with a header)."""
+    lines = [line.strip().strip("|") for line in text.strip().splitlines() if line.strip()]
+    lines = [line for line in lines if not re.fullmatch(r"[\s|:+\-=]+", line)]
+    lead = [] if not lines else [lines[0]] if not re.search(r"[|,\t]", lines[0]) else []
+    rows = lines[len(lead) :]
+    if len(rows) < 2:
+        return None
+    sep = "|" if all("|" in r for r in rows) else "\t" if all("\t" in r for r in rows) else ","
+    cells = [[c.strip() for c in r.split(sep)] for r in rows]
+    width = len(cells[0])
+    if width < 2 or any(len(c) != width for c in cells):
+        return None
+    header, body = [h.lower() for h in cells[0]], cells[1:]
+    status = next(
+        (i for i, h in enumerate(header) if h in _STATUS_KEYS or _ZH_STATUS_RE.search(h)), None
+    )
+    ident = next(
+        (
+            i
+            for i, h in enumerate(header)
+            if h in _ID_KEYS or h.endswith("id") or _ZH_ID_RE.search(h)
+        ),
+        0,
+    )
+    said = f"Table of {len(body)} rows"
+    if status is not None:
+        counts = Counter(row[status] for row in body)
+        said += ": " + ", ".join(f"{n} {s}" for s, n in counts.most_common(4))
+    ids = [row[ident] for row in body[:3] if row[ident]]
+    if ids:
+        said += " (" + ", ".join(ids) + (", …" if len(body) > 3 else "") + ")"
+    return [Conclusion(_short(said), "table", "")]
 
 
 def _key_values(text: str) -> list[Conclusion] | None:
@@ -345,12 +447,12 @@ def summarise(text: str, *, tool_output: bool = False) -> list[Conclusion] | Non
     Returns:
         At most ``MAX_CONCLUSIONS`` conclusions, or None (not structured: extract as text).
     """
-    for reader in (_json, _tests, _http):
+    for reader in (_json, _tests, _http, _traceback):
         found = reader(text)
         if found:
             return found[:MAX_CONCLUSIONS]
     if tool_output:
-        found = _key_values(text)
+        found = _key_values(text) or _table(text)
         if found:
             return found[:MAX_CONCLUSIONS]
     return None
@@ -391,7 +493,8 @@ def parse_rendered(text: str) -> list[Conclusion] | None:
 
 _STATUS_LINE_RE = re.compile(
     r"\b(?:succeeded|failed|passed|completed|deployed|timed out|crashed|aborted|rejected|approved|"
-    r"shipped|delivered|cancell?ed|errored)\b|成功|失败|完成|超时|已发货|已送达|已取消",
+    r"shipped|delivered|cancell?ed|errored|packet loss|unreachable|refused|denied|not found)\b|"
+    r"成功|失败|完成|超时|已发货|已送达|已取消|拒绝|不可达",
     re.I,
 )
 
