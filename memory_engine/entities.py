@@ -172,6 +172,13 @@ MIN_MENTION_KEY_CHARS = 2
 _CJK_NAME_TAILS = frozenset("市省区县镇村乡路街州港岛山湖河们的家说讲和跟与及等也都")
 
 
+#: Business words after a Chinese company's name, dropped when the name is looked for in new
+#: text ("蓝海那边" mentions 蓝海科技); never places (北京大学 is not 北京).
+_ORG_HEAD_RE = re.compile(
+    r"(?<=[\u4e00-\u9fff]{2})(?:科技|网络|信息|软件|传媒|实业|贸易|咨询|控股|股份|电子|智能)$"
+)
+
+
 def _cjk_mention(text: str, key: str, bounds: set[int]) -> bool:
     """True when ``key`` occurs in ``text`` as a word of its own: it starts on a word
     boundary (``text.word_boundaries``) and ends on one, or is followed by a name tail
@@ -253,11 +260,13 @@ def mentioned_entities(content: str, known: Iterable[tuple[str, str]]) -> list[s
         if len(key) < MIN_MENTION_KEY_CHARS or name in out:
             continue
         if re.search(rf"[{_CJK}]", key):
-            if key not in text:
+            short = _ORG_HEAD_RE.sub("", key)  # "蓝海" names the known "蓝海科技"
+            forms = [key] + ([short] if len(short) >= 2 and short != key else [])
+            if not any(f in text for f in forms):
                 continue
             if bounds is None:
                 bounds = word_boundaries(text)
-            hit = _cjk_mention(text, key, bounds)
+            hit = any(_cjk_mention(text, f, bounds) for f in forms if f in text)
         else:
             hit = _latin_mention(original, key, name)
         if hit:

@@ -482,7 +482,11 @@ def content_of(resolved: str, found: Match, holder: Holder | None) -> str:
         and "用户" not in text
         and not re.match(r"^[A-Za-z]", text)
         and found.kind not in ("amount", "deadline", "instruction")
-        and not (found.kind == "about" and holder is None and chinese_names(resolved[:4]))
+        and not (
+            found.kind == "about"
+            and holder is None
+            and any(resolved.startswith(n) for n in chinese_names(resolved))
+        )
     ):
         if found.kind != "event" or _FIRST_PERSON_RE.match(resolved) or not found.value:
             text = (holder.phrase if holder else "用户") + text

@@ -126,3 +126,10 @@ def test_a_common_word_is_not_a_mention_of_a_known_entity(text: str, name: str) 
 def test_a_known_name_written_as_a_name_is_a_mention(text: str, name: str) -> None:
     known = [(entity_key(n), n) for n in ("Go", "Will", "Priya", "小王", "张伟", "深圳", "王工")]
     assert name in mentioned_entities(text, known)
+
+
+def test_a_chinese_company_is_mentioned_by_its_name_without_its_business_word() -> None:
+    known = [(entity_key(n), n) for n in ("蓝海科技", "北京大学")]
+    assert mentioned_entities("蓝海那边下周付款", known) == ["蓝海科技"]
+    assert mentioned_entities("蓝海湾的房子", known) == []  # inside a longer word
+    assert mentioned_entities("我去北京开会", known) == []  # a university is no place
