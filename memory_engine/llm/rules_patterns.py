@@ -40,7 +40,12 @@ REQUEST_RE = re.compile(
 )
 INSTRUCTION_RE = re.compile(
     r"^请(?:用|以|始终|一直|都|总是)|(?:用|以)[^，,。]{1,8}(?:回答|回复|答复|交流|沟通)|"
-    r"^(?:when|whenever|if) you\b[^?]*,|"
+    r"^(?:when|whenever|if) (?:you|I)\b[^?]*,|"
+    r"^(?:please )?(?:keep|use|include|avoid|cite|format|write|answer|reply|respond|add|put|give|"
+    r"show|send|list|don't|do not)\b[^?]*\b(?:answers?|repl(?:y|ies)|responses?|messages?|emails?|"
+    r"code|words|units|sources|summar\w*|format|tone|bullet\w*|markdown|language|emojis?|"
+    r"for me|to me)\b|\bI(?: want|'d like| would like| need) you to\b|"
+    r"(?:别|不要|不能)(?:超过|太长|太短|带|加)|(?:的)?(?:步骤|流程)(?:是|[:：])|"
     r"^(?:我)?以后|(?<![受伤完])以后(?=都|请|别|不要|记得|用|回复|每|先)|今后|"
     r"(?:每天|每周.{0,4}?|每次|每个月|每晚)(?:都)?(?:帮|给|提醒|替)(?:我|用户)|从现在起|从今天起|每次|总是|一律|(?:别|不要|不用|请勿|勿)(?:再)?(?:给我|帮我|跟我|"
     r"给用户|帮用户)|记住|"

@@ -90,3 +90,27 @@ def test_how_one_feels_right_now_is_small_talk(text: str) -> None:
 def test_a_dated_plan_without_its_subject_is_kept() -> None:
     (fact,) = _facts("周五晚上和朋友吃火锅")
     assert fact.content == "用户周五晚上和朋友吃火锅" and fact.memory_type.value == "episodic"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "给我发消息别超过三行",
+        "部署的步骤是先跑迁移，再重启服务",
+        "When I ask for code, use TypeScript, not JavaScript.",
+        "Don't use emojis when you reply to me.",
+        "I want you to cite sources for any statistics.",
+        "Use metric units for me.",
+    ],
+)
+def test_a_standing_instruction_is_a_procedure(text: str) -> None:
+    (fact,) = _facts(text)
+    assert fact.memory_type.value == "procedural"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Write a haiku about the ocean.", "Show me my calendar for tomorrow.", "帮我翻译一下这句话"],
+)
+def test_a_one_off_request_is_no_instruction(text: str) -> None:
+    assert _facts(text) == []
