@@ -85,7 +85,7 @@ _HOWTO_RE = re.compile(
     re.I,
 )
 _MOVED_RE = re.compile(
-    r"改到|改成|改为|推迟|提前|延期|挪到|取消|\b(?:moved|changed|postponed|rescheduled|pushed|"
+    r"改到|改成|改为|推迟|提前|延期|延长|挪到|调到|取消|\b(?:moved|changed|postponed|rescheduled|pushed|extended|"
     r"brought forward|delayed|cancell?ed|now on|instead)\b",
     re.I,
 )

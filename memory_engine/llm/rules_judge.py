@@ -186,6 +186,14 @@ def relation(new: dict[str, Any], old: dict[str, Any] | None) -> tuple[str, str]
             return "unrelated", "different attribute"
         if new.get("temporary") and not old.get("temporary"):
             return "supplements", "temporary state next to a lasting fact"
+        if (
+            not _norm(new.get("value"))
+            and not _norm(old.get("value"))
+            and (_norm(new.get("content")) != _norm(old.get("content")))
+        ):  # no value read on either side: the wording tells
+            if new.get("correction") or new.get("moved"):
+                return "contradicts", f"{kind} changed"
+            return "supplements", f"more about the {kind}"
         if _norm(new.get("value")) == _norm(old.get("value")):
             if same_polarity:
                 return "duplicate", "same value"

@@ -54,7 +54,7 @@ INSTRUCTION_RE = re.compile(
     re.I,
 )
 CHANGE_RE = re.compile(
-    r"改成|改到|改为|换成|换到|调整到|挪到|推迟到|提前到|"
+    r"改成|改到|改为|换成|换到|调整到|调到|挪到|移到|推迟到|提前到|延长到|延期到|"
     r"\b(?:changed? to|moved? to|switch(?:ed)? to|reschedul\w* (?:to|for)|is now on|now on)\b",
     re.I,
 )

@@ -180,3 +180,15 @@ def test_the_same_fact_in_other_words_is_a_duplicate(
     embedder: UseM3Embedder, first: str, second: str
 ) -> None:
     assert _relations(embedder, first, second) == ["duplicate"]
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("我周二晚上上瑜伽课", "瑜伽课调到周四晚上了"),
+        ("The project deadline is Friday.", "The deadline got extended to next Wednesday."),
+        ("My sister lives in Boston.", "My sister moved to Chicago last month."),
+    ],
+)
+def test_a_moved_plan_or_deadline_supersedes(embedder: UseM3Embedder, first: str, second: str):
+    assert "contradicts" in _relations(embedder, first, second)
