@@ -143,7 +143,7 @@ def _subject_dropped(clause: str) -> tuple[str, Match] | None:
 
 #: A sentence that names the value it replaces ("These days my editor is Emacs, not Vim",
 #: "不是X，是Y"): a correction of a single-valued fact, never a temporary state.
-_REPLACED_VALUE_RE = re.compile(r",\s*not (?:the )?\w+|不是[^，,。]{1,12}(?:[，,]|而是)", re.I)
+_REPLACED_VALUE_RE = re.compile(r",\s*not (?:the )?\w+|不是[^，,。]{1,12}(?:[，,。]|而是|$)", re.I)
 
 #: A clause that is a stopgap ("这两天嗓子疼，先不喝冰的"): temporary when its sentence is.
 _STOPGAP_RE = re.compile(r"^(?:我)?(?:就|只好|只能)?先")

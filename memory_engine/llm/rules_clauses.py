@@ -62,7 +62,9 @@ _RECALL_RE = re.compile(
     re.I,
 )
 _ANNOUNCE_RE = re.compile(
-    r"^(?:计划有变|有变化|更正一下|纠正一下|更正|纠正|我说错了|说错了|搞错了|"
+    r"^(?:计划有变|有变化|更正一下|纠正一下|更正|纠正|我说错了|说错了|搞错了|(?:我)?(?:记错|弄错|搞错|说错)了?|"
+    r"口误|不好意思(?:说错了)?|准确地说|确切地说|更准确地说|to be (?:precise|exact)|let me correct that|"
+    r"I misspoke|my mistake|my bad|"
     r"change of plans?|plans? changed|correction|scratch that|update)$",
     re.I,
 )
@@ -90,7 +92,7 @@ _MARKER_ONLY_RE = re.compile(
 )
 
 CORRECTION_RE = re.compile(
-    r"其实|实际上|改成|改为|改到|换成|不是.{1,20}而是|计划有变|更正|纠正|说错了|(?:换|改|变)了[，,]|"
+    r"其实|实际上|改成|改为|改到|换成|不是.{1,20}而是|计划有变|更正|纠正|说错了|记错了|弄错了|搞错了|口误|(?:换|改|变)了[，,]|"
     r"\b(?:actually|instead|make it|changed? to|correction|I meant|rather than|not .{1,30} but|"
     r"(?:has|have|is|was|got) (?:changed|updated|new))\b|\b(?:changed|updated)[,;]",
     re.I,

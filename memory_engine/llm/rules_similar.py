@@ -50,11 +50,11 @@ DUPLICATE_COSINE = 0.8
 CHANGE_RE = re.compile(
     r"其实|实际上|改(?!善|进|革)|换(?!季)|变成|变了|(?:瘦|胖|涨|降|升|减|增|长|提)到|不再|再也不|已经不|已经没|不.{0,6}了|"
     r"搬到|搬去|搬家|转到|转去|调到|调去|跳槽|辞职|离职|退出|放弃|戒了|戒掉|卖掉|卖了|停了|取消|"
-    r"推迟|提前|延期|挪到|不对|说错|更正|纠正|不是.{1,12}(?:而是|是)|不是[^，,。]{1,12}[，,]|新的|新号|"
+    r"推迟|提前|延期|挪到|不对|说错|记错|弄错|搞错|口误|准确地说|更正|纠正|不是.{1,12}(?:而是|是)|不是[^，,。]{1,12}(?:[，,。]|$)|新的|新号|"
     r"\b(?:actually|instead|no longer|anymore|any more|any longer|not any|switched|switching|"
     r"changed|changing|moved|moving|relocated|relocating|replaced|transferred|transferring|gave up|given up|giving up|"
     r"stopped|quit|left|sold|got rid of|cancell?ed|postponed|pushed|rescheduled|scratch that|"
-    r"correction|I meant|turns out|used to|not .{1,30} but|no more|new)\b|(?:^|[,;.]\s*)not \w+(?: \w+)?[,;]",
+    r"correction|I meant|I misspoke|my mistake|to be (?:precise|exact)|turns out|used to|not .{1,30} but|no more|new)\b|(?:^|[,;.]\s*)not \w+(?: \w+)?[,;]",
     re.I,
 )
 #: A time word alone ("现在住在深圳", "now at Umbrella"): a weaker change signal.

@@ -192,3 +192,15 @@ def test_the_same_fact_in_other_words_is_a_duplicate(
 )
 def test_a_moved_plan_or_deadline_supersedes(embedder: UseM3Embedder, first: str, second: str):
     assert "contradicts" in _relations(embedder, first, second)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("我的航班是周三早上八点", "我记错了，航班是周三晚上八点"),
+        ("我在杭州上班", "准确地说，我是在苏州上班，不是杭州"),
+        ("My son's name is Leo.", "I misspoke, my son's name is Theo."),
+    ],
+)
+def test_a_misremembered_fact_is_corrected(embedder: UseM3Embedder, first: str, second: str):
+    assert "contradicts" in _relations(embedder, first, second)
