@@ -25,7 +25,10 @@ the keys then call them unrelated or complementary. This fallback decides those 
 * otherwise no decision (the keys' answer stands).
 
 Cosines are in [-1, 1]; the candidate's ``similarity_ml`` (the multilingual leg) is used, else
-its primary-leg ``similarity``.
+its primary-leg ``similarity``. The caller (``RulesLLM.judge``) asks only about pairs the keys
+found unrelated or merely overlapping, never about two facts of the same input; where the keys
+found containment ("cats" / "got two cats") only a ``duplicate`` answer replaces theirs. The
+change words are looked for in the sentences the new fact came from.
 """
 
 from __future__ import annotations
