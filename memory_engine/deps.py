@@ -31,7 +31,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -200,7 +200,13 @@ class EngineDeps:
         _ = self.embedder  # the primary record first: a new Qdrant collection declares the legs
         return self._legs.usable(self.store, wanted, searching=searching)
 
-    def warm_up(self, sample: str | None = None, *, open_store: bool = False) -> None:
+    def warm_up(
+        self,
+        sample: str | None = None,
+        *,
+        open_store: bool = False,
+        skip_legs: Collection[str] = (),
+    ) -> None:
         """Load the embedder's model and the text tokenizers now (idempotent, thread-safe).
 
         Builds the embedder from the settings (checked against the store only when
@@ -212,6 +218,8 @@ class EngineDeps:
         Args:
             sample: the text about to be searched or written, or ``None`` (any language).
             open_store: also open the store (start the embedded PostgreSQL).
+            skip_legs: dense legs (``dense`` = the primary embedder, ``dense_ml``, ...) whose
+                model is not loaded now (a search that will not embed with them).
 
         Raises:
             MemoryEngineError: the embedder cannot be built, its model cannot be loaded, or
@@ -223,7 +231,10 @@ class EngineDeps:
                     from memory_engine.embedding import build_embedder
 
                     self._embedder = build_embedder(self.settings)
-        for model in (self._embedder, *self.leg_embedders.values()):
+        models = [("dense", self._embedder), *self.leg_embedders.items()]
+        for leg, model in models:
+            if leg in skip_legs:  # loads on first use, if ever
+                continue
             load = getattr(model, "warm_up", None)
             if callable(load):
                 load()

@@ -77,6 +77,7 @@ def run_legs(
     embedder: Embedder | None,
     warnings: list[str],
     extra_legs: Mapping[str, Embedder] | None = None,
+    skip: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, list[Candidate]], dict[str, float], list[str]]:
     """Run the wanted legs for every query.
 
@@ -93,6 +94,9 @@ def run_legs(
             its embedder), searched with ``store.leg_search``; their cosine is written as
             ``cosine_<suffix>`` (``cosine_ml``) so each leg keeps its own score. Their timings
             are ``embed_query:<leg>`` and ``<leg>``.
+        skip: dense legs (``dense``, ``dense_ml``) not to run for any query: their query is
+            not embedded and they are returned empty (a leg whose fusion weight is 0 for
+            this query adds nothing, see ``pipeline.run_search``).
 
     Returns:
         (candidates per leg name in store rank order, timings in ms per stage, the main
@@ -156,9 +160,15 @@ def run_legs(
         if i == 0:
             first_terms = terms
         if "dense" in legs and embedder is not None:
-            pending.append(("dense" + suffix, submit(partial(dense, q))))
+            if "dense" in skip:
+                pending.append(("dense" + suffix, None))
+            else:
+                pending.append(("dense" + suffix, submit(partial(dense, q))))
             for leg, emb in (extra_legs or {}).items():
-                pending.append((leg + suffix, submit(partial(extra, leg, emb, q))))
+                if leg in skip:
+                    pending.append((leg + suffix, None))
+                else:
+                    pending.append((leg + suffix, submit(partial(extra, leg, emb, q))))
         if "keyword" in legs:
             if terms:
                 pending.append(("keyword" + suffix, submit(partial(keyword, terms))))
