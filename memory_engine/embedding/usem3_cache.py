@@ -240,7 +240,7 @@ def _read_weights(path: Path) -> dict[str, Any] | None:
     return attrs
 
 
-def _backend_from(cls: type, attrs: dict[str, Any], tokenizer: Any, threads: int) -> Any:
+def _backend_from(cls: Any, attrs: dict[str, Any], tokenizer: Any, threads: int) -> Any:
     backend = cls.__new__(cls)
     backend.__dict__.update(attrs)
     backend.sp = tokenizer
