@@ -21,6 +21,7 @@ from typing import TypeVar
 
 from memory_engine import text as textmod
 from memory_engine.embedding.base import Embedder
+from memory_engine.embedding.batching import query_embedding
 from memory_engine.models import Candidate, MemoryStatus, Scope
 from memory_engine.retrieval.normfusion import leg_score_key
 from memory_engine.stores.base import SearchIndex
@@ -116,7 +117,8 @@ def run_legs(
     def dense(q: str) -> list[Candidate]:
         assert embedder is not None
         started = time.perf_counter()
-        vector = embedder.embed([q])[0]
+        with query_embedding():
+            vector = embedder.embed([q])[0]
         _timed(timings, lock, "embed_query")(started)
         started = time.perf_counter()
         try:
@@ -126,7 +128,8 @@ def run_legs(
 
     def extra(leg: str, emb: Embedder, q: str) -> list[Candidate]:
         started = time.perf_counter()
-        vector = emb.embed([q])[0]
+        with query_embedding():
+            vector = emb.embed([q])[0]
         _timed(timings, lock, f"embed_query:{leg}")(started)
         started = time.perf_counter()
         key = leg_score_key(leg)
