@@ -124,6 +124,10 @@ class EngineDeps:
         self._parts = parts
         self.extractor: Extractor = extractor or parts.extractor(self.settings)
         self.lock = threading.Lock()
+        # Building the embedders (no model load) never waits for the store, which ``lock``
+        # holds while it starts (an embedded PostgreSQL: ~1-2 s): a background warm-up loads
+        # the models meanwhile.
+        self._models_lock = threading.Lock()
         self._store = store
         self._embedder = embedder
         self._embedding_checked = False
@@ -157,7 +161,7 @@ class EngineDeps:
             EmbeddingMismatchError: the store holds vectors of another model or dimension.
         """
         if self._embedder is None:
-            with self.lock:
+            with self._models_lock:
                 if self._embedder is None:
                     from memory_engine.embedding import build_embedder
 
@@ -174,7 +178,7 @@ class EngineDeps:
         """Embedders of the extra dense legs (built from the settings on first use unless an
         embedder was injected); what the store holds is :meth:`dense_legs`."""
         if self._leg_embedders is None:
-            with self.lock:
+            with self._models_lock:
                 if self._leg_embedders is None:
                     from memory_engine.embedding import build_leg_embedders
 
@@ -226,7 +230,7 @@ class EngineDeps:
                 (``open_store``) the store is unavailable or holds another model's vectors.
         """
         if self._embedder is None:
-            with self.lock:
+            with self._models_lock:
                 if self._embedder is None:
                     from memory_engine.embedding import build_embedder
 

