@@ -29,6 +29,9 @@ import tempfile
 import time
 from pathlib import Path
 
+#: A command that takes longer is a hang: the bench fails instead of waiting forever.
+RUN_TIMEOUT_S = 180
+
 HEAVY = ("torch", "transformers", "sentence_transformers", "openai", "mcp", "jieba", "scipy")
 
 _PROBE = """
@@ -51,6 +54,7 @@ def _run(args: list[str], env: dict[str, str]) -> float:
         check=True,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        timeout=RUN_TIMEOUT_S,
     )
     return time.perf_counter() - start
 
@@ -62,6 +66,7 @@ def _heavy_after_search(env: dict[str, str], query: str) -> list[str]:
         check=True,
         capture_output=True,
         text=True,
+        timeout=RUN_TIMEOUT_S,
     )
     line = next(ln for ln in proc.stderr.splitlines() if ln.startswith("HEAVY="))
     heavy: list[str] = json.loads(line.removeprefix("HEAVY="))

@@ -31,7 +31,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -124,6 +124,10 @@ class EngineDeps:
         self._parts = parts
         self.extractor: Extractor = extractor or parts.extractor(self.settings)
         self.lock = threading.Lock()
+        # Building the embedders (no model load) never waits for the store, which ``lock``
+        # holds while it starts (an embedded PostgreSQL: ~1-2 s): a background warm-up loads
+        # the models meanwhile.
+        self._models_lock = threading.Lock()
         self._store = store
         self._embedder = embedder
         self._embedding_checked = False
@@ -157,7 +161,7 @@ class EngineDeps:
             EmbeddingMismatchError: the store holds vectors of another model or dimension.
         """
         if self._embedder is None:
-            with self.lock:
+            with self._models_lock:
                 if self._embedder is None:
                     from memory_engine.embedding import build_embedder
 
@@ -174,7 +178,7 @@ class EngineDeps:
         """Embedders of the extra dense legs (built from the settings on first use unless an
         embedder was injected); what the store holds is :meth:`dense_legs`."""
         if self._leg_embedders is None:
-            with self.lock:
+            with self._models_lock:
                 if self._leg_embedders is None:
                     from memory_engine.embedding import build_leg_embedders
 
@@ -200,7 +204,13 @@ class EngineDeps:
         _ = self.embedder  # the primary record first: a new Qdrant collection declares the legs
         return self._legs.usable(self.store, wanted, searching=searching)
 
-    def warm_up(self, sample: str | None = None, *, open_store: bool = False) -> None:
+    def warm_up(
+        self,
+        sample: str | None = None,
+        *,
+        open_store: bool = False,
+        skip_legs: Collection[str] = (),
+    ) -> None:
         """Load the embedder's model and the text tokenizers now (idempotent, thread-safe).
 
         Builds the embedder from the settings (checked against the store only when
@@ -212,18 +222,23 @@ class EngineDeps:
         Args:
             sample: the text about to be searched or written, or ``None`` (any language).
             open_store: also open the store (start the embedded PostgreSQL).
+            skip_legs: dense legs (``dense`` = the primary embedder, ``dense_ml``, ...) whose
+                model is not loaded now (a search that will not embed with them).
 
         Raises:
             MemoryEngineError: the embedder cannot be built, its model cannot be loaded, or
                 (``open_store``) the store is unavailable or holds another model's vectors.
         """
         if self._embedder is None:
-            with self.lock:
+            with self._models_lock:
                 if self._embedder is None:
                     from memory_engine.embedding import build_embedder
 
                     self._embedder = build_embedder(self.settings)
-        for model in (self._embedder, *self.leg_embedders.values()):
+        models = [("dense", self._embedder), *self.leg_embedders.items()]
+        for leg, model in models:
+            if leg in skip_legs:  # loads on first use, if ever
+                continue
             load = getattr(model, "warm_up", None)
             if callable(load):
                 load()

@@ -46,6 +46,7 @@ from memory_engine.lifecycle.service import LifecycleService
 from memory_engine.lifecycle.service import retention_params as settings_retention_params
 from memory_engine.llm.base import WriteLLM
 from memory_engine.reads.service import ReadService
+from memory_engine.retrieval.pipeline import muted_dense_legs
 from memory_engine.retrieval.rerank import Reranker
 from memory_engine.retrieval.service import MAX_QUERY_CHARS, SearchService
 from memory_engine.stores.base import MemoryStore
@@ -292,7 +293,12 @@ class MemoryEngine:
     observe = _Delegate("_context", ContextService.observe)
 
     def warm_up(
-        self, *, sample: str | None = None, open_store: bool = False, background: bool = False
+        self,
+        *,
+        sample: str | None = None,
+        open_store: bool = False,
+        background: bool = False,
+        searching: bool = False,
     ) -> Future[None]:
         """Load the embedding model and the tokenizers before the first search or write.
 
@@ -306,6 +312,9 @@ class MemoryEngine:
             open_store: also open the store (start the embedded PostgreSQL) and check the
                 embedder against it.
             background: run in a daemon thread and return at once.
+            searching: ``sample`` is a search query: the models of dense legs weighted 0 for
+                its script (``retrieval.pipeline.muted_dense_legs``: MiniLM for an all-CJK
+                query) are not loaded, as the search will not embed with them.
 
         Returns:
             A future done when warm-up ends; its ``result()`` raises what the warm-up
@@ -319,7 +328,12 @@ class MemoryEngine:
 
         def run() -> None:
             try:
-                self._deps.warm_up(sample, open_store=open_store)
+                skip: frozenset[str] = frozenset()
+                if searching and sample is not None:
+                    skip = muted_dense_legs(
+                        sample, self._search.search_options(), self._deps.leg_embedders
+                    )
+                self._deps.warm_up(sample, open_store=open_store, skip_legs=skip)
             except Exception as exc:
                 if not background:
                     raise

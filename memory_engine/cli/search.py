@@ -34,7 +34,7 @@ def search(
     def work() -> Any:
         engine = open_engine()
         # The model and tokenizers load while the store starts (a new process pays both).
-        engine.warm_up(sample=query, background=True)
+        engine.warm_up(sample=query, background=True, searching=True)
         try:
             return engine.search(Scope.of(tenant, user_id=user), query, k=k)
         finally:

@@ -9,6 +9,13 @@ meanwhile queue up, and when it returns, one of them (the leader) embeds everyth
 to ``max_texts`` texts, in one inner call and hands every caller its own vectors. A lone caller
 never waits for a batch to fill: there is no timer, only the time the running pass takes.
 
+Search queries go first: an ``embed`` call made inside :func:`query_embedding` (the search
+legs do this) is queued as a query, and the next inner call takes the queued queries only
+(FIFO among them) before any queued write texts. A query arriving while a write batch runs
+then waits for that pass and one short pass of queries, never for the writes queued behind
+it. Writes wait while queries keep arriving, which a search load can only make last while it
+outpaces the model.
+
 :func:`limit_blas_threads` keeps numpy's BLAS to one thread in such a process: concurrent
 requests then use the cores, and a contended machine does not spin BLAS threads (measured on
 the 2-core machine under load: one short query 17.7 ms on one thread, 36 ms on two).
@@ -16,15 +23,17 @@ the 2-core machine under load: one short query 17.7 ms on one thread, 36 ms on t
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from memory_engine.embedding.base import Embedder, checked_texts
 from memory_engine.errors import EmbeddingError, MemoryEngineError
 
-__all__ = ["MicroBatchingEmbedder", "limit_blas_threads"]
+__all__ = ["MicroBatchingEmbedder", "limit_blas_threads", "query_embedding"]
 
 log = logging.getLogger(__name__)
 
@@ -32,11 +41,29 @@ log = logging.getLogger(__name__)
 MAX_BATCH_TEXTS = 64
 
 
+_QUERY: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "memory_engine_query_embedding", default=False
+)
+
+
+@contextmanager
+def query_embedding() -> Iterator[None]:
+    """Within this block, ``embed`` calls of this thread (context) are search queries: a
+    :class:`MicroBatchingEmbedder` embeds them before queued write texts. Other embedders
+    ignore it."""
+    token = _QUERY.set(True)
+    try:
+        yield
+    finally:
+        _QUERY.reset(token)
+
+
 @dataclass
 class _Pending:
     """One caller's texts and, once embedded, its vectors or its error."""
 
     texts: list[str]
+    query: bool = False
     vectors: list[list[float]] | None = None
     error: BaseException | None = None
     done: bool = field(default=False)
@@ -75,6 +102,7 @@ class MicroBatchingEmbedder:
         self._busy = False
         self.calls = 0  # inner calls made (for tests and benchmarks)
         self.merged = 0  # callers served by those calls
+        self.query_calls = 0  # inner calls that embedded queued queries first
 
     def warm_up(self) -> None:
         """The inner embedder's ``warm_up`` (model load), when it has one."""
@@ -93,7 +121,7 @@ class MicroBatchingEmbedder:
                 texts (a merged call that fails is retried caller by caller, so one caller's
                 bad input never fails another's).
         """
-        mine = _Pending(checked_texts(texts, self.model_name))
+        mine = _Pending(checked_texts(texts, self.model_name), query=_QUERY.get())
         if not mine.texts:
             return []
         with self._cond:
@@ -118,14 +146,22 @@ class MicroBatchingEmbedder:
         return mine.vectors
 
     def _take(self) -> list[_Pending]:
-        """Pop the queued callers of the next inner call (FIFO, at most ``max_texts`` texts,
-        always at least one caller)."""
+        """Pop the queued callers of the next inner call: the queued queries when there are
+        any, else the queued writes (FIFO, at most ``max_texts`` texts, always at least one
+        caller)."""
         with self._cond:
-            batch = [self._queue.pop(0)]
-            size = len(batch[0].texts)
-            while self._queue and size + len(self._queue[0].texts) <= self.max_texts:
-                size += len(self._queue[0].texts)
-                batch.append(self._queue.pop(0))
+            lane = any(p.query for p in self._queue)
+            waiting = [p for p in self._queue if p.query == lane]
+            batch = [waiting[0]]
+            size = len(waiting[0].texts)
+            for pending in waiting[1:]:
+                if size + len(pending.texts) > self.max_texts:
+                    break
+                size += len(pending.texts)
+                batch.append(pending)
+            taken = {id(p) for p in batch}
+            self._queue = [p for p in self._queue if id(p) not in taken]
+            self.query_calls += lane
             return batch
 
     def _run_one_batch(self) -> None:

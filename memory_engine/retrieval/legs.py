@@ -21,6 +21,7 @@ from typing import TypeVar
 
 from memory_engine import text as textmod
 from memory_engine.embedding.base import Embedder
+from memory_engine.embedding.batching import query_embedding
 from memory_engine.models import Candidate, MemoryStatus, Scope
 from memory_engine.retrieval.normfusion import leg_score_key
 from memory_engine.stores.base import SearchIndex
@@ -77,6 +78,7 @@ def run_legs(
     embedder: Embedder | None,
     warnings: list[str],
     extra_legs: Mapping[str, Embedder] | None = None,
+    skip: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, list[Candidate]], dict[str, float], list[str]]:
     """Run the wanted legs for every query.
 
@@ -93,6 +95,9 @@ def run_legs(
             its embedder), searched with ``store.leg_search``; their cosine is written as
             ``cosine_<suffix>`` (``cosine_ml``) so each leg keeps its own score. Their timings
             are ``embed_query:<leg>`` and ``<leg>``.
+        skip: dense legs (``dense``, ``dense_ml``) not to run for any query: their query is
+            not embedded and they are returned empty (a leg whose fusion weight is 0 for
+            this query adds nothing, see ``pipeline.run_search``).
 
     Returns:
         (candidates per leg name in store rank order, timings in ms per stage, the main
@@ -112,7 +117,8 @@ def run_legs(
     def dense(q: str) -> list[Candidate]:
         assert embedder is not None
         started = time.perf_counter()
-        vector = embedder.embed([q])[0]
+        with query_embedding():
+            vector = embedder.embed([q])[0]
         _timed(timings, lock, "embed_query")(started)
         started = time.perf_counter()
         try:
@@ -122,7 +128,8 @@ def run_legs(
 
     def extra(leg: str, emb: Embedder, q: str) -> list[Candidate]:
         started = time.perf_counter()
-        vector = emb.embed([q])[0]
+        with query_embedding():
+            vector = emb.embed([q])[0]
         _timed(timings, lock, f"embed_query:{leg}")(started)
         started = time.perf_counter()
         key = leg_score_key(leg)
@@ -156,9 +163,15 @@ def run_legs(
         if i == 0:
             first_terms = terms
         if "dense" in legs and embedder is not None:
-            pending.append(("dense" + suffix, submit(partial(dense, q))))
+            if "dense" in skip:
+                pending.append(("dense" + suffix, None))
+            else:
+                pending.append(("dense" + suffix, submit(partial(dense, q))))
             for leg, emb in (extra_legs or {}).items():
-                pending.append((leg + suffix, submit(partial(extra, leg, emb, q))))
+                if leg in skip:
+                    pending.append((leg + suffix, None))
+                else:
+                    pending.append((leg + suffix, submit(partial(extra, leg, emb, q))))
         if "keyword" in legs:
             if terms:
                 pending.append(("keyword" + suffix, submit(partial(keyword, terms))))

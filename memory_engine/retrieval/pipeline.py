@@ -66,6 +66,7 @@ __all__ = [
     "DROP_TOP_K",
     "Leg",
     "SearchOptions",
+    "muted_dense_legs",
     "run_search",
 ]
 
@@ -137,8 +138,10 @@ def _recall(
     clock: _Clock,
     warnings: list[str],
     extra_legs: Mapping[str, Embedder] | None = None,
+    skip: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, list[Candidate]], list[str]]:
-    """Run every leg for every query; leg names get ``@x<i>`` for the i-th expansion."""
+    """Run every leg for every query (but the dense legs in ``skip``); leg names get
+    ``@x<i>`` for the i-th expansion."""
     depth = max(options.candidates_per_leg, options.k)  # a large k is never silently capped
     legs, timings, first_terms = run_legs(
         queries,
@@ -150,6 +153,7 @@ def _recall(
         embedder=embedder,
         warnings=warnings,
         extra_legs=extra_legs,
+        skip=skip,
     )
     clock.add(timings)
     # Defence in depth: no leg may hold another tenant's row (docs/architecture.md#f1-scope-filter).
@@ -165,6 +169,25 @@ def _recall(
         for name, cands in legs.items()
     }
     return ranked, first_terms
+
+
+def muted_dense_legs(
+    query: str, options: SearchOptions, extra_legs: Mapping[str, Embedder] | None
+) -> frozenset[str]:
+    """The dense legs whose fusion weight is 0 for ``query``'s script (``dense`` for an
+    all-CJK query with the default ``cjk_english_weight=0``), with two dense legs and a
+    normalised fusion: such a leg adds nothing to any candidate's fused score, so it is not
+    run (its query is not embedded, its model need not load) and the trace marks it
+    ``skipped``. With ``rrf`` every leg counts whatever its weight, so none is muted.
+
+    Args:
+        query: the main query (after ``composite_query``).
+        options: the search configuration (weights, fusion).
+        extra_legs: the extra dense legs of the search (none: nothing is muted).
+    """
+    if not extra_legs or options.fusion == "rrf":
+        return frozenset()
+    return frozenset(leg for leg, w in dense_leg_weights(query, options).items() if w <= 0.0)
 
 
 def _query_index(leg: str) -> int:
@@ -219,6 +242,7 @@ def run_search(
         stages.append("expand")
     clock.lap("expand")
 
+    muted = muted_dense_legs(main_query, options, extra_legs)
     legs, terms = _recall(
         queries,
         scope=scope,
@@ -228,6 +252,7 @@ def run_search(
         clock=clock,
         warnings=warnings,
         extra_legs=extra_legs,
+        skip=muted,
     )
     stages += list(legs)
     leg_health: dict[str, dict[str, Any]] = {
@@ -236,7 +261,9 @@ def run_search(
     for name, health in leg_health.items():
         if not health["empty"]:
             continue
-        if name.startswith("keyword") and not textmod.query_terms(queries[_query_index(name)]):
+        if name.split("@", 1)[0] in muted:
+            health["skipped"] = True  # weight 0 for this query's script: not embedded
+        elif name.startswith("keyword") and not textmod.query_terms(queries[_query_index(name)]):
             health["skipped"] = True  # already warned: the query has no keyword terms
         else:
             warnings.append(f"leg {name} returned no candidates")

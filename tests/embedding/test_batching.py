@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from memory_engine.embedding.batching import MicroBatchingEmbedder
+from memory_engine.embedding.batching import MicroBatchingEmbedder, query_embedding
 from memory_engine.embedding.minilm import MiniLMEmbedder
 from memory_engine.errors import EmbeddingError
 
@@ -149,3 +149,47 @@ def test_many_threads_at_once_each_get_their_own_vectors() -> None:
         t.join(120)
     assert errors == []
     assert batcher.merged == 12 * 6 and batcher.calls < 12 * 6  # some calls were merged
+
+
+def test_queued_queries_are_embedded_before_queued_writes() -> None:
+    gate = GatedEmbedder()
+    batcher = MicroBatchingEmbedder(gate)
+    results: dict[str, object] = {}
+
+    def call(name: str, texts: list[str], query: bool) -> None:
+        if query:
+            with query_embedding():
+                results[name] = batcher.embed(texts)
+        else:
+            results[name] = batcher.embed(texts)
+
+    first = threading.Thread(target=call, args=("running", ["a write in progress"], False))
+    first.start()
+    assert gate.entered.wait(30)
+    # queued while the first pass runs: two writes, then a query
+    order = [("w1", TEXTS[:3], False), ("w2", TEXTS[3:5], False), ("q", [TEXTS[5]], True)]
+    threads = []
+    for name, texts, query in order:
+        t = threading.Thread(target=call, args=(name, texts, query))
+        t.start()
+        threads.append(t)
+        deadline = time.monotonic() + 30
+        while len(batcher._queue) < len(threads) and time.monotonic() < deadline:
+            time.sleep(0.005)
+    gate.release.set()
+    for t in [first, *threads]:
+        t.join(60)
+    # the query jumped the queued writes: its own pass, then the writes merged in one
+    assert gate.batches == [["a write in progress"], [TEXTS[5]], [*TEXTS[:3], *TEXTS[3:5]]]
+    assert batcher.query_calls == 1
+    alone = np.asarray(MiniLMEmbedder().embed(TEXTS[:6]))
+    assert float(np.asarray(results["q"])[0] @ alone[5]) >= 0.9999
+    got = np.asarray(results["w1"])
+    assert got.shape == (3, 384) and float(got[2] @ alone[2]) >= 0.9999
+
+
+def test_query_marking_outside_a_batcher_changes_nothing() -> None:
+    inner = MiniLMEmbedder()
+    with query_embedding():
+        inside = np.asarray(inner.embed(TEXTS[:2]))
+    assert np.allclose(inside, np.asarray(inner.embed(TEXTS[:2])))

@@ -21,6 +21,9 @@ from __future__ import annotations
 
 import builtins
 import logging
+import threading
+import time
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -57,6 +60,10 @@ HNSW_MAX_DIM = 2000
 
 #: pgvector version from which ``hnsw.iterative_scan`` exists.
 ITERATIVE_SCAN_VERSION = (0, 8)
+
+#: A pooled connection handed back more than this many seconds ago is checked with a round
+#: trip before reuse (:class:`IdleCheck`); a more recent one only locally.
+POOL_CHECK_IDLE_S = 5.0
 
 
 def app_conninfo(owner: str, role: str, app_url: str | None = None) -> tuple[str, str]:
@@ -206,6 +213,39 @@ def role_escapes(conn: psycopg.Connection[Any]) -> list[str]:
     return findings
 
 
+class IdleCheck:
+    """The pool's connection check, with a round trip only for connections idle a while.
+
+    ``ConnectionPool.check_connection`` sends an empty query on every checkout: a round trip
+    per transaction (a search runs 4-5), ~8% of the MCP server's CPU under 20 clients
+    (py-spy, bench/mcp_load.py). A connection handed back less than
+    :data:`POOL_CHECK_IDLE_S` seconds ago is only checked locally (closed or broken); an older
+    one still gets the round trip, so a connection the server dropped while it sat in the pool
+    (a restart, an idle timeout) is replaced before a caller gets it.
+    """
+
+    def __init__(self, idle_s: float | None = None) -> None:
+        self.idle_s = POOL_CHECK_IDLE_S if idle_s is None else idle_s
+        self._returned: weakref.WeakKeyDictionary[psycopg.Connection[Any], float] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._lock = threading.Lock()
+
+    def returned(self, conn: psycopg.Connection[Any]) -> None:
+        """Pool ``reset`` callback: note when ``conn`` came back."""
+        with self._lock:
+            self._returned[conn] = time.monotonic()
+
+    def check(self, conn: psycopg.Connection[Any]) -> None:
+        """Pool ``check`` callback. Raises psycopg.OperationalError for a dead connection."""
+        if conn.closed or conn.broken:
+            raise psycopg.OperationalError("connection closed")
+        with self._lock:
+            since = self._returned.get(conn)
+        if since is None or time.monotonic() - since > self.idle_s:
+            ConnectionPool.check_connection(conn)
+
+
 class PgConnection:
     """The pool, the transaction helpers and the recorded embedding of one PostgreSQL store.
 
@@ -226,13 +266,15 @@ class PgConnection:
         self.conninfo = conninfo
         self.app_conninfo, self.role = app_login(settings, conninfo)
         self._embedding: tuple[str, int] | None = None
+        self._idle_check = IdleCheck()
         self.pool: ConnectionPool = ConnectionPool(
             self.app_conninfo,
             min_size=1,
             max_size=settings.storage.db_pool_max,
             kwargs={"prepare_threshold": None, "autocommit": True},
             configure=self._configure,
-            check=ConnectionPool.check_connection,
+            check=self._idle_check.check,
+            reset=self._idle_check.returned,
             name="memory_engine",
             open=False,
         )
