@@ -151,11 +151,6 @@ def test_overview_parity_and_a_difference(
     assert len(warnings) == 1 and warnings[0].startswith("不一致")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: memory-engine copy moves the primary vectors only, so the copied Qdrant "
-    "tenant has no multilingual (dense_ml) vectors until reembed and ranks differ",
-)
 def test_replay_runs_one_query_on_both_stores(
     make_tenant: Callable[..., str], both_stores: dict[str, MemoryEngine]
 ) -> None:
