@@ -300,24 +300,27 @@ def _fill_legs(store: MemoryStore, tenant: str, rng: np.random.Generator, *, ski
     return stored, vectors
 
 
-def _make(kind: str, pg: Callable[..., Any], qd: Callable[[], MemoryStore]) -> MemoryStore:
-    return pg() if kind == "postgres" else qd()
-
-
-@pytest.mark.parametrize(("src", "dst"), [("postgres", "qdrant"), ("qdrant", "postgres")])
-def test_copy_carries_every_legs_vectors_and_its_record(
-    src: str,
-    dst: str,
+@pytest.fixture(params=[("postgres", "qdrant"), ("qdrant", "postgres")], ids=["pg-qd", "qd-pg"])
+def pair(
+    request: pytest.FixtureRequest,
     pg_store_factory: Callable[..., Any],
     qdrant_folder_store: Callable[[], MemoryStore],
-    rng: np.random.Generator,
+) -> tuple[MemoryStore, MemoryStore]:
+    """(source, target): a fresh store of each kind, in both directions."""
+    src, dst = request.param
+    return tuple(
+        pg_store_factory() if k == "postgres" else qdrant_folder_store() for k in (src, dst)
+    )  # type: ignore[return-value]
+
+
+def test_copy_carries_every_legs_vectors_and_its_record(
+    pair: tuple[MemoryStore, MemoryStore], rng: np.random.Generator
 ) -> None:
     """The copied store searches the multilingual leg at once (no reembed): same record
     (model, dimension, ready), same vectors, same leg ranking; a re-run copies nothing."""
-    source = _make(src, pg_store_factory, qdrant_folder_store)
+    source, target = pair
     tenant = new_tenant_id("legs")
     stored, vectors = _fill_legs(source, tenant, rng)
-    target = _make(dst, pg_store_factory, qdrant_folder_store)
     report = copy_stores(source, target)
     assert report["ok"] and report["legs"] == {LEG: "ready"}
     assert report["totals"]["leg_vectors_copied"] == len(vectors) == len(stored)
@@ -338,21 +341,15 @@ def test_copy_carries_every_legs_vectors_and_its_record(
     assert again["totals"]["leg_vectors_copied"] == 0
 
 
-@pytest.mark.parametrize(("src", "dst"), [("postgres", "qdrant"), ("qdrant", "postgres")])
 def test_copy_fills_leg_vectors_a_target_record_lacks(
-    src: str,
-    dst: str,
-    pg_store_factory: Callable[..., Any],
-    qdrant_folder_store: Callable[[], MemoryStore],
-    rng: np.random.Generator,
+    pair: tuple[MemoryStore, MemoryStore], rng: np.random.Generator
 ) -> None:
     """A target written without the leg (a copy killed between a batch's records and its leg
-    vectors, or made by an earlier version) gets the vectors; the leg becomes ready there
-    once every memory has one."""
-    source = _make(src, pg_store_factory, qdrant_folder_store)
+    vectors, or made by an earlier version: on Qdrant a collection without the leg, rebuilt
+    with it) gets the vectors; the leg becomes ready there once every memory has one."""
+    source, target = pair
     tenant = new_tenant_id("fill")
     stored, vectors = _fill_legs(source, tenant, rng)
-    target = _make(dst, pg_store_factory, qdrant_folder_store)
     scope = Scope.of(tenant)
     ids = list(source.record_ids(scope=scope, limit=100).items)
     target.ensure_embedding(PG_TEST_MODEL, PG_TEST_DIM)
