@@ -326,6 +326,13 @@ def main() -> None:
     parser.add_argument("--memories", type=int, default=5000)
     parser.add_argument("--stores", nargs="+", default=["postgres", "qdrant"])
     parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument(
+        "--kill-after",
+        type=float,
+        default=None,
+        help="Qdrant only: seconds before the kill (default: PostgreSQL's time to half-way "
+        "when it runs first, else 60)",
+    )
     parser.add_argument("--search-loop", nargs=2, metavar=("STORE", "FOLDER"))
     args = parser.parse_args()
     if args.search_loop:
@@ -335,7 +342,7 @@ def main() -> None:
         return
     result: dict[str, Any] = {"memories": args.memories, "from": OLD_MODEL, "to": NEW_MODEL}
     stores: dict[str, Any] = {}
-    kill_after: float | None = None
+    kill_after: float | None = args.kill_after
     for store in args.stores:
         stores[store] = _run_store(store, args.memories, args.batch, kill_after)
         if store == "postgres":
