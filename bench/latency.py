@@ -190,7 +190,7 @@ def run_config(
         settings,
         store=store,
         embedder=emb,
-        leg_embedders={"dense_ml": emb2} if emb2 is not None else None,
+        leg_embedders={"dense_ml": emb2} if emb2 is not None else {},
     )
     store_ms: list[float] = []
     seq_ms: list[float] = []

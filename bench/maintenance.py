@@ -75,7 +75,7 @@ def run(size: int, archived: int, expired: int, base: Path) -> dict[str, Any]:
     store = PostgresStore(settings)
     emb = HashEmbedder()
     store.ensure_embedding(emb.model_name, emb.dim)
-    engine = MemoryEngine(settings, store=store, embedder=emb)
+    engine = MemoryEngine(settings, store=store, embedder=emb, leg_embedders={})
     rng = np.random.default_rng(11)
     now = datetime.now(UTC)
     tenant = "bench-maint"

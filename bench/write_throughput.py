@@ -196,7 +196,7 @@ def main() -> None:
     if args.store == "qdrant":
         values.update(store="qdrant", qdrant_path=str(base / "qdrant"))
     settings = Settings(_env_file=None, **values)  # type: ignore[call-arg]
-    engine = MemoryEngine(settings, embedder=HashEmbedder())  # type: ignore[arg-type]
+    engine = MemoryEngine(settings, embedder=HashEmbedder(), leg_embedders={})  # type: ignore[arg-type]
     texts = inputs(args.n)
     out: dict[str, Any] = {"store": args.store, "n": args.n, "llm": "rules", "modes": {}}
     try:

@@ -9,6 +9,8 @@ part               default                                                      
 ``store``          ``stores.build_store(settings)``                                 first use
 ``embedder``       ``embedding.build_embedder(settings)``, then checked once        first use
                    against the store's recorded model and dimension
+``leg_embedders``  ``embedding.build_leg_embedders(settings, embedder)``, also      first use
+                   beside an injected ``embedder`` (``{}`` = no extra leg)
 ``llm``            ``llm.build_llm(settings)`` (``MEMORY_LLM_PROVIDER``)            first use
 ``journal``        ``WriteJournal(MEMORY_WRITE_QUEUE_PATH or data_dir/JOURNAL_FILE)``  first use
                    (the SQLite file is created then)
@@ -131,10 +133,10 @@ class EngineDeps:
         self._store = store
         self._embedder = embedder
         self._embedding_checked = False
-        # An injected embedder brings its own legs (none unless ``leg_embedders`` is given);
-        # an embedder built from the settings gets the settings' extra legs.
+        # The extra legs come from the settings (MEMORY_EMBEDDER_MULTILINGUAL) whether the
+        # primary embedder is injected or built; ``leg_embedders`` replaces them ({} = none).
         self._leg_embedders: dict[str, Embedder] | None = (
-            dict(leg_embedders) if leg_embedders is not None else ({} if embedder else None)
+            dict(leg_embedders) if leg_embedders is not None else None
         )
         self._legs = LegRegistry()
         self._llm = llm
@@ -175,8 +177,9 @@ class EngineDeps:
 
     @property
     def leg_embedders(self) -> dict[str, Embedder]:
-        """Embedders of the extra dense legs (built from the settings on first use unless an
-        embedder was injected); what the store holds is :meth:`dense_legs`."""
+        """Embedders of the extra dense legs: the injected ``leg_embedders``, else built from
+        the settings on first use (also beside an injected primary embedder; none when the
+        primary already is the multilingual model); what the store holds is :meth:`dense_legs`."""
         if self._leg_embedders is None:
             with self._models_lock:
                 if self._leg_embedders is None:

@@ -117,8 +117,10 @@ class MemoryEngine:
         embedder: an ``Embedder`` (default: built from settings on first write or search;
             checked once against the store's recorded model and dimension).
         leg_embedders: embedders of the extra dense legs, leg name -> embedder (``dense_ml``:
-            the multilingual leg). Default: built from the settings (``MEMORY_EMBEDDER_MULTILINGUAL``)
-            when ``embedder`` is not given; none when it is.
+            the multilingual leg); they replace the settings' legs, ``{}`` = the primary leg
+            only. Default: built from the settings (``MEMORY_EMBEDDER_MULTILINGUAL``, USE-m3),
+            also when ``embedder`` is given: an injected primary replaces the primary leg only
+            (no second leg when it already is USE-m3, or with ``MEMORY_EMBEDDER_MULTILINGUAL=none``).
         llm: the write-decision ``WriteLLM`` (default: ``MEMORY_LLM_PROVIDER``, on first use).
         journal: the ``WriteJournal`` (default: ``MEMORY_WRITE_QUEUE_PATH`` or
             ``data_dir/write_journal.sqlite3``, created on first use).

@@ -97,6 +97,9 @@ def _print_summary(report: dict[str, Any], out: Console) -> None:
         f"{t['records_per_s'] or '-'} records/s; verification "
         + ("passed" if report["ok"] else "FOUND DIFFERENCES (see --json)")
     )
+    if report.get("legs"):
+        legs = ", ".join(f"{leg} ({state})" for leg, state in report["legs"].items())
+        out.print(f"dense legs copied: {legs}; {t.get('leg_vectors_copied', 0)} leg vectors")
 
 
 @app.command("copy")

@@ -81,8 +81,10 @@ class MemoryRecord(BaseModel):
     ``memory`` is None when the memory was purged (only its events remain). ``embedding`` is
     the stored vector (None with ``memory``); ``terms`` the stored keyword terms with
     repetitions, or None when the store did not keep them (the copy then re-tokenizes the
-    content). ``events`` are the memory's committed events, oldest first, with the ids of
-    the store that read them (ids are not copied: the target numbers them anew).
+    content). ``legs`` holds the memory's vectors of the extra dense legs
+    (:data:`EXTRA_LEGS`), by leg name, for the legs that have one (never the staging leg).
+    ``events`` are the memory's committed events, oldest first, with the ids of the store that
+    read them (ids are not copied: the target numbers them anew).
     """
 
     model_config = ConfigDict(frozen=True)
@@ -91,6 +93,7 @@ class MemoryRecord(BaseModel):
     memory: Memory | None = None
     embedding: tuple[float, ...] | None = None
     terms: tuple[str, ...] | None = None
+    legs: Mapping[str, tuple[float, ...]] = Field(default_factory=dict)
     events: tuple[Event, ...] = ()
 
     @property
@@ -224,6 +227,18 @@ class VectorLegs(Protocol):
 
     def leg_counts(self, leg: str, *, scope: Scope) -> tuple[int, int]:
         """``(with the leg's vector, embedded memories)`` of the tenant (purged excluded)."""
+        ...
+
+    def leg_vectors(
+        self, leg: str, memory_ids: Sequence[uuid.UUID], *, scope: Scope
+    ) -> dict[uuid.UUID, tuple[float, ...]]:
+        """The leg's stored vector of each of ``memory_ids`` (of the scope's tenant) that has
+        one; ids without a vector, purged or of another tenant are left out. ``{}`` when the
+        leg is not recorded.
+
+        Raises:
+            InvalidInputError: unknown leg, or more than ``list_max_limit`` ids.
+        """
         ...
 
     def set_leg_state(self, leg: str, state: LegState) -> None:

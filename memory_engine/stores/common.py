@@ -573,8 +573,9 @@ def record_differences(a: MemoryRecord, b: MemoryRecord, *, atol: float = 1e-6) 
     """Names of what differs between two records of one memory id (empty when equal).
 
     Compared: every memory field (id, version, status, timestamps, ...), the vector's direction
-    (unit-normalised, within ``atol`` per component), the keyword terms as a multiset (when both stores kept them) and
-    the event sequence (action, actor, time, snapshots, reason, request id, details; event
+    (unit-normalised, within ``atol`` per component), each extra leg's vector the same way
+    (``legs.<leg> missing`` when only ``a`` has it), the keyword terms as a multiset (when both
+    stores kept them) and the event sequence (action, actor, time, snapshots, reason, request id, details; event
     ids are store-local and ignored).
     """
     diffs: list[str] = []
@@ -590,6 +591,12 @@ def record_differences(a: MemoryRecord, b: MemoryRecord, *, atol: float = 1e-6) 
             diffs.append("embedding")
         if a.terms is not None and b.terms is not None and Counter(a.terms) != Counter(b.terms):
             diffs.append("terms")
+        for leg in sorted(set(a.legs) | set(b.legs)):
+            va, vb = a.legs.get(leg), b.legs.get(leg)
+            if va is None or vb is None:
+                diffs.append(f"legs.{leg} {'missing' if vb is None else 'unexpected'}")
+            elif not _same_direction(va, vb, atol):
+                diffs.append(f"legs.{leg}")
     ea, eb = [_event_key(e) for e in a.events], [_event_key(e) for e in b.events]
     if len(ea) != len(eb):
         diffs.append(f"events ({len(ea)} vs {len(eb)})")

@@ -3,16 +3,25 @@
 What is copied, per tenant: every memory record (:class:`~memory_engine.stores.base.MemoryRecord`):
 the memory with its original id, version, status, timestamps and all other fields, its vector,
 its keyword terms (re-tokenized with :func:`memory_engine.text.tokenize` when the source kept
-none) and its committed events (actor, time, before/after snapshots, reason, request id) in
+none), its vector of every extra dense leg (``dense_ml``) and its committed events (actor, time, before/after snapshots, reason, request id) in
 their original order; purged memories keep their event history. Event ids are store-local and
 numbered anew by the target, in event-time order within a batch. Traces are not copied.
+
+Dense legs: every extra leg the source records is recorded in the target with the same model
+and dimension before anything is written (on a new target before its primary embedding, so the
+leg is ``ready`` there at once; a Qdrant collection made without the leg is rebuilt with
+it), and the leg vectors travel with their records: the target
+needs no ``memory-engine reembed``. A source leg still ``filling`` leaves the target's
+``filling``; a target leg recorded ``filling`` becomes ``ready`` once every memory of the
+target has its vector. The reembed staging leg is never copied.
 
 Re-runs are idempotent: a record the target already holds *identically* is skipped
 (``unchanged``); a missing one is written; a record the target holds *differently* (same id,
 other fields, vector, terms or events) stops the copy with :class:`TransferConflictError`
 before the batch holding it is written: nothing is ever overwritten. Batches before it stay
 copied (each equal to the source), so after fixing the conflict a re-run continues where it
-stopped.
+stopped. A record the target holds without some leg vectors (a copy killed between a batch's
+records and its leg vectors, or a target written by a copy that did not carry legs) gets them.
 
 The verification pass re-reads every record of both stores and compares them field by field
 (:func:`memory_engine.stores.common.record_differences`), plus the record, status and event
@@ -31,9 +40,15 @@ from pydantic import SecretStr, ValidationError
 
 from memory_engine.config import Settings
 from memory_engine.entities import memory_terms
-from memory_engine.errors import ConfigError, InvalidInputError, TransferConflictError
+from memory_engine.errors import (
+    ConfigError,
+    EmbeddingMismatchError,
+    InvalidInputError,
+    LegUnavailableError,
+    TransferConflictError,
+)
 from memory_engine.models import Scope
-from memory_engine.stores.base import MemoryRecord, MemoryStore
+from memory_engine.stores.base import EXTRA_LEGS, LegRecord, MemoryRecord, MemoryStore, VectorLegs
 from memory_engine.stores.common import record_differences
 
 #: ``progress(tenant, phase, done, total)``: phase is ``"copy"`` or ``"verify"``; counts are
@@ -96,6 +111,113 @@ def _with_terms(record: MemoryRecord) -> MemoryRecord:
     return record.model_copy(update={"terms": tuple(memory_terms(memory.content, memory.entities))})
 
 
+def _legs_part(store: MemoryStore) -> VectorLegs | None:
+    return getattr(store, "legs", None)  # the store's VectorLegs part
+
+
+def source_legs(source: MemoryStore) -> dict[str, LegRecord]:
+    """The extra dense legs the source records (the staging leg excluded), by name."""
+    part = _legs_part(source)
+    if part is None:
+        return {}
+    return {leg: r for leg, r in part.leg_records().items() if leg in EXTRA_LEGS}
+
+
+def prepare_legs(source: MemoryStore, target: MemoryStore) -> dict[str, LegRecord]:
+    """Record in ``target`` every extra leg of ``source`` (same model and dimension); call it
+    before the target's primary embedding is recorded, so a new target takes them ``ready``.
+
+    Returns:
+        The source's leg records (what the copy carries), by leg name.
+
+    Raises:
+        EmbeddingMismatchError: the target records a leg with another model or dimension.
+        InvalidInputError: the target store has no dense legs part.
+    """
+    legs = source_legs(source)
+    if not legs:
+        return {}
+    part = _legs_part(target)
+    if part is None:
+        raise InvalidInputError(f"the target store ({target.name}) cannot hold dense legs")
+    known = part.leg_records()
+    for leg, rec in legs.items():
+        try:
+            have = known.get(leg) or part.ensure_leg(leg, rec.model, rec.dim)
+        except LegUnavailableError:  # a Qdrant collection made without the leg: rebuilt
+            have = part.replace_leg(leg, rec.model, rec.dim)
+        if (have.model, have.dim) != (rec.model, rec.dim):
+            raise EmbeddingMismatchError(
+                f"the target records its {leg} leg as {have.model} ({have.dim}-d), the source "
+                f"as {rec.model} ({rec.dim}-d): run `memory-engine reembed --leg {leg}` on one "
+                "of them first",
+                leg=leg,
+                stored_model=have.model,
+                source_model=rec.model,
+            )
+    return legs
+
+
+def _read(
+    store: MemoryStore, ids: Sequence[uuid.UUID], scope: Scope, legs: Sequence[str]
+) -> list[MemoryRecord]:
+    """``store.read_records`` with each record's vectors of ``legs``."""
+    records = store.read_records(ids, scope=scope)
+    part = _legs_part(store)
+    if not legs or part is None:
+        return records
+    stored = [r.memory_id for r in records if r.memory is not None]
+    vectors = {leg: part.leg_vectors(leg, stored, scope=scope) for leg in legs}
+    return [
+        r.model_copy(
+            update={"legs": {leg: v[r.memory_id] for leg, v in vectors.items() if r.memory_id in v}}
+        )
+        for r in records
+    ]
+
+
+def _only_missing_legs(diffs: Sequence[str]) -> bool:
+    return bool(diffs) and all(d.startswith("legs.") and d.endswith(" missing") for d in diffs)
+
+
+def _write_legs(
+    target: MemoryStore, records: Sequence[MemoryRecord], legs: Sequence[str], scope: Scope
+) -> int:
+    """Set the leg vectors of ``records`` in the target; returns vectors written."""
+    part = _legs_part(target)
+    done = 0
+    for leg in legs:
+        vectors = {r.memory_id: r.legs[leg] for r in records if leg in r.legs}
+        if vectors and part is not None:
+            done += part.set_leg_vectors(leg, vectors, scope=scope)
+    return done
+
+
+def settle_leg_states(
+    target: MemoryStore, legs: dict[str, LegRecord], *, actor: str = "memory-engine copy"
+) -> dict[str, str]:
+    """After a copy: a target leg is ``filling`` when the source's was, and ``ready`` once
+    every memory of every target tenant has its vector (an audited read of the target's
+    tenants, only when a leg is ``filling`` there). Returns the target's states by leg."""
+    part = _legs_part(target)
+    if part is None or not legs:
+        return {}
+    states: dict[str, str] = {leg: r.state for leg, r in part.leg_records().items() if leg in legs}
+    for leg, state in states.items():
+        if legs[leg].state == "filling" and state == "ready":
+            part.set_leg_state(leg, "filling")
+            states[leg] = "filling"
+    pending = [leg for leg, st in states.items() if st == "filling" and legs[leg].state == "ready"]
+    if pending:
+        tenants = target.admin_tenant_ids(actor=actor, reason="check the copied dense legs")
+        for leg in pending:
+            counts = (part.leg_counts(leg, scope=Scope.of(t)) for t in tenants)
+            if all(filled == total for filled, total in counts):
+                part.set_leg_state(leg, "ready")
+                states[leg] = "ready"
+    return states
+
+
 def tenant_counts(store: MemoryStore, scope: Scope) -> dict[str, Any]:
     """Counts compared by the verification: records, memories per status, committed events."""
     return {
@@ -116,33 +238,39 @@ def copy_tenant(
     """Copy one tenant's memory records from ``source`` to ``target`` (see module doc).
 
     Returns:
-        ``{"records", "copied", "unchanged", "events_copied", "seconds"}`` (seconds: wall
-        time, float).
+        ``{"records", "copied", "unchanged", "events_copied", "leg_vectors_copied",
+        "seconds"}`` (seconds: wall time, float; ``unchanged`` counts records already in the
+        target, also those that only lacked leg vectors and got them).
 
     Raises:
         TransferConflictError: the target holds different data for a record's id.
-        EmbeddingMismatchError: the target holds vectors of another model or dimension.
+        EmbeddingMismatchError: the target holds vectors of another model or dimension (the
+            primary or an extra leg).
         InvalidInputError: ``batch`` outside 1..``list_max_limit`` of either store.
     """
     if batch < 1:
         raise InvalidInputError("batch must be >= 1", batch=batch)
     scope = Scope.of(tenant)
     started = time.perf_counter()
+    legs = list(prepare_legs(source, target))  # before the primary: a new target takes them
     recorded = source.embedding_info()
     if recorded is not None:
         target.ensure_embedding(*recorded)
-    copied = unchanged = events = done = total = 0
+    copied = unchanged = events = done = total = leg_vectors = 0
     for ids, total in _pages(source, scope, batch):
-        theirs = target.read_records(ids, scope=scope)
-        ours = source.read_records(ids, scope=scope)
+        theirs = _read(target, ids, scope, legs)
+        ours = _read(source, ids, scope, legs)
         todo: list[MemoryRecord] = []
+        fill: list[MemoryRecord] = []
         conflicts: list[tuple[uuid.UUID, list[str]]] = []
         for src, tgt in zip(ours, theirs, strict=True):
             if tgt.empty:
                 todo.append(_with_terms(src))
                 continue
             diffs = record_differences(src, tgt)
-            if diffs:
+            if _only_missing_legs(diffs):
+                fill.append(src)
+            elif diffs:
                 conflicts.append((src.memory_id, diffs))
             else:
                 unchanged += 1
@@ -157,6 +285,8 @@ def copy_tenant(
             )
         if todo:
             target.write_records(todo, scope=scope)
+        leg_vectors += _write_legs(target, [*todo, *fill], legs, scope)
+        unchanged += len(fill)
         copied += len(todo)
         events += sum(len(r.events) for r in todo)
         done += len(ids)
@@ -166,6 +296,7 @@ def copy_tenant(
         "copied": copied,
         "unchanged": unchanged,
         "events_copied": events,
+        "leg_vectors_copied": leg_vectors,
         "seconds": round(time.perf_counter() - started, 3),
     }
 
@@ -193,13 +324,10 @@ def verify_tenant(
     mismatches: list[dict[str, Any]] = []
     n_mismatch = checked = 0
     seen: set[uuid.UUID] = set()
+    legs = list(source_legs(source))
     for ids, total in _pages(source, scope, batch):
         seen.update(ids)
-        pairs = zip(
-            source.read_records(ids, scope=scope),
-            target.read_records(ids, scope=scope),
-            strict=True,
-        )
+        pairs = zip(_read(source, ids, scope, legs), _read(target, ids, scope, legs), strict=True)
         for src, tgt in pairs:
             diffs = record_differences(src, tgt)
             if diffs:
@@ -245,8 +373,8 @@ def copy_stores(
 
     Returns:
         JSON-ready report ``{"source", "target", "tenants": {tenant: {"copy", "verify"}},
-        "totals": {"tenants", "records", "copied", "unchanged", "events_copied", "seconds",
-        "records_per_s"}, "ok"}``; ``ok`` is False when a verification found a difference
+        "legs": {leg: target state}, "totals": {"tenants", "records", "copied", "unchanged",
+        "events_copied", "leg_vectors_copied", "seconds", "records_per_s"}, "ok"}``; ``ok`` is False when a verification found a difference
         (``verify=False``: True after the copy).
 
     Raises:
@@ -280,6 +408,7 @@ def copy_stores(
             entry["verify"] = verify_tenant(source, target, tenant, batch=batch, progress=progress)
             ok = ok and bool(entry["verify"]["ok"])
         report["tenants"][tenant] = entry
+    report["legs"] = settle_leg_states(target, source_legs(source), actor=actor)
     seconds = time.perf_counter() - started
     copies = [e["copy"] for e in report["tenants"].values()]
     copied = sum(c["copied"] for c in copies)
@@ -290,6 +419,7 @@ def copy_stores(
         "copied": copied,
         "unchanged": sum(c["unchanged"] for c in copies),
         "events_copied": sum(c["events_copied"] for c in copies),
+        "leg_vectors_copied": sum(c["leg_vectors_copied"] for c in copies),
         "seconds": round(seconds, 3),
         "records_per_s": round(copied / copy_seconds, 1) if copy_seconds > 0 else None,
     }

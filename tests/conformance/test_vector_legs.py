@@ -210,3 +210,24 @@ def test_reembed_switches_the_primary_embedder_in_one_step(store_factory) -> Non
     # the store keeps the switch across a reopen
     again = store_factory.reopen(store)
     assert again.embedding_info() == ("new-model", 20)
+
+
+def test_leg_vectors_reads_back_the_tenants_stored_vectors(store_factory) -> None:
+    store = store_factory.new()
+    legs = _legs(store)
+    ml = HashEmbedder("ml-model", 24)
+    a, b = Scope.of("legs-read-a"), Scope.of("legs-read-b")
+    assert legs.leg_vectors(LEG, [], scope=a) == {}
+    legs.ensure_leg(LEG, ml.model_name, ml.dim)
+    store.ensure_embedding(MODEL, DIM)
+    primary = HashEmbedder(MODEL, DIM)
+    mine, theirs = _fill(store, a, primary), _fill(store, b, primary)
+    wanted = dict(zip(mine[:4], ml.embed(TEXTS[:4]), strict=True))
+    legs.set_leg_vectors(LEG, wanted, scope=a)
+    legs.set_leg_vectors(LEG, dict(zip(theirs, ml.embed(TEXTS), strict=True)), scope=b)
+    got = legs.leg_vectors(LEG, [*mine, *theirs], scope=a)
+    assert set(got) == set(mine[:4])  # without a vector, or another tenant's: left out
+    for mid, vec in wanted.items():
+        assert np.allclose(got[mid], vec, atol=1e-5)
+    with pytest.raises(InvalidInputError):
+        legs.leg_vectors("dense_unknown", mine, scope=a)

@@ -151,11 +151,6 @@ def test_overview_parity_and_a_difference(
     assert len(warnings) == 1 and warnings[0].startswith("不一致")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open: memory-engine copy moves the primary vectors only, so the copied Qdrant "
-    "tenant has no multilingual (dense_ml) vectors until reembed and ranks differ",
-)
 def test_replay_runs_one_query_on_both_stores(
     make_tenant: Callable[..., str], both_stores: dict[str, MemoryEngine]
 ) -> None:
@@ -165,13 +160,17 @@ def test_replay_runs_one_query_on_both_stores(
     button(at, t("stores.compare_run", "en")).click().run()
     assert_clean(at)
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["overlap@3"] == "1.000"
-    assert metrics["Spearman ρ"] == "1.000" and metrics["returned by both"] == "3"
     frames = [d.value for d in at.dataframe if "rank (Qdrant)" in d.value.columns]
     assert len(frames) == 1
     frame = frames[0]
-    assert len(frame) == 3
-    assert list(frame["rank (PostgreSQL)"]) == list(frame["rank (Qdrant)"]) == [1, 2, 3]
+    # the relevance floor keeps only the memories that match (here fewer than k=3); both
+    # stores return the same ones, in the same order, with the same cosine
+    n = len(frame)
+    assert 1 <= n <= 3 and metrics["returned by both"] == str(n)
+    assert metrics["overlap@3"] == "1.000"
+    if n > 1:
+        assert metrics["Spearman ρ"] == "1.000"
+    assert list(frame["rank (PostgreSQL)"]) == list(frame["rank (Qdrant)"]) == list(range(1, n + 1))
     assert frame["Δ cosine"].abs().max() < 1e-4  # same vectors, same cosine
     assert "Ann is allergic to peanuts" in frame["content"].iloc[0]
     # Query Replay itself still saved the search in the chosen store only

@@ -14,9 +14,9 @@ import pytest
 from typer.testing import CliRunner
 
 from memory_engine.cli.app import app
-from memory_engine.errors import TransferConflictError
+from memory_engine.errors import EmbeddingMismatchError, TransferConflictError
 from memory_engine.models import MemoryStatus, Scope
-from memory_engine.stores.base import MemoryStore
+from memory_engine.stores.base import MemoryStore, VectorLegs
 from memory_engine.stores.common import record_differences
 from memory_engine.stores.transfer import copy_stores, copy_tenant, verify_tenant
 from tests.conformance.helpers import item, put, unit
@@ -277,3 +277,106 @@ def test_copy_into_qdrant_killed_between_steps_is_whole_or_absent_and_rerun_comp
     finally:
         target.close()
         source.close()
+
+
+# ------------------------------------------------------------- extra dense legs (dense_ml)
+LEG, LEG_MODEL, LEG_DIM = "dense_ml", "test-ml-12", 12
+
+
+def _legs(store: MemoryStore) -> VectorLegs:
+    part = getattr(store, "legs", None)
+    assert isinstance(part, VectorLegs)
+    return part
+
+
+def _fill_legs(store: MemoryStore, tenant: str, rng: np.random.Generator, *, skip: int = 0) -> Any:
+    """A leg recorded before the first write (``ready``), the memories of ``_fill`` and a leg
+    vector for each stored memory but the last ``skip``; returns (ids, leg vectors)."""
+    _legs(store).ensure_leg(LEG, LEG_MODEL, LEG_DIM)
+    mids = _fill(store, tenant, rng)
+    stored = [m for m in mids if store.read_records([m], scope=Scope.of(tenant))[0].memory]
+    vectors = {m: tuple(unit(rng, LEG_DIM)) for m in stored[: len(stored) - skip]}
+    _legs(store).set_leg_vectors(LEG, vectors, scope=Scope.of(tenant))
+    return stored, vectors
+
+
+@pytest.fixture(params=[("postgres", "qdrant"), ("qdrant", "postgres")], ids=["pg-qd", "qd-pg"])
+def pair(
+    request: pytest.FixtureRequest,
+    pg_store_factory: Callable[..., Any],
+    qdrant_folder_store: Callable[[], MemoryStore],
+) -> tuple[MemoryStore, MemoryStore]:
+    """(source, target): a fresh store of each kind, in both directions."""
+    src, dst = request.param
+    return tuple(
+        pg_store_factory() if k == "postgres" else qdrant_folder_store() for k in (src, dst)
+    )  # type: ignore[return-value]
+
+
+def test_copy_carries_every_legs_vectors_and_its_record(
+    pair: tuple[MemoryStore, MemoryStore], rng: np.random.Generator
+) -> None:
+    """The copied store searches the multilingual leg at once (no reembed): same record
+    (model, dimension, ready), same vectors, same leg ranking; a re-run copies nothing."""
+    source, target = pair
+    tenant = new_tenant_id("legs")
+    stored, vectors = _fill_legs(source, tenant, rng)
+    report = copy_stores(source, target)
+    assert report["ok"] and report["legs"] == {LEG: "ready"}
+    assert report["totals"]["leg_vectors_copied"] == len(vectors) == len(stored)
+    assert _legs(target).leg_records() == _legs(source).leg_records()
+    scope = Scope.of(tenant)
+    got = _legs(target).leg_vectors(LEG, stored, scope=scope)
+    assert set(got) == set(vectors)
+    for mid, vec in vectors.items():
+        assert np.allclose(got[mid], vec, atol=1e-5)
+    query = tuple(unit(rng, LEG_DIM))
+    src_hits = _legs(source).leg_search(LEG, query, scope=scope, k=3)
+    dst_hits = _legs(target).leg_search(LEG, query, scope=scope, k=3)
+    assert [h.memory.id for h in dst_hits] == [h.memory.id for h in src_hits] and dst_hits
+    for a, b in zip(src_hits, dst_hits, strict=True):
+        assert a.scores["cosine"] == pytest.approx(b.scores["cosine"], abs=1e-4)
+    again = copy_stores(source, target)
+    assert again["ok"] and again["totals"]["copied"] == 0
+    assert again["totals"]["leg_vectors_copied"] == 0
+
+
+def test_copy_fills_leg_vectors_a_target_record_lacks(
+    pair: tuple[MemoryStore, MemoryStore], rng: np.random.Generator
+) -> None:
+    """A target written without the leg (a copy killed between a batch's records and its leg
+    vectors, or made by an earlier version: on Qdrant a collection without the leg, rebuilt
+    with it) gets the vectors; the leg becomes ready there once every memory has one."""
+    source, target = pair
+    tenant = new_tenant_id("fill")
+    stored, vectors = _fill_legs(source, tenant, rng)
+    scope = Scope.of(tenant)
+    ids = list(source.record_ids(scope=scope, limit=100).items)
+    target.ensure_embedding(PG_TEST_MODEL, PG_TEST_DIM)
+    target.write_records(source.read_records(ids, scope=scope), scope=scope)  # no leg vectors
+    report = copy_stores(source, target)
+    assert report["ok"], report
+    assert report["totals"]["copied"] == 0 and report["totals"]["unchanged"] == len(ids)
+    assert report["totals"]["leg_vectors_copied"] == len(vectors)
+    assert report["legs"] == {LEG: "ready"}
+    assert set(_legs(target).leg_vectors(LEG, stored, scope=scope)) == set(stored)
+
+
+def test_copy_of_a_leg_still_filling_stays_filling_and_a_mismatch_is_refused(
+    pg_store_factory: Callable[..., Any],
+    qdrant_folder_store: Callable[[], MemoryStore],
+    rng: np.random.Generator,
+) -> None:
+    pg = pg_store_factory()
+    tenant = new_tenant_id("part")
+    stored, vectors = _fill_legs(pg, tenant, rng, skip=2)
+    _legs(pg).set_leg_state(LEG, "filling")
+    qd = qdrant_folder_store()
+    report = copy_stores(pg, qd)
+    assert report["ok"] and report["legs"] == {LEG: "filling"}
+    assert _legs(qd).leg_counts(LEG, scope=Scope.of(tenant)) == (len(vectors), len(stored))
+    other = pg_store_factory()
+    _legs(other).ensure_leg(LEG, "another-ml-model", LEG_DIM)
+    with pytest.raises(EmbeddingMismatchError, match="memory-engine reembed --leg dense_ml"):
+        copy_stores(pg, other)
+    assert other.record_ids(scope=Scope.of(tenant), limit=1).total == 0  # nothing written

@@ -17,9 +17,11 @@ from psycopg import sql
 from memory_engine.errors import InvalidInputError
 from memory_engine.models import Candidate, MemoryStatus, Scope
 from memory_engine.stores.base import EXTRA_LEGS, STAGING_LEG, LegRecord, LegState
-from memory_engine.stores.common import check_embedding_spec, check_k, search_statuses, vector_param
+from memory_engine.stores.common import check_k, check_record_ids, search_statuses, vector_param
+from memory_engine.stores.legs import LegBook, check_leg, first_state, unstaged_error
 from memory_engine.stores.postgres.connection import HNSW_MAX_DIM, PgConnection
 from memory_engine.stores.postgres.migrate import MIGRATION_LOCK_KEY
+from memory_engine.stores.postgres.records import vector_floats
 from memory_engine.stores.postgres.sql import dense_search
 
 #: Rows per UPDATE statement of ``set_leg_vectors`` (one transaction for the whole call).
@@ -35,7 +37,8 @@ def leg_column(leg: str) -> str:
     Raises:
         InvalidInputError: not one of :data:`memory_engine.stores.base.EXTRA_LEGS`.
     """
-    if leg not in (*EXTRA_LEGS, STAGING_LEG) or leg not in LEG_COLUMNS:
+    check_leg(leg)
+    if leg not in LEG_COLUMNS:
         raise InvalidInputError(f"unknown dense leg {leg!r}", leg=leg, known=list(EXTRA_LEGS))
     return LEG_COLUMNS[leg]
 
@@ -49,23 +52,19 @@ class PgVectorLegs:
 
     def __init__(self, conn: PgConnection) -> None:
         self._conn = conn
-        self._records: dict[str, LegRecord] | None = None
+        self._book = LegBook(self._read_records)
 
-    def leg_records(self) -> dict[str, LegRecord]:
-        """Every recorded extra leg (read from ``embedding_legs``; cached until it changes)."""
+    def _read_records(self) -> dict[str, LegRecord]:
         with self._conn.tx(None) as cur:
             rows = cur.execute("SELECT leg, model, dim, state FROM embedding_legs").fetchall()
-        self._records = {
+        return {
             str(r[0]): LegRecord(leg=str(r[0]), model=str(r[1]), dim=int(r[2]), state=r[3])
             for r in rows
         }
-        return dict(self._records)
 
-    def _record(self, leg: str) -> LegRecord:
-        records = self._records if self._records and leg in self._records else self.leg_records()
-        if leg not in records:
-            raise InvalidInputError(f"dense leg {leg!r} is not recorded in this store", leg=leg)
-        return records[leg]
+    def leg_records(self) -> dict[str, LegRecord]:
+        """Every recorded extra leg (read from ``embedding_legs``; cached until it changes)."""
+        return self._book.records()
 
     def ensure_leg(self, leg: str, model: str, dim: int) -> LegRecord:
         """See :meth:`memory_engine.stores.base.VectorLegs.ensure_leg`; the first call types the
@@ -73,8 +72,7 @@ class PgVectorLegs:
         ``ready`` when no embedding was recorded yet (a new store: every write fills it), else
         ``filling``."""
         column = leg_column(leg)
-        check_embedding_spec(model, dim)
-        known = self.leg_records().get(leg)
+        known = self._book.known(leg, model, dim)
         if known is not None:
             return known
         with self._conn.owner_tx() as cur:
@@ -85,7 +83,7 @@ class PgVectorLegs:
             if row is None:
                 # A store that recorded its embedding may hold memories without this leg.
                 used = cur.execute("SELECT count(*) FROM embedding_config").fetchone()
-                state: LegState = "filling" if used and used[0] else "ready"
+                state = first_state(bool(used and used[0]))
                 self._retype(cur, column, dim)
                 cur.execute(
                     "INSERT INTO embedding_legs (leg, model, dim, state) VALUES (%s, %s, %s, %s)",
@@ -117,7 +115,7 @@ class PgVectorLegs:
         """Record the leg anew with another model or dimension: its vectors are cleared and it
         is ``filling`` until re-filled (``memory-engine reembed --leg``)."""
         column = leg_column(leg)
-        check_embedding_spec(model, dim)
+        self._book.known(leg, model, dim)
         with self._conn.owner_tx() as cur:
             cur.execute("SELECT pg_advisory_xact_lock(%s)", [MIGRATION_LOCK_KEY])
             self._retype(cur, column, dim)
@@ -134,13 +132,7 @@ class PgVectorLegs:
         transaction (writes wait on a table lock, searches on the column rewrite) rewrites
         ``embedding`` from ``embedding_next``, rebuilds its HNSW index, sets every memory's
         ``embedding_model`` and the store's record, and clears the staging column."""
-        record = self.leg_records().get(STAGING_LEG)
-        if record is None or (record.model, record.dim) != (model, dim):
-            raise InvalidInputError(
-                f"no staged {model} ({dim}-d) vectors to switch to: run `memory-engine reembed`",
-                model=model,
-                dim=dim,
-            )
+        self._book.staged(model, dim)
         with self._conn.owner_tx() as cur:
             cur.execute("SELECT pg_advisory_xact_lock(%s)", [MIGRATION_LOCK_KEY])
             cur.execute("LOCK TABLE memories IN SHARE ROW EXCLUSIVE MODE")
@@ -149,10 +141,7 @@ class PgVectorLegs:
                 "AND embedding_next IS NULL"
             ).fetchone()
             if row and row[0]:
-                raise InvalidInputError(
-                    f"{row[0]} memories have no staged vector yet; fill them and switch again",
-                    missing=int(row[0]),
-                )
+                raise unstaged_error(int(row[0]))
             cur.execute("DROP INDEX IF EXISTS memories_embedding_hnsw")
             cur.execute(
                 sql.SQL(
@@ -178,7 +167,7 @@ class PgVectorLegs:
 
     def set_leg_state(self, leg: str, state: LegState) -> None:
         """See :meth:`memory_engine.stores.base.VectorLegs.set_leg_state`."""
-        self._record(leg)
+        self._book.get(leg)
         with self._conn.owner_tx() as cur:
             cur.execute("UPDATE embedding_legs SET state = %s WHERE leg = %s", [state, leg])
         self.leg_records()
@@ -189,7 +178,7 @@ class PgVectorLegs:
         """See :meth:`memory_engine.stores.base.VectorLegs.set_leg_vectors` (one UPDATE per
         batch, in one tenant transaction)."""
         column = leg_column(leg)
-        dim = self._record(leg).dim
+        dim = self._book.get(leg).dim
         if not vectors:
             return 0
         ids = list(vectors)
@@ -223,7 +212,7 @@ class PgVectorLegs:
         as the primary leg, on the leg's column)."""
         check_k(k)
         column = leg_column(leg)
-        vec = vector_param(vector, self._record(leg).dim, "query vector")
+        vec = vector_param(vector, self._book.get(leg).dim, "query vector")
         storage = self._conn.settings.storage
         with self._conn.tx(scope) as cur:
             return dense_search(
@@ -268,3 +257,21 @@ class PgVectorLegs:
                 [scope.tenant_id],
             ).fetchone()
         return (int(row[0]), int(row[1])) if row else (0, 0)
+
+    def leg_vectors(
+        self, leg: str, memory_ids: Sequence[uuid.UUID], *, scope: Scope
+    ) -> dict[uuid.UUID, tuple[float, ...]]:
+        """See :meth:`memory_engine.stores.base.VectorLegs.leg_vectors`."""
+        col = sql.Identifier(leg_column(leg))
+        ids = check_record_ids(memory_ids, self._conn.settings.limits.list_max_limit)
+        if not ids or leg not in self.leg_records():
+            return {}
+        with self._conn.tx(scope) as cur:
+            rows = cur.execute(
+                sql.SQL(
+                    "SELECT id, {col} FROM memories WHERE tenant_id = %s AND id = ANY(%s) "
+                    "AND {col} IS NOT NULL"
+                ).format(col=col),
+                [scope.tenant_id, ids],
+            ).fetchall()
+        return {r[0]: vec for r in rows if (vec := vector_floats(r[1])) is not None}

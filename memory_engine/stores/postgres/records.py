@@ -174,7 +174,7 @@ class PgRecords:
         stored = {
             r[0]: (
                 memory_from_row(r[:n]),
-                _vector(r[n]),
+                vector_floats(r[n]),
                 tuple(str(x) for x in (r[n + 1] or ())),
             )
             for r in rows
@@ -264,7 +264,7 @@ def _insert_events(cur: psycopg.Cursor[Any], rows: Iterator[tuple[Any, ...]]) ->
     )
 
 
-def _vector(value: Any) -> tuple[float, ...] | None:
+def vector_floats(value: Any) -> tuple[float, ...] | None:
     """A pgvector value (``Vector`` in binary results, numpy array in text ones) as floats."""
     if value is None:
         return None

@@ -17,10 +17,11 @@ from typing import Any
 
 from qdrant_client import models
 
-from memory_engine.errors import InvalidInputError, LegUnavailableError
+from memory_engine.errors import LegUnavailableError
 from memory_engine.models import Candidate, MemoryStatus, Scope
-from memory_engine.stores.base import EXTRA_LEGS, STAGING_LEG, LegRecord, LegState
-from memory_engine.stores.common import check_embedding_spec, vector_param
+from memory_engine.stores.base import STAGING_LEG, LegRecord, LegState
+from memory_engine.stores.common import check_record_ids, vector_param
+from memory_engine.stores.legs import KNOWN_LEGS, LegBook, check_leg, first_state, unstaged_error
 from memory_engine.stores.qdrant.codec import DENSE, derived_id, scope_filter
 from memory_engine.stores.qdrant.connection import EMBEDDING_ID, QdrantConnection
 from memory_engine.stores.qdrant.io import qdrant_errors
@@ -32,11 +33,6 @@ REBUILD_PAGE = 256
 
 def _leg_id(leg: str) -> str:
     return derived_id(f"leg:{leg}")
-
-
-def _check_leg(leg: str) -> None:
-    if leg not in (*EXTRA_LEGS, STAGING_LEG):
-        raise InvalidInputError(f"unknown dense leg {leg!r}", leg=leg, known=list(EXTRA_LEGS))
 
 
 def collection_legs(client: Any, name: str) -> dict[str, int]:
@@ -61,14 +57,11 @@ class QdrantVectorLegs:
     def __init__(self, conn: QdrantConnection, search: Callable[..., list[Candidate]]) -> None:
         self._conn = conn
         self._search = search
-        self._records: dict[str, LegRecord] | None = None
+        self._book = LegBook(self._read_records)
 
-    def leg_records(self) -> dict[str, LegRecord]:
-        """Every recorded extra leg (meta points)."""
+    def _read_records(self) -> dict[str, LegRecord]:
         with self._conn.reading() as client:
-            rows = client.retrieve(
-                self._conn.meta, [_leg_id(leg) for leg in (*EXTRA_LEGS, STAGING_LEG)]
-            )
+            rows = client.retrieve(self._conn.meta, [_leg_id(leg) for leg in KNOWN_LEGS])
         records = {}
         for r in rows:
             p = r.payload or {}
@@ -76,19 +69,15 @@ class QdrantVectorLegs:
                 records[str(p["leg"])] = LegRecord(
                     leg=str(p["leg"]), model=str(p["model"]), dim=int(p["dim"]), state=p["state"]
                 )
-        self._records = records
-        return dict(records)
+        return records
+
+    def leg_records(self) -> dict[str, LegRecord]:
+        """Every recorded extra leg (meta points)."""
+        return self._book.records()
 
     def leg_dims(self) -> dict[str, int]:
         """Dimension of every recorded leg (what a new memories collection declares)."""
         return {leg: r.dim for leg, r in self.leg_records().items()}
-
-    def _record(self, leg: str) -> LegRecord:
-        _check_leg(leg)
-        records = self._records if self._records and leg in self._records else self.leg_records()
-        if leg not in records:
-            raise InvalidInputError(f"dense leg {leg!r} is not recorded in this store", leg=leg)
-        return records[leg]
 
     def _write_record(self, record: LegRecord) -> None:
         point = models.PointStruct(
@@ -96,7 +85,7 @@ class QdrantVectorLegs:
         )
         with self._conn.writing() as client:
             client.upsert(self._conn.meta, [point])
-        self._records = None
+        self._book.forget()
 
     def ensure_leg(self, leg: str, model: str, dim: int) -> LegRecord:
         """See :meth:`memory_engine.stores.base.VectorLegs.ensure_leg`.
@@ -104,9 +93,7 @@ class QdrantVectorLegs:
         Raises:
             LegUnavailableError: the memories collection exists without the leg's vector.
         """
-        _check_leg(leg)
-        check_embedding_spec(model, dim)
-        known = self.leg_records().get(leg)
+        known = self._book.known(leg, model, dim)
         if known is not None:
             return known
         if self._conn.memories_exist():
@@ -125,20 +112,20 @@ class QdrantVectorLegs:
                 )
         with self._conn.reading() as client:
             used = bool(client.retrieve(self._conn.meta, [EMBEDDING_ID]))
-        record = LegRecord(leg=leg, model=model, dim=dim, state="filling" if used else "ready")
+        record = LegRecord(leg=leg, model=model, dim=dim, state=first_state(used))
         self._write_record(record)
         return record
 
     def set_leg_state(self, leg: str, state: LegState) -> None:
         """See :meth:`memory_engine.stores.base.VectorLegs.set_leg_state`."""
-        self._write_record(self._record(leg).model_copy(update={"state": state}))
+        self._write_record(self._book.get(leg).model_copy(update={"state": state}))
 
     def set_leg_vectors(
         self, leg: str, vectors: Mapping[uuid.UUID, Sequence[float]], *, scope: Scope
     ) -> int:
         """See :meth:`memory_engine.stores.base.VectorLegs.set_leg_vectors`: the points of the
         tenant that exist (and hold a ``dense`` vector) get the leg's vector."""
-        dim = self._record(leg).dim
+        dim = self._book.get(leg).dim
         if not vectors or not self._conn.memories_exist():
             return 0
         wanted = {
@@ -174,14 +161,14 @@ class QdrantVectorLegs:
         statuses: Sequence[MemoryStatus] = (MemoryStatus.ACTIVE,),
     ) -> builtins.list[Candidate]:
         """See :meth:`memory_engine.stores.base.VectorLegs.leg_search`."""
-        dim = self._record(leg).dim
+        dim = self._book.get(leg).dim
         return self._search(vector, scope=scope, k=k, statuses=statuses, using=leg, dim=dim)
 
     def leg_missing(
         self, leg: str, *, scope: Scope, limit: int = 256, after: uuid.UUID | None = None
     ) -> builtins.list[tuple[uuid.UUID, str]]:
         """See :meth:`memory_engine.stores.base.VectorLegs.leg_missing` (ids ascending)."""
-        _check_leg(leg)
+        check_leg(leg)
         if not self._conn.memories_exist():
             return []
         must: list[Any] = [models.HasVectorCondition(has_vector=DENSE)]
@@ -211,7 +198,7 @@ class QdrantVectorLegs:
 
     def leg_counts(self, leg: str, *, scope: Scope) -> tuple[int, int]:
         """See :meth:`memory_engine.stores.base.VectorLegs.leg_counts`."""
-        _check_leg(leg)
+        check_leg(leg)
         if not self._conn.memories_exist():
             return 0, 0
         with_dense = scope_filter(scope, models.HasVectorCondition(has_vector=DENSE))
@@ -227,27 +214,47 @@ class QdrantVectorLegs:
             self._conn.count(self._conn.memories, with_dense),
         )
 
+    def leg_vectors(
+        self, leg: str, memory_ids: Sequence[uuid.UUID], *, scope: Scope
+    ) -> dict[uuid.UUID, tuple[float, ...]]:
+        """See :meth:`memory_engine.stores.base.VectorLegs.leg_vectors`."""
+        check_leg(leg)
+        ids = check_record_ids(memory_ids, self._conn.settings.limits.list_max_limit)
+        if not ids or not self._conn.memories_exist():
+            return {}
+        with self._conn.reading() as client:
+            if leg not in collection_legs(client, self._conn.memories):
+                return {}
+            rows, _ = client.scroll(
+                self._conn.memories,
+                scroll_filter=scope_filter(
+                    scope,
+                    models.HasIdCondition(has_id=[str(i) for i in ids]),
+                    models.HasVectorCondition(has_vector=leg),
+                ),
+                limit=len(ids),
+                with_payload=False,
+                with_vectors=[leg],
+            )
+        out: dict[uuid.UUID, tuple[float, ...]] = {}
+        for r in rows:
+            vec = r.vector.get(leg) if isinstance(r.vector, dict) else None
+            if vec is not None:
+                out[uuid.UUID(str(r.id))] = tuple(float(x) for x in vec)  # type: ignore[arg-type]
+        return out
+
     def commit_primary(self, model: str, dim: int) -> None:
         """See :meth:`memory_engine.stores.base.VectorLegs.commit_primary`: the collection is
         rebuilt with the staged vectors as ``dense`` (of ``dim`` dimensions) and every point's
         ``embedding_model`` set, then the store's record is replaced."""
-        record = self.leg_records().get(STAGING_LEG)
-        if record is None or (record.model, record.dim) != (model, dim):
-            raise InvalidInputError(
-                f"no staged {model} ({dim}-d) vectors to switch to: run `memory-engine reembed`",
-                model=model,
-                dim=dim,
-            )
+        self._book.staged(model, dim)
         missing = models.Filter(
             must=[models.HasVectorCondition(has_vector=DENSE)],
             must_not=[models.HasVectorCondition(has_vector=STAGING_LEG)],
         )
         left = self._conn.count(self._conn.memories, missing)
         if left:
-            raise InvalidInputError(
-                f"{left} memories have no staged vector yet; fill them and switch again",
-                missing=left,
-            )
+            raise unstaged_error(left)
         legs = {n: d for n, d in self.leg_dims().items() if n != STAGING_LEG}
         rebuild_collection(
             self._conn, legs, drop=None, dense_dim=dim, promote=STAGING_LEG, model=model
@@ -258,16 +265,14 @@ class QdrantVectorLegs:
                 self._conn.meta,
                 points_selector=models.PointIdsList(points=[_leg_id(STAGING_LEG)]),
             )
-        self._records = None
+        self._book.forget()
 
     def replace_leg(self, leg: str, model: str, dim: int) -> LegRecord:
         """See :meth:`memory_engine.stores.base.VectorLegs.replace_leg`: the memories collection
         is rebuilt with the leg's vector of ``dim`` dimensions (every point copied with its
         payload and other vectors, under the write lock); a re-run after a crash finishes it
         (the copy is kept in ``<memories>_rebuild`` until the new collection is complete)."""
-        _check_leg(leg)
-        check_embedding_spec(model, dim)
-
+        self._book.known(leg, model, dim)
         dims = {n: d for n, d in self.leg_dims().items() if n != leg}
         dims[leg] = dim
         rebuild_collection(self._conn, dims, drop=leg)

@@ -48,6 +48,23 @@ def _set_phase(conn: QdrantConnection, phase: str | None, plan: dict[str, Any]) 
             client.upsert(conn.meta, [point])
 
 
+def _moved(point: Any, drop: str | None, promote: str | None, model: str | None) -> Any:
+    """The point as the rebuilt collection holds it: without vector ``drop``; with vector
+    ``promote`` as the ``dense`` one and ``embedding_model`` = ``model``."""
+    vectors = dict(point.vector) if isinstance(point.vector, dict) else {}
+    if drop:
+        vectors.pop(drop, None)
+    payload = dict(point.payload or {})
+    if promote:
+        staged = vectors.pop(promote, None)
+        vectors.pop(DENSE, None)
+        if staged is not None:
+            vectors[DENSE] = staged
+            if model:
+                payload["embedding_model"] = model
+    return models.PointStruct(id=point.id, vector=vectors, payload=payload)
+
+
 def _copy(
     conn: QdrantConnection,
     source: str,
@@ -55,90 +72,45 @@ def _copy(
     drop: str | None,
     promote: str | None = None,
     model: str | None = None,
+    *,
+    stale_only: bool = False,
 ) -> int:
-    """Copy every point of ``source`` into ``target`` (without vector ``drop``; with vector
-    ``promote`` as the ``dense`` one and ``embedding_model`` = ``model``); returns count."""
+    """Copy the points of ``source`` into ``target`` (as :func:`_moved` makes them); with
+    ``stale_only`` only those ``target`` lacks or holds at another version (written while a
+    first copy ran, on a server). Returns how many points were copied."""
     offset: Any = None
     copied = 0
-    while True:
-        with conn.reading() as client:
-            page, offset = client.scroll(
-                source, limit=COPY_PAGE, offset=offset, with_payload=True, with_vectors=True
-            )
-        points = []
-        for p in page:
-            vectors = dict(p.vector) if isinstance(p.vector, dict) else {}
-            if drop:
-                vectors.pop(drop, None)
-            payload = dict(p.payload or {})
-            if promote:
-                staged = vectors.pop(promote, None)
-                vectors.pop(DENSE, None)
-                if staged is not None:
-                    vectors[DENSE] = staged
-                    if model:
-                        payload["embedding_model"] = model
-            points.append(models.PointStruct(id=p.id, vector=vectors, payload=payload))
-        if points:
-            with conn.writing() as client:
-                client.upsert(target, points)
-        copied += len(points)
-        if offset is None:
-            return copied
-
-
-def _catch_up(
-    conn: QdrantConnection,
-    source: str,
-    target: str,
-    drop: str | None,
-    promote: str | None,
-    model: str | None,
-) -> int:
-    """Copy again the points of ``source`` that ``target`` lacks or holds at another version
-    (written while the copy ran, on a server); returns how many."""
-    offset: Any = None
-    redone = 0
     while True:
         with conn.reading() as client:
             page, offset = client.scroll(
                 source,
                 limit=COPY_PAGE,
                 offset=offset,
-                with_payload=["version"],
-                with_vectors=False,
+                with_payload=["version"] if stale_only else True,
+                with_vectors=not stale_only,
             )
-            have = (
-                {
+            if stale_only and page:
+                have = {
                     str(p.id): (p.payload or {}).get("version")
                     for p in client.retrieve(target, [p.id for p in page], with_payload=["version"])
                 }
-                if page
-                else {}
-            )
-        stale = [p.id for p in page if have.get(str(p.id), -1) != (p.payload or {}).get("version")]
-        if stale:
-            with conn.reading() as client:
-                points = client.retrieve(source, stale, with_payload=True, with_vectors=True)
-            fresh = []
-            for p in points:
-                vectors = dict(p.vector) if isinstance(p.vector, dict) else {}
-                if drop:
-                    vectors.pop(drop, None)
-                payload = dict(p.payload or {})
-                if promote:
-                    staged = vectors.pop(promote, None)
-                    vectors.pop(DENSE, None)
-                    if staged is not None:
-                        vectors[DENSE] = staged
-                        if model:
-                            payload["embedding_model"] = model
-                fresh.append(models.PointStruct(id=p.id, vector=vectors, payload=payload))
+                stale = [
+                    p.id
+                    for p in page
+                    if have.get(str(p.id), -1) != (p.payload or {}).get("version")
+                ]
+                page = (
+                    client.retrieve(source, stale, with_payload=True, with_vectors=True)
+                    if stale
+                    else []
+                )
+        points = [_moved(p, drop, promote, model) for p in page]
+        if points:
             with conn.writing() as client:
-                client.upsert(target, fresh)
-            redone += len(fresh)
+                client.upsert(target, points)
+        copied += len(points)
         if offset is None:
-            return redone
+            return copied
 
 
 def rebuild_collection(
@@ -181,7 +153,7 @@ def rebuild_collection(
                 client.delete_collection(temp)
             create_memories_collection(client, temp, dim, conn.local, conn.layout, legs)
         _copy(conn, conn.memories, temp, drop, promote, model)
-        _catch_up(conn, conn.memories, temp, drop, promote, model)  # writes during the copy
+        _copy(conn, conn.memories, temp, drop, promote, model, stale_only=True)  # writes meanwhile
         _set_phase(conn, "copied", plan)
     with conn.writing() as client:
         if client.collection_exists(conn.memories):
