@@ -5,7 +5,7 @@
 * ``--grid FILE``: a JSON list of such override dicts; every configuration is measured in one
   process and printed as one JSON line each; a dict may also set the calibration constants of
   the relevance floor (``calibrated_match_cosine``: ``{"<model>": cosine}``,
-  ``match_cosine_per_doubling``; :func:`calibrated_floors`);
+  ``match_cosine_per_doubling``, ``floor_leg_share``; :func:`calibrated_floors`);
 * ``--data-dir DIR`` (in each benchmark): the ingested store is kept there; a later run on the
   same folder skips the tenants already stored, so several runs (defaults, grids) share one
   ingest. Settings may also be given as ``MEMORY_*`` variables;
@@ -244,8 +244,13 @@ def engine_no_answer(
 #: ``retrieval/thresholds.py``, set for one configuration: ``calibrated_match_cosine``
 #: (``{"<model name>": match cosine}`` over ``CALIBRATED_MATCH_COSINE``, so each dense leg's
 #: match cosine is calibrated on its own; ``match_cosine`` sets one value for every leg) and
-#: ``match_cosine_per_doubling`` (``MATCH_COSINE_PER_DOUBLING``, the long-query lowering).
-CALIBRATION_KEYS = ("calibrated_match_cosine", "match_cosine_per_doubling")
+#: ``match_cosine_per_doubling`` (``MATCH_COSINE_PER_DOUBLING``, the long-query lowering) and
+#: ``floor_leg_share`` (``FLOOR_LEG_SHARE``, which dense legs vouch for a query).
+CALIBRATION_KEYS = ("calibrated_match_cosine", "match_cosine_per_doubling", "floor_leg_share")
+_CONSTANTS = {
+    "match_cosine_per_doubling": "MATCH_COSINE_PER_DOUBLING",
+    "floor_leg_share": "FLOOR_LEG_SHARE",
+}
 
 
 @contextlib.contextmanager
@@ -262,16 +267,19 @@ def calibrated_floors(overrides: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
 
     options = {k: v for k, v in overrides.items() if k not in CALIBRATION_KEYS}
     per_model = overrides.get("calibrated_match_cosine") or {}
-    saved = dict(thresholds.CALIBRATED_MATCH_COSINE), thresholds.MATCH_COSINE_PER_DOUBLING
+    saved = dict(thresholds.CALIBRATED_MATCH_COSINE)
+    saved_constants = {name: getattr(thresholds, name) for name in _CONSTANTS.values()}
     thresholds.CALIBRATED_MATCH_COSINE.update({str(k): float(v) for k, v in per_model.items()})
-    if "match_cosine_per_doubling" in overrides:
-        thresholds.MATCH_COSINE_PER_DOUBLING = float(overrides["match_cosine_per_doubling"])
+    for key, name in _CONSTANTS.items():
+        if key in overrides:
+            setattr(thresholds, name, float(overrides[key]))
     try:
         yield options
     finally:
         thresholds.CALIBRATED_MATCH_COSINE.clear()
-        thresholds.CALIBRATED_MATCH_COSINE.update(saved[0])
-        thresholds.MATCH_COSINE_PER_DOUBLING = saved[1]
+        thresholds.CALIBRATED_MATCH_COSINE.update(saved)
+        for name, value in saved_constants.items():
+            setattr(thresholds, name, value)
 
 
 def _value(raw: str) -> Any:
