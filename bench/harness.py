@@ -3,11 +3,16 @@
 * ``--set key=value`` overrides of ``SearchOptions`` (JSON values: ``--set fusion="zscore"``
   or ``--set fusion=zscore``, ``--set session_weight=0.3``);
 * ``--grid FILE``: a JSON list of such override dicts; every configuration is measured in one
-  process and printed as one JSON line each;
+  process and printed as one JSON line each; a dict may also set the calibration constants of
+  the relevance floor (``calibrated_match_cosine``: ``{"<model>": cosine}``,
+  ``match_cosine_per_doubling``, ``floor_leg_share``; :func:`calibrated_floors`);
+* ``--data-dir DIR`` (in each benchmark): the ingested store is kept there; a later run on the
+  same folder skips the tenants already stored, so several runs (defaults, grids) share one
+  ingest. Settings may also be given as ``MEMORY_*`` variables;
 * ``prefill_queries``: embeds all queries in batches first (query embedding is then not part
   of the reported search latency: the lead measures latency with bench/latency.py);
-* ``no_answer``: the no-answer set (false recall): for each tenant (a LoCoMo conversation or a
-  MADial user), the OTHER tenants' queries searched against this tenant's memories with the
+* ``no_answer`` / ``engine_no_answer``: the no-answer set (false recall): for each tenant (a
+  LoCoMo conversation or a MADial user), the OTHER tenants' queries searched against this tenant's memories with the
   default options; a memory in such a block is padding. Reports the average number of
   memories in the block per query (the block of the default ``k`` and token budget) and the
   share of queries whose block is not empty;
@@ -25,10 +30,11 @@ Measurement only: nothing here is used by the engine.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -198,6 +204,82 @@ def no_answer(
     out = summary([v for vs in sizes.values() for v in vs])
     out["per_split"] = {split: summary(vs) for split, vs in sorted(sizes.items())}
     return out
+
+
+def engine_no_answer(
+    engine: Any,
+    overrides: Mapping[str, Any],
+    queries: Mapping[str, Sequence[str]],
+    *,
+    scope_of: Callable[[str], Scope],
+    per_tenant: int,
+    split_of: Callable[[str], str],
+    dump: Dump | None = None,
+) -> dict[str, Any]:
+    """:func:`no_answer` on ``engine`` with its default options (the block an agent gets:
+    default ``k`` and token budget) plus one configuration's ``overrides``.
+
+    Args:
+        engine: the measured ``MemoryEngine``.
+        overrides: ``SearchOptions`` overrides of the configuration measured.
+        queries: tenant key -> its own queries.
+        scope_of: tenant key -> the ``Scope`` its memories were written in.
+        per_tenant, split_of, dump: as in :func:`no_answer`.
+
+    Returns:
+        The :func:`no_answer` summary.
+    """
+    default = engine.search_options(**overrides)
+
+    def search(tenant: str, query: str) -> SearchResult:
+        result: SearchResult = engine.search(
+            scope_of(tenant), query, options=default, save_trace=False
+        )
+        return result
+
+    return no_answer(search, queries, per_tenant=per_tenant, split_of=split_of, dump=dump)
+
+
+#: Grid keys that are not ``SearchOptions`` fields but calibration constants of
+#: ``retrieval/thresholds.py``, set for one configuration: ``calibrated_match_cosine``
+#: (``{"<model name>": match cosine}`` over ``CALIBRATED_MATCH_COSINE``, so each dense leg's
+#: match cosine is calibrated on its own; ``match_cosine`` sets one value for every leg) and
+#: ``match_cosine_per_doubling`` (``MATCH_COSINE_PER_DOUBLING``, the long-query lowering) and
+#: ``floor_leg_share`` (``FLOOR_LEG_SHARE``, which dense legs vouch for a query).
+CALIBRATION_KEYS = ("calibrated_match_cosine", "match_cosine_per_doubling", "floor_leg_share")
+_CONSTANTS = {
+    "match_cosine_per_doubling": "MATCH_COSINE_PER_DOUBLING",
+    "floor_leg_share": "FLOOR_LEG_SHARE",
+}
+
+
+@contextlib.contextmanager
+def calibrated_floors(overrides: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+    """Apply a configuration's :data:`CALIBRATION_KEYS` for the ``with`` block.
+
+    Args:
+        overrides: one configuration (``SearchOptions`` overrides, maybe with those keys).
+
+    Yields:
+        The ``SearchOptions`` overrides alone (the calibration keys removed).
+    """
+    from memory_engine.retrieval import thresholds
+
+    options = {k: v for k, v in overrides.items() if k not in CALIBRATION_KEYS}
+    per_model = overrides.get("calibrated_match_cosine") or {}
+    saved = dict(thresholds.CALIBRATED_MATCH_COSINE)
+    saved_constants = {name: getattr(thresholds, name) for name in _CONSTANTS.values()}
+    thresholds.CALIBRATED_MATCH_COSINE.update({str(k): float(v) for k, v in per_model.items()})
+    for key, name in _CONSTANTS.items():
+        if key in overrides:
+            setattr(thresholds, name, float(overrides[key]))
+    try:
+        yield options
+    finally:
+        thresholds.CALIBRATED_MATCH_COSINE.clear()
+        thresholds.CALIBRATED_MATCH_COSINE.update(saved)
+        for name, value in saved_constants.items():
+            setattr(thresholds, name, value)
 
 
 def _value(raw: str) -> Any:

@@ -40,10 +40,11 @@ from bench.harness import (  # noqa: E402
     CachingStore,
     Dump,
     add_common_args,
+    calibrated_floors,
     configurations,
+    engine_no_answer,
     leg_embedders,
     measurements,
-    no_answer,
     prefill_queries,
     recall_params,
     settings_args,
@@ -143,18 +144,21 @@ def main() -> None:
     questions = [(cid, qa) for cid in wanted for qa in samples[cid]["qa"]]
     prefill_queries(engine, [qa["question"] for _, qa in questions])
     for label, measured, overrides in measurements(engine, args, configs):
-        out = run_config(measured, convs, questions, recall_params(args, max(KS)), overrides, dump)
-        if args.no_answer >= 0:
-            default = measured.search_options(**overrides)
-            out["no_answer"] = no_answer(
-                lambda cid, q, o=default, e=measured: e.search(
-                    Scope.of(f"locomo-{cid}"), q, options=o, save_trace=False
-                ),
-                {cid: [qa["question"] for qa in samples[cid]["qa"]] for cid in wanted},
-                per_tenant=args.no_answer,
-                split_of=lambda cid: "dev" if cid in DEV_SPLIT else "heldout",
-                dump=dump,
+        with calibrated_floors(overrides) as options:
+            out = run_config(
+                measured, convs, questions, recall_params(args, max(KS)), options, dump
             )
+            if args.no_answer >= 0:
+                out["no_answer"] = engine_no_answer(
+                    measured,
+                    options,
+                    {cid: [qa["question"] for qa in samples[cid]["qa"]] for cid in wanted},
+                    scope_of=lambda cid: Scope.of(f"locomo-{cid}"),
+                    per_tenant=args.no_answer,
+                    split_of=lambda cid: "dev" if cid in DEV_SPLIT else "heldout",
+                    dump=dump,
+                )
+        out["options"] = overrides
         out.update(
             {
                 "conversations": wanted,

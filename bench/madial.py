@@ -46,10 +46,11 @@ from bench.harness import (  # noqa: E402
     CachingStore,
     Dump,
     add_common_args,
+    calibrated_floors,
     configurations,
+    engine_no_answer,
     leg_embedders,
     measurements,
-    no_answer,
     prefill_queries,
     recall_params,
     settings_args,
@@ -188,50 +189,22 @@ def main() -> None:
     cases = [d for d in dialogues if int(d["user-id"]) in users]
     prefill_queries(engine, [dialogue_query(d, args.query_mode)[0] for d in cases])
     for label, measured, overrides in measurements(engine, args, configs):
-        params = recall_params(args, max(KS))
-        options = measured.search_options(**(params | overrides))
-        per: dict[str, list[float]] = {}
-        per_split: dict[str, dict[str, list[float]]] = {}
-        latencies = []
-        for d in tqdm(cases, desc="dialogues", file=sys.stderr):
-            scope = Scope.of(f"madial-{args.lang}-u{int(d['user-id'])}")
-            t = time.perf_counter()
-            query, turns = dialogue_query(d, args.query_mode)
-            opts = options.model_copy(update={"recent_turns": tuple(turns)}) if turns else options
-            res = measured.search(scope, query, options=opts, save_trace=False)
-            latencies.append((time.perf_counter() - t) * 1000)
-            ranked = [c.memory.source_ref or "" for c in res.memories]
-            gold = {str(r) for r in d["relevant-id"]}
-            dump.write("recall", str(d["user-id"]), query, res, gold)
-            for name, value in metrics(ranked, gold).items():
-                per.setdefault(name, []).append(value)
-                split = "dev" if int(d["user-id"]) in DEV_USERS else "heldout"
-                per_split.setdefault(split, {}).setdefault(name, []).append(value)
-                per_split.setdefault("all", {}).setdefault(name, []).append(value)
-        out: dict[str, Any] = {name: round(100 * statistics.fmean(v), 2) for name, v in per.items()}
-        out["per_split"] = {
-            split: {name: round(100 * statistics.fmean(v), 2) for name, v in m.items()}
-            | {"n": len(next(iter(m.values())))}
-            for split, m in sorted(per_split.items())
-        }
-        if args.no_answer >= 0:
-            default = measured.search_options(**overrides)
-
-            def search_default(user: str, query: str, o: Any = default, e: Any = measured) -> Any:
-                return e.search(
-                    Scope.of(f"madial-{args.lang}-u{user}"), query, options=o, save_trace=False
+        with calibrated_floors(overrides) as chosen:
+            options = measured.search_options(**(recall_params(args, max(KS)) | chosen))
+            out, latencies = recall_figures(measured, cases, options, args, dump)
+            if args.no_answer >= 0:
+                out["no_answer"] = engine_no_answer(
+                    measured,
+                    chosen,
+                    {
+                        str(u): [dialogue_query(d)[0] for d in cases if int(d["user-id"]) == u]
+                        for u in users
+                    },
+                    scope_of=lambda u: Scope.of(f"madial-{args.lang}-u{u}"),
+                    per_tenant=args.no_answer,
+                    split_of=lambda u: "dev" if int(u) in DEV_USERS else "heldout",
+                    dump=dump,
                 )
-
-            out["no_answer"] = no_answer(
-                search_default,
-                {
-                    str(u): [dialogue_query(d)[0] for d in cases if int(d["user-id"]) == u]
-                    for u in users
-                },
-                per_tenant=args.no_answer,
-                split_of=lambda u: "dev" if int(u) in DEV_USERS else "heldout",
-                dump=dump,
-            )
         out.update(
             {
                 "dialogues": len(cases),
@@ -256,6 +229,42 @@ def main() -> None:
 
         stop_embedded_server(data_dir)
         tmp.cleanup()
+
+
+def recall_figures(
+    engine: MemoryEngine,
+    cases: list[dict[str, Any]],
+    options: Any,
+    args: argparse.Namespace,
+    dump: Dump,
+) -> tuple[dict[str, Any], list[float]]:
+    """Search every dialogue of ``cases`` with ``options``; returns (the figures in percent
+    with ``per_split``, the search latencies in ms)."""
+    per: dict[str, list[float]] = {}
+    per_split: dict[str, dict[str, list[float]]] = {}
+    latencies = []
+    for d in tqdm(cases, desc="dialogues", file=sys.stderr):
+        scope = Scope.of(f"madial-{args.lang}-u{int(d['user-id'])}")
+        t = time.perf_counter()
+        query, turns = dialogue_query(d, args.query_mode)
+        opts = options.model_copy(update={"recent_turns": tuple(turns)}) if turns else options
+        res = engine.search(scope, query, options=opts, save_trace=False)
+        latencies.append((time.perf_counter() - t) * 1000)
+        ranked = [c.memory.source_ref or "" for c in res.memories]
+        gold = {str(r) for r in d["relevant-id"]}
+        dump.write("recall", str(d["user-id"]), query, res, gold)
+        for name, value in metrics(ranked, gold).items():
+            per.setdefault(name, []).append(value)
+            split = "dev" if int(d["user-id"]) in DEV_USERS else "heldout"
+            per_split.setdefault(split, {}).setdefault(name, []).append(value)
+            per_split.setdefault("all", {}).setdefault(name, []).append(value)
+    out: dict[str, Any] = {name: round(100 * statistics.fmean(v), 2) for name, v in per.items()}
+    out["per_split"] = {
+        split: {name: round(100 * statistics.fmean(v), 2) for name, v in m.items()}
+        | {"n": len(next(iter(m.values())))}
+        for split, m in sorted(per_split.items())
+    }
+    return out, latencies
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ from memory_engine.retrieval.session import smooth_sessions
 from memory_engine.retrieval.thresholds import (
     DROP_RELEVANCE,
     MATCH_WINDOW,
+    floor_legs,
     keyword_coverage,
     match_cosine_for,
     memory_terms,
@@ -340,8 +341,9 @@ def run_search(
             passing.append(c)
     if options.relevance_floor:
         # each dense leg that counts for this query is floored by its own model's values (a
-        # leg weighted 0 for the query's script, e.g. MiniLM on Chinese, decides nothing)
-        floored = {leg: name for leg, name in models.items() if weights.get(leg, 1.0) > 0}
+        # leg weighted down for the query's script, e.g. MiniLM on Chinese, decides nothing)
+        counted = floor_legs(weights, list(models))
+        floored = {leg: name for leg, name in models.items() if leg in counted}
         names = query_names(main_query)
         passing = _relevance_floor(
             passing, terms, floored, options, dropped, warnings, notes, names

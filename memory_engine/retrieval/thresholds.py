@@ -43,9 +43,11 @@ __all__ = [
     "CALIBRATED_MIN_COSINE",
     "DROP_RELEVANCE",
     "MATCH_COSINE_PER_DOUBLING",
+    "FLOOR_LEG_SHARE",
     "MATCH_WINDOW",
     "SHORT_QUERY_TERMS",
     "FloorVerdict",
+    "floor_legs",
     "keyword_coverage",
     "match_cosine_for",
     "memory_terms",
@@ -85,6 +87,22 @@ MATCH_COSINE_PER_DOUBLING = 0.05
 #: The best this many candidates are checked for a match (the default ``k``), whatever the
 #: search's ``k``: a query matches or not independently of how many memories it asks for.
 MATCH_WINDOW = 10
+#: A dense leg takes part in the relevance floor for a query only when its fusion weight for
+#: that query is at least this share of the strongest dense leg's: a leg weighted down for the
+#: query's script (MiniLM on a Chinese dialogue whose speaker names are Latin) reads that
+#: script badly, and its cosines (any two Chinese texts score ~0.5-0.7 on MiniLM) would vouch
+#: for every query. MADial-zh user 1's no-answer set: 9.8 memories per query when MiniLM at
+#: weight 0.15 could vouch.
+FLOOR_LEG_SHARE = 0.5
+
+
+def floor_legs(weights: Mapping[str, float], legs: Collection[str]) -> set[str]:
+    """The dense ``legs`` whose match cosine counts for a query: those whose fusion weight for
+    it (``weights``, leg -> weight >= 0; a leg missing there weighs 1.0) is positive and at
+    least :data:`FLOOR_LEG_SHARE` of the largest weight among ``legs``."""
+    weight = {leg: weights.get(leg, 1.0) for leg in legs}
+    top = max(weight.values(), default=0.0)
+    return {leg for leg, w in weight.items() if w > 0 and w >= FLOOR_LEG_SHARE * top}
 
 
 def min_cosine_for(model_name: str | None, configured: float, *, calibrated: bool) -> float:

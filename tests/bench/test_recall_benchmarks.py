@@ -19,10 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.harness import Dump, even_sample, no_answer
+from bench.harness import Dump, calibrated_floors, engine_no_answer, even_sample, no_answer
 from memory_engine import MemoryEngine, Scope, Settings
 from memory_engine.embedding import build_embedder
 from memory_engine.models import MemorySource
+from memory_engine.retrieval import thresholds
 from memory_engine.write.service import WriteRequest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -131,6 +132,47 @@ def test_no_answer_searches_each_tenant_with_the_other_tenants_queries(tmp_path:
     assert len(rows) == 6 and all(r["set"] == "no_answer" and r["candidates"] for r in rows)
     assert no_answer(search, {"a": ["x"]}, per_tenant=0, split_of=str) == {"queries": 0}
     engine.close()
+
+
+def test_engine_no_answer_searches_with_the_default_block_and_the_overrides() -> None:
+    settings = Settings(_env_file=None, store="qdrant", qdrant_path=":memory:")  # type: ignore[call-arg]
+    engine = MemoryEngine(settings, embedder=_HashEmbedder())  # type: ignore[arg-type]
+    for tenant in ("a", "b"):
+        requests = [
+            WriteRequest(text=f"{tenant} note {i}", source=MemorySource.IMPORT, source_ref=str(i))
+            for i in range(12)
+        ]
+        assert all(r.ok for r in engine.write_many(Scope.of(f"t-{tenant}"), requests, reason="t"))
+    queries = {"a": ["first question"], "b": ["second question"]}
+
+    def measure(overrides: dict[str, object]) -> dict[str, object]:
+        return engine_no_answer(
+            engine,
+            overrides,
+            queries,
+            scope_of=lambda t: Scope.of(f"t-{t}"),
+            per_tenant=0,
+            split_of=lambda t: "dev" if t == "a" else "heldout",
+        )
+
+    # an unknown model vouches for every candidate: the default block (k = 10) is full
+    full = measure({})
+    assert full["queries"] == 2 and full["avg_block_memories"] == 10.0
+    assert set(full["per_split"]) == {"dev", "heldout"}  # type: ignore[arg-type]
+    assert measure({"k": 3})["avg_block_memories"] == 3.0
+    engine.close()
+
+
+def test_calibrated_floors_sets_the_constants_for_one_configuration_only() -> None:
+    model = "all-MiniLM-L6-v2"
+    before = thresholds.CALIBRATED_MATCH_COSINE[model], thresholds.MATCH_COSINE_PER_DOUBLING
+    config = {"k": 5, "calibrated_match_cosine": {model: 0.9}, "match_cosine_per_doubling": 0.0}
+    with calibrated_floors(config) as options:
+        assert options == {"k": 5}
+        assert thresholds.CALIBRATED_MATCH_COSINE[model] == 0.9
+        assert thresholds.match_cosine_for(model, None, query_terms=64) == 0.9
+    after = thresholds.CALIBRATED_MATCH_COSINE[model], thresholds.MATCH_COSINE_PER_DOUBLING
+    assert after == before
 
 
 def test_even_sample_spreads_over_the_list() -> None:

@@ -18,9 +18,11 @@ from memory_engine.models import Candidate, Memory
 from memory_engine.retrieval.explain import why_not
 from memory_engine.retrieval.normfusion import leg_score_key
 from memory_engine.retrieval.pipeline import WARN_NO_MATCH
+from memory_engine.retrieval.script import dense_leg_weights
 from memory_engine.retrieval.thresholds import (
     CALIBRATED_MATCH_COSINE,
     DROP_RELEVANCE,
+    floor_legs,
     keyword_coverage,
     match_cosine_for,
     relevance_drops,
@@ -123,6 +125,27 @@ def test_a_second_dense_leg_uses_its_own_score_and_floor() -> None:
     assert _drops(cands, floors=floors, score_key=keys) == (set(), True)
 
 
+def test_a_leg_weighted_down_for_the_query_script_does_not_vouch() -> None:
+    opts = SearchOptions()
+    # English: the English leg at full weight, the multilingual one at 0.5: both vouch
+    assert floor_legs(dense_leg_weights("where do I live", opts), ["dense", "dense_ml"]) == {
+        "dense",
+        "dense_ml",
+    }
+    # a Chinese dialogue with Latin speaker names: MiniLM keeps a small weight but cannot
+    # read Chinese, so only the multilingual leg decides whether anything matches
+    query = (
+        "Bart: 嘿，你知道吗？元旦晚会我要表演魔术！我也会有点紧张呢，你有没有什么建议？\n"
+        "Assistant: 当然有，试着在表演前深呼吸，想象自己是那个无所畏惧的魔术师。"
+    )
+    weights = dense_leg_weights(query, opts)
+    assert 0 < weights["dense"] < 0.5 * weights["dense_ml"]
+    assert floor_legs(weights, ["dense", "dense_ml"]) == {"dense_ml"}
+    # one leg, or a leg missing from the weights (1.0), always vouches; weight 0 never
+    assert floor_legs({"keyword": 2.0}, ["dense"]) == {"dense"}
+    assert floor_legs({"dense": 0.0}, ["dense"]) == set()
+
+
 def test_match_cosine_is_per_model_or_configured() -> None:
     for model, value in CALIBRATED_MATCH_COSINE.items():
         assert match_cosine_for(model, None) == value
@@ -147,7 +170,7 @@ def test_keyword_coverage_is_a_share_of_distinct_query_terms() -> None:
 
 
 def test_a_query_naming_someone_matches_the_memories_about_them() -> None:
-    """"What should I cook for Ann tonight?" shares only "Ann" with "Ann is allergic to
+    """ "What should I cook for Ann tonight?" shares only "Ann" with "Ann is allergic to
     peanuts", yet that is the memory an agent needs: a memory holding every proper name of
     the query matches it (no other query term needs to be held)."""
     from memory_engine.retrieval.thresholds import query_names
