@@ -24,10 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from memory_engine.config import Settings
 from memory_engine.engine import MemoryEngine
 from memory_engine.models import Scope
 from memory_engine.write.raw import WriteRequest
+from tests.cli.test_cli_reembed import _cli, _engine
 from tests.support.openai_stub import OpenAIStub
 
 REPO = Path(__file__).resolve().parents[2]
@@ -70,17 +70,6 @@ def _env(tmp_path: Path, store: str, stub: OpenAIStub, model: str, dim: int) -> 
     return env
 
 
-def _engine(env: dict[str, str]) -> MemoryEngine:
-    saved = dict(os.environ)
-    try:
-        os.environ.clear()
-        os.environ.update(env)
-        return MemoryEngine(Settings())
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-
-
 def _embedded(stub: OpenAIStub, model: str) -> int:
     """Texts the stub embedded with ``model`` so far."""
     bodies = [r.body for r in list(stub.requests) if r.path == "/v1/embeddings"]
@@ -90,16 +79,6 @@ def _embedded(stub: OpenAIStub, model: str) -> int:
 def _finds(engine: MemoryEngine, tenant: str, i: int) -> bool:
     hit = engine.search(Scope.of(tenant), _text(tenant, i), k=5)
     return any(c.memory.content == _text(tenant, i) for c in hit.memories)
-
-
-def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memory_engine.cli", *args],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
 
 
 @pytest.mark.parametrize("store", ["postgres", "qdrant"])
