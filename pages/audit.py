@@ -28,6 +28,7 @@ from memory_engine.dashboard.markdown import md
 from memory_engine.dashboard.page import open_page
 from memory_engine.dashboard.signin import Action
 from memory_engine.dashboard.widgets import pii
+from memory_engine.dashboard.widgets.exports import export_buttons
 
 page = open_page("audit.title")
 scope = page.require_tenant(show=False)
@@ -112,20 +113,11 @@ st.dataframe(
 )
 if len(shown) > 500:
     st.caption(t("common.truncated", lang, shown=500, total=len(shown)))
-ex = st.columns(2)
-ex[0].download_button(
-    t("audit.export_csv", lang),
-    view.export_bytes(shown, "csv"),
-    file_name=f"audit-{tenant}.csv",
-    mime="text/csv",
-    key="mi_audit_csv",
-)
-ex[1].download_button(
-    t("audit.export_json", lang),
-    view.export_bytes(shown, "json"),
-    file_name=f"audit-{tenant}.json",
-    mime="application/json",
-    key="mi_audit_json",
+export_buttons(
+    lambda fmt: view.export_bytes(shown, fmt),
+    stem=f"audit-{tenant}",
+    labels={"csv": t("audit.export_csv", lang), "json": t("audit.export_json", lang)},
+    key="mi_audit",
 )
 
 # ---- one event: the fields it changed (a diff), or the deletion receipt of a purge proof
@@ -190,20 +182,11 @@ if event_id is not None:
             )
         )
         st.dataframe(receipts.receipt_frame(details, lang), hide_index=True, key="mi_audit_receipt")
-        rx = st.columns(2)
-        rx[0].download_button(
-            t("audit.receipt_csv", lang),
-            receipts.receipt_export(details, "csv"),
-            file_name=f"receipt-{event.memory_id}.csv",
-            mime="text/csv",
-            key="mi_audit_receipt_csv",
-        )
-        rx[1].download_button(
-            t("audit.receipt_json", lang),
-            receipts.receipt_export(details, "json"),
-            file_name=f"receipt-{event.memory_id}.json",
-            mime="application/json",
-            key="mi_audit_receipt_json",
+        export_buttons(
+            lambda fmt: receipts.receipt_export(details, fmt),
+            stem=f"receipt-{event.memory_id}",
+            labels={"csv": t("audit.receipt_csv", lang), "json": t("audit.receipt_json", lang)},
+            key="mi_audit_receipt",
         )
     elif event.before is None and event.after is None:
         if event.action.value == "purge_proof":
