@@ -114,8 +114,9 @@ def test_audit_as_of_fields_and_compared_search_from_the_url(
     tenant = make_tenant()
     scope = Scope.of(tenant)
     memory = dash_engine.list(scope).items[0]
-    dash_engine.update(scope, memory.id, content="Ann is allergic to peanuts and cashews",
-                       reason="user said", actor="test")  # fmt: skip
+    dash_engine.update(scope, memory.id, expected_version=memory.version,
+                       content="Ann is allergic to peanuts and cashews", reason="user said",
+                       actor="test")  # fmt: skip
     update = next(
         e for e in dash_engine.events(scope, limit=50).items if e.action.value == "update"
     )
