@@ -4,8 +4,10 @@ deletion receipt of a purge, the as-of browser, the timeline of one memory and i
 erasure (preview of every copy, typed confirmation, receipt), and a past search then versus now.
 
 URL parameters of this page (besides ``tenant``, ``lang``, ``memory``): ``action``, ``actor``,
-``day`` (comma-separated facet values), ``pii=1``, ``event`` (the selected event id) and ``tz``
-(an IANA zone overriding the browser's).
+``day`` (comma-separated facet values), ``pii=1``, ``event`` (the selected event id), ``fields=1``
+(every field of the event, not only the changed ones), ``asof`` / ``asof_time`` (the as-of
+moment, UTC), ``cmp`` (the stored search compared then versus now) and ``tz`` (an IANA zone
+overriding the browser's).
 """
 
 from __future__ import annotations
@@ -27,7 +29,16 @@ from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.markdown import md
 from memory_engine.dashboard.page import open_page
 from memory_engine.dashboard.signin import Action
+from memory_engine.dashboard.url_state import (
+    FLAG,
+    UUID_TEXT,
+    UrlParam,
+    UrlState,
+    day,
+    time_of_day,
+)
 from memory_engine.dashboard.widgets import pii
+from memory_engine.dashboard.widgets.exports import export_buttons
 
 page = open_page("audit.title")
 scope = page.require_tenant(show=False)
@@ -53,6 +64,17 @@ def seed(key: str, value: object) -> None:
         st.session_state[key] = value
 
 
+now = datetime.now(UTC)
+ASOF_TIME = time(23, 59, 59)
+view_url = UrlState(
+    (
+        UrlParam("fields", "mi_audit_all_fields", FLAG),
+        UrlParam("asof", "mi_audit_asof_day", day(now.date())),
+        UrlParam("asof_time", "mi_audit_asof_time", time_of_day(ASOF_TIME)),
+        UrlParam("cmp", "mi_audit_trace", UUID_TEXT),
+    )
+)
+view_url.restore()
 tz_name = state.get_param(QP_TZ) or st.context.timezone or "UTC"
 tz = view.zone(tz_name)
 tz_label = getattr(tz, "key", "UTC")
@@ -112,20 +134,11 @@ st.dataframe(
 )
 if len(shown) > 500:
     st.caption(t("common.truncated", lang, shown=500, total=len(shown)))
-ex = st.columns(2)
-ex[0].download_button(
-    t("audit.export_csv", lang),
-    view.export_bytes(shown, "csv"),
-    file_name=f"audit-{tenant}.csv",
-    mime="text/csv",
-    key="mi_audit_csv",
-)
-ex[1].download_button(
-    t("audit.export_json", lang),
-    view.export_bytes(shown, "json"),
-    file_name=f"audit-{tenant}.json",
-    mime="application/json",
-    key="mi_audit_json",
+export_buttons(
+    lambda fmt: view.export_bytes(shown, fmt),
+    stem=f"audit-{tenant}",
+    labels={"csv": t("audit.export_csv", lang), "json": t("audit.export_json", lang)},
+    key="mi_audit",
 )
 
 # ---- one event: the fields it changed (a diff), or the deletion receipt of a purge proof
@@ -190,20 +203,11 @@ if event_id is not None:
             )
         )
         st.dataframe(receipts.receipt_frame(details, lang), hide_index=True, key="mi_audit_receipt")
-        rx = st.columns(2)
-        rx[0].download_button(
-            t("audit.receipt_csv", lang),
-            receipts.receipt_export(details, "csv"),
-            file_name=f"receipt-{event.memory_id}.csv",
-            mime="text/csv",
-            key="mi_audit_receipt_csv",
-        )
-        rx[1].download_button(
-            t("audit.receipt_json", lang),
-            receipts.receipt_export(details, "json"),
-            file_name=f"receipt-{event.memory_id}.json",
-            mime="application/json",
-            key="mi_audit_receipt_json",
+        export_buttons(
+            lambda fmt: receipts.receipt_export(details, fmt),
+            stem=f"receipt-{event.memory_id}",
+            labels={"csv": t("audit.receipt_csv", lang), "json": t("audit.receipt_json", lang)},
+            key="mi_audit_receipt",
         )
     elif event.before is None and event.after is None:
         if event.action.value == "purge_proof":
@@ -212,7 +216,7 @@ if event_id is not None:
     else:
         changed = view.changed_fields(event)
         every = sorted(set(event.before or {}) | set(event.after or {}))
-        all_fields = st.toggle(t("audit.show_all_fields", lang), key="mi_audit_all_fields")
+        all_fields = st.toggle(t("audit.show_all_fields", lang), **view_url.bind("fields"))
         if changed:
             st.caption(
                 t("audit.changed_only", lang, n=len(changed), hidden=len(every) - len(changed))
@@ -240,16 +244,12 @@ if event_id is not None:
 
 # ---- as-of browser
 st.subheader(t("audit.asof_header", lang))
-now = datetime.now(UTC)
 c1, c2 = st.columns(2)
-day = c1.date_input(t("audit.asof_date", lang), value=now.date(), key="mi_audit_asof_day")
+asof_day = c1.date_input(t("audit.asof_date", lang), **view_url.bind("asof"))
 at_time = c2.time_input(
-    t("audit.asof_time", lang),
-    value=time(23, 59, 59),
-    step=timedelta(minutes=1),
-    key="mi_audit_asof_time",
+    t("audit.asof_time", lang), step=timedelta(minutes=1), **view_url.bind("asof_time")
 )
-when = datetime.combine(day, at_time, tzinfo=UTC)
+when = datetime.combine(asof_day, at_time, tzinfo=UTC)
 with guard(lang):
     snapshot = engine.state_as_of(scope, when)
 active = sum(1 for m in snapshot if m.status is MemoryStatus.ACTIVE)
@@ -372,13 +372,15 @@ else:
     labels = {
         str(x["id"]): f"{view.local_time(x['created_at'], tz)} · {x['query'][:80]}" for x in traces
     }
+    if st.session_state.get("mi_audit_trace") not in labels:  # none, or not among the latest
+        st.session_state["mi_audit_trace"] = None
     trace_id = st.selectbox(
         t("audit.pick_trace", lang),
         list(labels),
         format_func=labels.__getitem__,
         index=None,
         placeholder=t("audit.choose_one", lang),
-        key="mi_audit_trace",
+        **view_url.bind("cmp"),
     )
     if trace_id is not None:
         with guard(lang):

@@ -1,7 +1,10 @@
 """Conflicts: the write judge's supersede / supplement decisions as a review queue; accept or
 reject each with a reason (recorded as a memory event and in the write journal); then the
 stale-fact report: recent searches where a superseded or older memory outranked the current one
-(both scores, one click to each memory's history)."""
+(both scores, one click to each memory's history).
+
+URL parameters (besides ``tenant``, ``lang``): ``conflict`` (the decision under review, as
+``<write id>:<old memory id>``) and ``decision`` (``accept`` / ``reject``)."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from memory_engine.dashboard.frames.writes import conflict_labels, conflicts_fra
 from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.page import open_page
 from memory_engine.dashboard.signin import Action
+from memory_engine.dashboard.url_state import UrlParam, UrlState, one_of
 from memory_engine.dashboard.widgets import waterfall as waterfall_view
 
 LIMIT = 50
@@ -34,21 +38,31 @@ if queue["truncated"]:
     st.caption(t("conflicts.truncated", lang, n=LIMIT))
 
 labels = conflict_labels(items)
+keys = [f"{c['write_id']}:{c['old_id']}" for c in items]  # one decision: its write, its old id
+view = UrlState(
+    (
+        UrlParam("conflict", "mi_c_pick", one_of(keys, keys[0])),
+        UrlParam("decision", "mi_c_decision", one_of(["accept", "reject"], "accept")),
+    )
+)
+view.restore()
+pick_key = st.selectbox(
+    t("conflicts.pick", lang),
+    keys,
+    format_func=lambda k: labels[keys.index(k)],
+    placeholder=t("common.choose_one", lang),
+    **view.bind("conflict"),
+)
+pick = keys.index(pick_key) if pick_key in keys else 0
+st.radio(
+    t("conflicts.decision", lang),
+    ["accept", "reject"],
+    format_func=lambda d: t(f"conflicts.{d}", lang),
+    horizontal=True,
+    **view.bind("decision"),
+)
+decision = str(st.session_state["mi_c_decision"])
 with st.form("mi_conflict"):
-    pick = st.selectbox(
-        t("conflicts.pick", lang),
-        range(len(items)),
-        format_func=labels.__getitem__,
-        key="mi_c_pick",
-        placeholder=t("common.choose_one", lang),
-    )
-    decision = st.radio(
-        t("conflicts.decision", lang),
-        ["accept", "reject"],
-        format_func=lambda d: t(f"conflicts.{d}", lang),
-        key="mi_c_decision",
-        horizontal=True,
-    )
     reason = st.text_input(t("conflicts.reason", lang), key="mi_c_reason")
     may_review = signin.allowed(Action.EDIT, tenant)  # a review changes the memory
     if not may_review:

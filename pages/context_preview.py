@@ -1,6 +1,11 @@
 """Context Preview: the exact prompt the model would get for a session (stored, or pasted
 turns) and an input, with tokens per section, the recalled memories and why, and what the
-token budget trimmed. Token counts come from ``engine.context`` itself."""
+token budget trimmed. Token counts come from ``engine.context`` itself.
+
+URL parameters (besides ``tenant``, ``lang``), written when the form is run: ``src``
+(``session`` or ``paste``), ``session``, ``q`` (the input), ``task``, ``budget``, ``paste`` (the
+pasted turns, up to ``MAX_URL_TEXT`` characters) and ``system`` (a changed system prompt). A
+link or a reload with ``q`` shows the same preview (computed once per session and view)."""
 
 from __future__ import annotations
 
@@ -11,6 +16,10 @@ from memory_engine.dashboard.errors import guard
 from memory_engine.dashboard.frames import context as context_view
 from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.page import open_page
+from memory_engine.dashboard.url_state import TEXT, UrlParam, UrlState, number, one_of, text
+
+MAX_URL_TEXT = 4000  # characters of pasted turns / system prompt kept in a link
+RESULT = "mi_c_result"  # (the view's URL values, its ContextResult)
 
 page = open_page("ctx.title", caption_key="ctx.caption")
 scope = page.require_tenant()
@@ -20,12 +29,30 @@ settings = engine.settings
 with guard(lang):
     sessions, more = engine.working_memory.store.sessions(tenant, limit=50)
 sources = ["session", "paste"] if sessions else ["paste"]
+default_budget = settings.context.window - settings.context.reserve_tokens
+source_url = UrlState((UrlParam("src", "mi_c_source", one_of(sources, sources[0])),))
+source_url.restore()
+form_url = UrlState(
+    (
+        UrlParam("session", "mi_c_session", one_of(sessions, sessions[0] if sessions else None)),
+        UrlParam("q", "mi_c_query", TEXT),
+        UrlParam("task", "mi_c_task", one_of(["", *context_view.TASK_TYPES], "")),
+        UrlParam("budget", "mi_c_budget", number(16, 10**9, default_budget, whole=True)),
+        UrlParam("paste", "mi_c_paste", text("", max_chars=MAX_URL_TEXT)),
+        UrlParam(
+            "system",
+            "mi_c_system",
+            text(settings.context.system_prompt, max_chars=MAX_URL_TEXT),
+        ),
+    )
+)
+form_url.restore(when_changed=True)  # a submit is not overwritten by the old URL
 source = st.radio(
     t("ctx.source", lang),
     sources,
     format_func=lambda s: t(f"ctx.source_{s}", lang),
     horizontal=True,
-    key="mi_c_source",
+    **source_url.bind("src"),
 )
 if not sessions:
     st.caption(t("ctx.no_sessions", lang))
@@ -54,39 +81,41 @@ with st.form("mi_context"):
         key="mi_c_task",
         placeholder=t("common.choose_one", lang),
     )
-    budget = c[1].number_input(
-        t("ctx.budget", lang),
-        16,
-        value=settings.context.window - settings.context.reserve_tokens,
-        step=100,
-        key="mi_c_budget",
-    )
-    system_prompt = st.text_area(
-        t("ctx.system_prompt", lang), value=settings.context.system_prompt, key="mi_c_system"
-    )
+    budget = c[1].number_input(t("ctx.budget", lang), 16, step=100, key="mi_c_budget")
+    system_prompt = st.text_area(t("ctx.system_prompt", lang), key="mi_c_system")
     submitted = st.form_submit_button(t("ctx.run", lang), type="primary")
 
-if not submitted:
-    st.stop()
-if not query.strip():
-    st.error(t("ctx.need_query", lang))
-    st.stop()
+if submitted:
+    if not query.strip():
+        st.error(t("ctx.need_query", lang))
+        st.stop()
+    form_url.write()  # the link now shows this preview
+    source_url.write()
+url_view = (source, *form_url.snapshot())
+if source == "paste" and len((pasted or "").strip()) > MAX_URL_TEXT:
+    st.caption(t("ctx.paste_not_linked", lang, n=MAX_URL_TEXT))
+cached = st.session_state.get(RESULT)
+linked = bool(query.strip()) and (source == "session" or bool((pasted or "").strip()))
 result: ContextResult | None = None
-with guard(lang, stop=False), st.spinner(t("common.searching", lang)):
-    view = None
-    session_id = session or context_view.PASTE_SESSION
-    if source == "paste":
-        turns = context_view.parse_turns(pasted or "")
-        view = context_view.pasted_view(turns, tenant, settings)
-    result = engine.context(
-        scope,
-        session_id,
-        query,
-        task or None,
-        system_prompt=system_prompt,
-        budget_tokens=int(budget),
-        view=view,
-    )
+if not submitted and cached is not None and cached[0] == url_view:
+    result = cached[1]  # this view's preview, computed earlier in this session
+elif submitted or linked:  # a submit, or a link / reload holding a whole view
+    with guard(lang, stop=False), st.spinner(t("common.searching", lang)):
+        view = None
+        session_id = session or context_view.PASTE_SESSION
+        if source == "paste":
+            turns = context_view.parse_turns(pasted or "")
+            view = context_view.pasted_view(turns, tenant, settings)
+        result = engine.context(
+            scope,
+            session_id,
+            query,
+            task or None,
+            system_prompt=system_prompt,
+            budget_tokens=int(budget),
+            view=view,
+        )
+        st.session_state[RESULT] = (url_view, result)
 if result is None:
     st.stop()
 

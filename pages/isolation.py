@@ -1,6 +1,9 @@
 """Isolation: run the cross-tenant isolation check on the chosen store (admin only) and show
 probes and leaks per path, with the report as JSON (``memory_engine.isolation.check``; the
-CLI, MCP and dashboard paths through the probers their frontends supply)."""
+CLI, MCP and dashboard paths through the probers their frontends supply).
+
+URL parameter (besides ``lang``): ``tenants`` (how many test tenants the check creates); the
+check itself runs only on the button."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.isolation_probe import DashboardProber
 from memory_engine.dashboard.page import open_page
 from memory_engine.dashboard.signin import Action
+from memory_engine.dashboard.url_state import UrlParam, UrlState, number
 from memory_engine.isolation.check import run_isolation_check
 from memory_engine.mcp_server.isolation_probe import McpProber
 
@@ -24,7 +28,9 @@ lang, engine = page.lang, page.engine
 if signin.denied(lang, Action.ADMIN):  # cross-tenant: an admin granted every tenant ('*')
     st.stop()
 
-tenants = st.slider(t("isolation.tenants", lang), 2, 6, 3, key="mi_iso_tenants")
+view = UrlState((UrlParam("tenants", "mi_iso_tenants", number(2, 6, 3, whole=True)),))
+view.restore()
+tenants = st.slider(t("isolation.tenants", lang), 2, 6, **view.bind("tenants"))
 if st.button(t("isolation.run", lang), type="primary", key="mi_iso_run"):
     pairs = tenants * (tenants - 1)
     bar = st.progress(0.0, text=t("isolation.running", lang, done=0, total=pairs))

@@ -1,8 +1,11 @@
 """Query Replay: run a traced search with chosen legs/threshold/budget; see every candidate with
 the score that decides its order and how far it moved, one candidate's whole score waterfall,
 stale-fact warnings, the memory block accounting (lines, near misses, totals per stage), the
-exact memory block, timings and warnings; open or re-run past searches (the trace shown is in
-the URL: ``?trace=<id>``)."""
+exact memory block, timings and warnings; open or re-run past searches.
+
+URL parameters (besides ``tenant``, ``lang``): ``trace`` (the search shown; its query and
+settings fill the form), ``all=1`` (every score and rank), ``cand`` (the candidate whose
+waterfall is open) and ``why`` (the candidate of "why not X?")."""
 
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from memory_engine.dashboard.frames.cells import fmt_time, list_caption, short_i
 from memory_engine.dashboard.i18n import t, warning_text
 from memory_engine.dashboard.markdown import md
 from memory_engine.dashboard.page import empty_tenant_hint, open_page
+from memory_engine.dashboard.url_state import UrlState
 from memory_engine.dashboard.widgets import (
     alarm,
     config_compare,
@@ -41,6 +45,9 @@ if bad_id is not None:
     )
 scope = page.require_tenant()
 tenant = scope.tenant_id
+# the trace view's own state (the widgets' parameters; ``trace`` itself is the state module's)
+view = UrlState((*waterfall_view.URL_PARAMS, *why_not.URL_PARAMS))
+view.restore()
 
 with guard(lang):
     defaults = engine.search_options()
@@ -146,7 +153,7 @@ else:
     st.markdown(f"**{t('replay.candidates', lang)}**")
     st.caption(t("replay.returned", lang, returned=returned, dropped=total - returned, total=total))
     waterfall_view.render_stale(trace, lang, tenant)  # an older fact above its correction
-    waterfall_view.render_candidates(trace, wf, lang)
+    waterfall_view.render_candidates(trace, wf, lang, view)
     waterfall_view.render_accounting(trace, lang)
 
     left, right = st.columns([3, 2])
@@ -173,7 +180,7 @@ else:
         st.code(json.dumps(trace.config, indent=1, ensure_ascii=False), language="json")
     store_compare.replay_section(scope, trace, lang)  # both stores configured: side by side
     # retrieval tools: why not X?, compare configurations, relevance labels
-    why_not.render(trace, lang)
+    why_not.render(trace, lang, view)
     config_compare.render(engine, scope, trace, lang)
     relevance.render(trace, lang)
     golden.render(engine, scope, trace, lang)

@@ -1,5 +1,9 @@
 """Retention: decay curves, the retention distribution, what-if sliders, what the next
-maintenance would do (with the lists) and a button that runs it with a progress bar."""
+maintenance would do (with the lists) and a button that runs it with a progress bar.
+
+URL parameters (besides ``tenant``, ``lang``): the what-if settings ``preset``, ``half``
+(half-life, days), ``weight`` (access weight), ``floor``, ``bottom`` (fraction), ``purge``
+(days), each absent while at its default, and ``memory`` (the memory whose curve is shown)."""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ from memory_engine.dashboard.frames.cells import bounded, fmt_time, short_id
 from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.page import open_page
 from memory_engine.dashboard.signin import Action
+from memory_engine.dashboard.url_state import UUID_TEXT, UrlParam, UrlState, number, one_of
 
 page = open_page("retention.title")
 scope = page.require_tenant(show=False)
@@ -28,57 +33,65 @@ st.caption(t("retention.caption", lang, now=fmt_time(now)))
 # ---- what-if parameters (defaults: the engine's settings)
 base = engine.retention_params()
 base_policy = engine.maintenance_policy(base)
+PRESETS = ["decay", "weighted"]
+# the what-if settings in the URL (a reload or a shared link shows the same what-if); the
+# preset first, since the half-life and floor defaults (and their widgets) depend on it
+preset_url = UrlState(
+    (UrlParam("preset", "mi_ret_preset", one_of(PRESETS, base.preset)),),
+    resets=("half", "floor"),  # another preset starts from its own defaults
+)
+preset_url.restore()
+preset = str(st.session_state["mi_ret_preset"])
+same = preset == base.preset
+what_if = UrlState(
+    (
+        UrlParam(
+            "half",
+            f"mi_ret_half_{preset}",
+            number(
+                1.0,
+                365.0,
+                float(base.half_life_days if same else view.PRESET_HALF_LIFE_DAYS[preset]),
+            ),
+        ),
+        UrlParam("weight", "mi_ret_weight", number(0.0, 1.0, float(base.access_weight))),
+        UrlParam(
+            "floor",
+            f"mi_ret_floor_{preset}",
+            number(
+                0.0, 1.0, float(base_policy.floor if same else view.PRESET_ARCHIVE_FLOOR[preset])
+            ),
+        ),
+        UrlParam("bottom", "mi_ret_bottom", number(0.0, 1.0, float(base_policy.bottom_fraction))),
+        UrlParam("purge", "mi_ret_purge", number(0.0, 365.0, float(base_policy.purge_after_days))),
+        UrlParam("memory", "mi_ret_memory", UUID_TEXT),
+    )
+)
+what_if.restore()
 with st.expander(t("retention.whatif", lang), expanded=True):
     c1, c2, c3 = st.columns(3)
-    preset = c1.selectbox(
+    c1.selectbox(
         t("retention.preset", lang),
-        ["decay", "weighted"],
-        index=["decay", "weighted"].index(base.preset),
+        PRESETS,
         format_func=lambda p: t(f"retention.preset_{p}", lang),
-        key="mi_ret_preset",
         placeholder=t("common.choose_one", lang),
+        **preset_url.bind("preset"),
     )
-    same = preset == base.preset
     half_life = c1.slider(
-        t("retention.half_life", lang),
-        1.0,
-        365.0,
-        float(base.half_life_days if same else view.PRESET_HALF_LIFE_DAYS[preset]),
-        step=1.0,
-        key=f"mi_ret_half_{preset}",
+        t("retention.half_life", lang), 1.0, 365.0, step=1.0, **what_if.bind("half")
     )
     weight = c2.slider(
         t("retention.access_weight", lang),
         0.0,
         1.0,
-        float(base.access_weight),
         step=0.01,
-        key="mi_ret_weight",
         disabled=preset != "decay",
+        **what_if.bind("weight"),
     )
-    floor = c2.slider(
-        t("retention.floor", lang),
-        0.0,
-        1.0,
-        float(base_policy.floor if same else view.PRESET_ARCHIVE_FLOOR[preset]),
-        step=0.01,
-        key=f"mi_ret_floor_{preset}",
-    )
-    bottom = c3.slider(
-        t("retention.bottom", lang),
-        0.0,
-        1.0,
-        float(base_policy.bottom_fraction),
-        step=0.05,
-        key="mi_ret_bottom",
-    )
+    floor = c2.slider(t("retention.floor", lang), 0.0, 1.0, step=0.01, **what_if.bind("floor"))
+    bottom = c3.slider(t("retention.bottom", lang), 0.0, 1.0, step=0.05, **what_if.bind("bottom"))
     purge_days = c3.slider(
-        t("retention.purge_days", lang),
-        0.0,
-        365.0,
-        float(base_policy.purge_after_days),
-        step=1.0,
-        key="mi_ret_purge",
+        t("retention.purge_days", lang), 0.0, 365.0, step=1.0, **what_if.bind("purge")
     )
 params = engine.retention_params(preset=preset, half_life_days=half_life, access_weight=weight)
 policy = engine.maintenance_policy(
@@ -142,12 +155,14 @@ else:
     st.subheader(t("retention.curve_memory", lang))
     ids = list(frame[t("col.id", lang)])
     contents = dict(zip(ids, frame[t("col.content", lang)], strict=True))
+    if st.session_state.get("mi_ret_memory") not in ids:  # none in the URL, or no longer active
+        st.session_state["mi_ret_memory"] = ids[0]
     picked = st.selectbox(
         t("retention.pick_memory", lang),
         ids,
         format_func=lambda i: f"{short_id(i)} · {contents[i][:80]}",
-        key="mi_ret_memory",
         placeholder=t("common.choose_one", lang),
+        **what_if.bind("memory"),
     )
     if picked:
         memory = next(m for m in active if str(m.id) == picked)

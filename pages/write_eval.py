@@ -1,6 +1,10 @@
 """Write Evaluation: run the labelled write-path set for two configurations (the offline rules,
 the configured OpenAI-compatible LLM, or two models) and compare the metrics side by side.
-Each run uses a throwaway database; nothing of the store on screen is written."""
+Each run uses a throwaway database; nothing of the store on screen is written.
+
+URL parameters (besides ``lang``), written when the form is run: ``split``, ``limit``,
+``provider_a`` / ``provider_b`` and ``model_a`` / ``model_b``. A link or a reload shows the same
+configurations; the run itself (minutes, on a throwaway database) starts only on the button."""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ from memory_engine.dashboard.frames.write_eval import category_frame, failing_fr
 from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.page import open_page
 from memory_engine.dashboard.signin import Action
+from memory_engine.dashboard.url_state import TEXT, UrlParam, UrlState, number, one_of
 from memory_engine.dashboard.write_eval import (
     EvalConfiguration,
     run_configuration,
@@ -41,16 +46,33 @@ lang, engine = page.lang, page.engine
 may_run = signin.allowed(Action.MAINTAIN)
 llm_configured = bool(engine.settings.llm.base_url and engine.settings.llm.model)
 
+SPLITS = ["dev", "heldout", "all"]
+view = UrlState(
+    (
+        UrlParam("split", "mi_we_split", one_of(SPLITS, SPLITS[0])),
+        UrlParam("limit", "mi_we_limit", number(0, 1000, 0, whole=True)),
+        *(
+            UrlParam(
+                f"provider_{side.lower()}",
+                f"mi_we_provider_{side}",
+                one_of(PROVIDERS, "openai_compat" if side == "B" and llm_configured else "rules"),
+            )
+            for side in SIDES
+        ),
+        *(UrlParam(f"model_{side.lower()}", f"mi_we_model_{side}", TEXT) for side in SIDES),
+    )
+)
+view.restore(when_changed=True)  # the form's submit is not overwritten by the older URL
 with st.form("mi_we"):
     c = st.columns(3)
     split = c[0].selectbox(
         t("weval.split", lang),
-        ["dev", "heldout", "all"],
+        SPLITS,
         format_func=lambda s: t(f"weval.split_{s}", lang),
         key="mi_we_split",
         placeholder=t("common.choose_one", lang),
     )
-    limit = c[1].number_input(t("weval.limit", lang), 0, 1000, value=0, step=1, key="mi_we_limit")
+    limit = c[1].number_input(t("weval.limit", lang), 0, 1000, step=1, key="mi_we_limit")
     upload = c[2].file_uploader(t("weval.upload", lang), type=["jsonl"], key="mi_we_upload")
     configs = {}
     for col, side in zip(st.columns(2), SIDES, strict=True):
@@ -58,7 +80,6 @@ with st.form("mi_we"):
         provider = col.selectbox(
             t("weval.provider", lang),
             list(PROVIDERS),
-            index=1 if side == "B" and llm_configured else 0,
             format_func=lambda p: t(PROVIDERS[p], lang),
             key=f"mi_we_provider_{side}",
             placeholder=t("common.choose_one", lang),
@@ -69,6 +90,8 @@ with st.form("mi_we"):
 if not may_run:
     st.caption(t("weval.not_allowed", lang))
 
+if submitted:
+    view.write()  # the link now holds these configurations
 if submitted and may_run:
     with guard(lang):
         cases = uploaded_cases(upload.getvalue()) if upload else shipped_cases(split)

@@ -8,10 +8,16 @@ URL schema (``st.query_params``; a test checks it):
 * ``memory``: id (UUID) of the memory shown on the Memories page.
 * ``trace``: id (UUID) of the search trace shown on the Query Replay page.
 
-Each page's own view state (filters, page number, ...) is declared by the page with
-:mod:`memory_engine.dashboard.url_state` (the Memories page: ``type``, ``status``, ``source``,
-``entity``, ``q``, ``created``, ``user``, ``agent``, ``session``, ``size``, ``page``). A tenant
-change drops every parameter but ``tenant`` and ``lang``.
+Each page's own view state (filters, pickers, tabs, page number, ...) is declared by the page
+with :mod:`memory_engine.dashboard.url_state`, and listed in the page's docstring (Memories:
+``type``, ``status``, ``source``, ``entity``, ``q``, ``created``, ``user``, ``agent``,
+``session``, ``size``, ``page``; Query Replay: ``all``, ``cand``, ``why``; Retention: ``preset``,
+``half``, ``weight``, ``floor``, ``bottom``, ``purge``, ``memory``; Audit: ``action``, ``actor``,
+``day``, ``pii``, ``event``, ``fields``, ``asof``, ``asof_time``, ``cmp``, ``tz``; Context
+Preview: ``src``, ``session``, ``q``, ``task``, ``budget``, ``paste``, ``system``; Write
+Inspector: ``write``; Conflicts: ``conflict``, ``decision``; Write Evaluation: ``split``,
+``limit``, ``provider_a``/``_b``, ``model_a``/``_b``; Isolation: ``tenants``). A tenant change
+drops every parameter but ``tenant`` and ``lang``.
 
 An invalid value is never guessed at: it is removed from the URL and the page says why
 (``tenant``: in the sidebar, see :func:`sync_url`; ``memory``/``trace``: :func:`url_id`).

@@ -20,14 +20,21 @@ and the default is used. Every ``st.query_params`` change made by Python is a ne
 history entry (Streamlit pushes it), so back/forward replays the views; a history step reruns
 the script with the older query string, which :meth:`UrlState.restore` applies.
 
+Widgets inside an ``st.form`` have no ``on_change``: their page restores with
+``restore(when_changed=True)`` (the URL is applied only when it differs from the one this
+session last applied or wrote, so a submit is not overwritten by the older URL) and writes the
+submitted values with :meth:`UrlState.write`.
+
 No parsing here touches Streamlit; the codecs are plain functions (tested alone).
 """
 
 from __future__ import annotations
 
+import math
+import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, time
 from enum import Enum
 from typing import Any
 
@@ -60,6 +67,21 @@ def _text_encode(value: Any) -> str:
 
 #: Free text (search box, an id filter); blank = default.
 TEXT = Codec(_text_encode, lambda raw: raw.strip() or "", "")
+
+
+def text(default: str, *, max_chars: int = 4000) -> Codec:
+    """Free text whose default is not blank (a prompt prefilled from the settings).
+
+    Args:
+        default: the widget's value when the URL has none; not written to the URL.
+        max_chars: longer text is not written (the URL stays loadable; the page says so).
+    """
+
+    def encode(value: Any) -> str:
+        value = str(value or "").strip()
+        return "" if value == default.strip() or len(value) > max_chars else value
+
+    return Codec(encode, lambda raw: raw.strip() or default, default)
 
 
 def choices(allowed: Iterable[Any], *, many: bool = True) -> Codec:
@@ -128,6 +150,106 @@ def positive_int(default: int = 1, maximum: int = 1_000_000) -> Codec:
         return number
 
     return Codec(lambda v: "" if not v or int(v) == default else str(int(v)), decode, default)
+
+
+def number(
+    minimum: float, maximum: float, default: float, *, whole: bool = False, digits: int = 6
+) -> Codec:
+    """A number in ``[minimum, maximum]`` (a slider, a number input).
+
+    Args:
+        minimum: the smallest accepted value.
+        maximum: the largest accepted value.
+        default: the widget's value when the URL has none (not written to the URL).
+        whole: an ``int`` widget (``12``) rather than a ``float`` one (``0.35``).
+        digits: significant digits written (floats), enough for the widget's step.
+
+    Returns:
+        The codec; text outside the range, not a number, NaN or infinite raises ValueError.
+    """
+    kind: Callable[[Any], float | int] = int if whole else float
+
+    def encode(value: Any) -> str:
+        if value is None or isinstance(value, bool):
+            return ""
+        value = kind(value)
+        if math.isclose(value, default, rel_tol=1e-9, abs_tol=1e-12):
+            return ""
+        return str(value) if whole else format(value, f".{digits}g")
+
+    def decode(raw: str) -> float | int:
+        parsed = float(raw)
+        if not math.isfinite(parsed) or not minimum <= parsed <= maximum:
+            raise ValueError(f"{raw!r} outside [{minimum}, {maximum}]")
+        if whole and parsed != int(parsed):
+            raise ValueError(f"{raw!r} is not a whole number")
+        return kind(parsed)
+
+    return Codec(encode, decode, kind(default))
+
+
+def _flag_decode(raw: str) -> bool:
+    if raw.lower() in ("1", "true", "yes", "on"):
+        return True
+    if raw.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"not a flag: {raw!r}")
+
+
+#: A toggle or checkbox that is off by default: ``?all=1`` when on, absent when off.
+FLAG = Codec(lambda v: "1" if v else "", _flag_decode, False)
+
+
+def _uuid_decode(raw: str) -> str:
+    return str(uuid.UUID(raw))
+
+
+#: An id (UUID) picked in a list (a candidate, a memory); kept as its canonical text. Whether
+#: the id is still listed is the page's check (a stale id falls back to the default there).
+UUID_TEXT = Codec(lambda v: str(v) if v else "", _uuid_decode, None)
+
+
+def many_of(allowed: Callable[[], Iterable[Any]] | Iterable[Any]) -> Codec:
+    """Several values of a set known only at run time (audit actors, days), as ``a,b``;
+    entries not in the set are dropped."""
+
+    def known() -> set[str]:
+        return {str(v) for v in (allowed() if callable(allowed) else allowed)}
+
+    def encode(value: Any) -> str:
+        return LIST_SEP.join(str(v) for v in value or ())
+
+    def decode(raw: str) -> list[str]:
+        names = known()
+        picked = [p.strip() for p in raw.split(LIST_SEP)]
+        return list(dict.fromkeys(p for p in picked if p in names))
+
+    return Codec(encode, decode, [])
+
+
+def day(default: date) -> Codec:
+    """One day (``st.date_input``) as ``2026-05-01``; ``default`` is not written."""
+
+    def encode(value: Any) -> str:
+        return value.isoformat() if isinstance(value, date) and value != default else ""
+
+    return Codec(encode, date.fromisoformat, default)
+
+
+def time_of_day(default: time) -> Codec:
+    """A time of day (``st.time_input``, minutes) as ``09:30``; ``default`` is not written."""
+
+    def encode(value: Any) -> str:
+        if not isinstance(value, time) or value.replace(second=0, microsecond=0) == default.replace(
+            second=0, microsecond=0
+        ):
+            return ""
+        return value.strftime("%H:%M")
+
+    def decode(raw: str) -> time:
+        return time.fromisoformat(raw).replace(microsecond=0)
+
+    return Codec(encode, decode, default)
 
 
 def _dates_encode(value: Any) -> str:
@@ -202,11 +324,25 @@ class UrlState:
         except ValueError:
             return _fresh(param.codec.default)
 
-    def restore(self) -> None:
+    def restore(self, *, when_changed: bool = False) -> bool:
         """URL -> widget state for every parameter (call before the widgets are created).
 
         An unusable value is also removed from the URL, so the link shows what is applied.
+
+        Args:
+            when_changed: apply the URL only when its values of these parameters differ from
+                those this session last applied or wrote (widgets in an ``st.form``, whose
+                submitted values must not be overwritten by the older URL); otherwise only
+                widgets missing from the session state get their URL value.
+
+        Returns:
+            True when the URL was applied.
         """
+        if when_changed and st.session_state.get(self._memo_key) == self.snapshot():
+            for param in self.params:  # a widget Streamlit dropped (not drawn on a run)
+                if param.key not in st.session_state:
+                    st.session_state[param.key] = self.read(param.name)
+            return False
         for param in self.params:
             value = self.read(param.name)
             raw = st.query_params.get(param.name)
@@ -214,6 +350,29 @@ class UrlState:
                 self._write_url(param, value)
             if param.key not in st.session_state or st.session_state[param.key] != value:
                 st.session_state[param.key] = value
+        st.session_state[self._memo_key] = self.snapshot()
+        return True
+
+    def write(self, names: Iterable[str] | None = None) -> None:
+        """Widget state -> URL for ``names`` (default: every parameter), e.g. after a form's
+        submit; no resets. The URL written counts as applied (see :meth:`restore`)."""
+        for name in self._by_name if names is None else names:
+            param = self._by_name[name]
+            self._write_url(param, st.session_state.get(param.key, param.codec.default))
+        st.session_state[self._memo_key] = self.snapshot()
+
+    @property
+    def _memo_key(self) -> str:
+        return "mi_url_applied_" + "_".join(p.name for p in self.params)
+
+    def snapshot(self) -> tuple[str | None, ...]:
+        """The URL's raw values of these parameters (None: absent), in declaration order."""
+
+        def raw(name: str) -> str | None:
+            value = st.query_params.get(name)
+            return None if value is None else str(value)
+
+        return tuple(raw(p.name) for p in self.params)
 
     # ------------------------------------------------------------------ writing
     def set(self, name: str, value: Any) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from memory_engine import MemoryEngine, Scope
+from memory_engine.dashboard.frames import receipts
 from memory_engine.dashboard.i18n import t
 from tests.dashboard.conftest import new_tenant
 from tests.dashboard.test_browser import CHROMIUM, CHROMIUM_ARGS, dashboard_server  # noqa: F401
@@ -115,6 +116,10 @@ def test_audit_a_tenant_in_browser(
             expect(page.get_by_text(t("audit.erase_done_ok", lang))).to_be_visible()
             expect(page.get_by_text(pattern("audit.receipt_summary_ok", lang))).to_be_visible()
             expect(page.get_by_text(t("audit.erase_gone", lang))).to_be_visible()
+            # the receipt lists every index and read path re-queried (canvas cells: DOM copy)
+            for check in ("row", "vector", "search", "as_of"):
+                cell = page.get_by_text(receipts.check_label(check, lang), exact=True)
+                cell.first.wait_for(state="attached")
             page.screenshot(path=str(tmp_path / f"audit_receipt_{lang}.png"), full_page=True)
 
             with page.expect_download() as dl:

@@ -1,8 +1,10 @@
 """Real-browser passes over every page: in 中文 no English interface text is visible (the
 general rule of :mod:`tests.dashboard.untranslated` on the page's visible text); the README's
-page screenshots exist (``UPDATE_SCREENSHOTS=1`` makes them again, in English, into
-``docs/screenshots/<page>.png``); and the first search of a fresh server answers, its time
-recorded (the timing itself is the bench's: ``bench/dashboard_first_search.py``).
+page screenshots exist, in English and in 中文 (``UPDATE_SCREENSHOTS=1`` makes them again into
+``docs/screenshots/<page>.png`` and ``docs/screenshots/zh/<page>.png``; the 中文 ones need a CJK
+font visible to fontconfig, e.g. ``eval "$(scripts/cjk-font.sh)"``); and the first search of a
+fresh server answers, its time recorded (the timing itself is the bench's:
+``bench/dashboard_first_search.py``).
 
 Runs ``streamlit run app.py`` against the test database (fixtures of test_browser.py) in
 headless Debian Chromium; skipped without /usr/bin/chromium.
@@ -12,6 +14,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +32,8 @@ from tests.dashboard.untranslated import english_runs
 pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs /usr/bin/chromium")
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+#: The 中文 screenshots (same file names).
+SCREENSHOTS_ZH = SCREENSHOTS / "zh"
 #: URL path of each page (app.py: the page file's name).
 URL_PATHS = [p.removesuffix(".py") for p in PAGES]
 
@@ -36,6 +42,7 @@ URL_PATHS = [p.removesuffix(".py") for p in PAGES]
 #: "200MB per file", the date picker's "yyyy/mm/dd"; and the last part of a dotted module
 #: name shown as code ("memory_engine.scoring").
 STREAMLIT_CHROME = ("Upload", "per file", "dd", "mm", "yyyy", "scoring")
+
 
 def _settled(page: Any) -> None:
     """Wait until the page's script run has ended (no running icon) and the title is shown."""
@@ -65,6 +72,17 @@ def _visible_text(page: Any) -> str:
     return str(page.evaluate(_TEXT_JS))
 
 
+def cjk_font() -> str | None:
+    """The family of a Chinese font fontconfig offers (honouring ``FONTCONFIG_FILE``, which
+    the browser inherits), or None: without one, 中文 screenshots would show empty boxes."""
+    if shutil.which("fc-list") is None:
+        return None
+    found = subprocess.run(
+        ["fc-list", ":lang=zh", "family"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    return found.splitlines()[0] if found else None
+
+
 def test_every_page_in_chinese_in_the_browser(
     dashboard_server: str,  # noqa: F811
     dash_engine: MemoryEngine,
@@ -75,6 +93,11 @@ def test_every_page_in_chinese_in_the_browser(
     seeded = seed_chinese_tenant(dash_engine, extract=False)
     problems: dict[str, list[str]] = {}
     update = os.environ.get("UPDATE_SCREENSHOTS") == "1"
+    if update and cjk_font() is None:
+        pytest.fail(
+            'the 中文 screenshots need a CJK font: run `eval "$(scripts/cjk-font.sh)"` '
+            "(sets FONTCONFIG_FILE), then UPDATE_SCREENSHOTS=1 again"
+        )
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
@@ -86,15 +109,24 @@ def test_every_page_in_chinese_in_the_browser(
                 found = english_runs(_visible_text(page), (*seeded.data, *STREAMLIT_CHROME))
                 if found:
                     problems[path] = sorted(set(found))
-                if update:
-                    page.goto(f"{dashboard_server}/{path}?tenant={seeded.tenant}&lang=en")
-                    _settled(page)
-                    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-                    page.screenshot(path=str(SCREENSHOTS / f"{path}.png"))
+                if update:  # the screenshots: Query Replay with the seeded search open
+                    shown = f"&trace={seeded.trace_id}" if path == "query_replay" else ""
+                    for lang, folder in (("zh", SCREENSHOTS_ZH), ("en", SCREENSHOTS)):
+                        page.goto(
+                            f"{dashboard_server}/{path}?tenant={seeded.tenant}&lang={lang}{shown}"
+                        )
+                        _settled(page)
+                        folder.mkdir(parents=True, exist_ok=True)
+                        page.screenshot(path=str(folder / f"{path}.png"))
         finally:
             browser.close()
     assert not problems, problems
-    missing = [p for p in URL_PATHS if not (SCREENSHOTS / f"{p}.png").exists()]
+    missing = [
+        str(folder.relative_to(SCREENSHOTS.parent) / f"{p}.png")
+        for folder in (SCREENSHOTS, SCREENSHOTS_ZH)
+        for p in URL_PATHS
+        if not (folder / f"{p}.png").exists()
+    ]
     assert not missing, f"run with UPDATE_SCREENSHOTS=1 to make: {missing}"
     record_property("pages_checked", len(URL_PATHS))
 

@@ -1,7 +1,9 @@
 """Real-browser journey "debug a recall", in English and 中文: search on Query Replay, see the
 order explained (the deciding score column, a candidate's score waterfall chart with the fusion
-actually used), the memory block accounting with the near misses and the rule that cut them,
-and a stale-fact warning whose link opens the older memory's history on the Memories page."""
+actually used), open another candidate's waterfall (in the URL: a reload shows it again), the
+memory block the agent gets, the block accounting with the near misses, the rule that cut them
+and what would include them, and a stale-fact warning whose link opens the older memory's
+history on the Memories page."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import pytest
 from memory_engine import MemoryEngine
 from memory_engine.dashboard.frames.cells import short_id
 from memory_engine.dashboard.i18n import t
-from tests.dashboard.test_app_replay_waterfall import QUERY, recall_tenant
+from tests.dashboard.test_app_replay_waterfall import NEWER, OLDER, QUERY, recall_tenant
 from tests.dashboard.test_browser import (  # noqa: F401 - the fixture is used by name
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -32,7 +34,7 @@ def test_debug_a_recall_in_browser(
     from playwright.sync_api import expect, sync_playwright
 
     expect.set_options(timeout=60_000)
-    tenant, (older, _newer) = recall_tenant(dash_engine)
+    tenant, (older, newer) = recall_tenant(dash_engine)
 
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -60,11 +62,36 @@ def test_debug_a_recall_in_browser(
                 waterfall_chart.get_by_text(t("wf.stage.leg", lang, name="dense")).first
             ).to_be_attached()
 
-            # the block accounting: the summary and the near misses' rule
+            # another candidate's waterfall: picked in the details panel, kept in the URL
+            details = page.get_by_test_id("stSelectbox").filter(
+                has_text=t("replay.pick_candidate", lang)
+            )
+            details.click()
+            page.get_by_role("option", name=re.compile(re.escape(NEWER[:40]))).click()
+            expect(page).to_have_url(re.compile(rf"cand={newer}"))
+            full = f"{t('replay.full_content', lang)}: {NEWER}"
+            expect(page.get_by_text(full, exact=True)).to_be_visible()
+            url = page.url
+            page.reload()
+            expect(page.get_by_text(full, exact=True)).to_be_visible()
+            expect(details).to_contain_text(NEWER[:40])
+            expect(page.get_by_test_id("stPlotlyChart")).to_have_count(2)
+            assert page.url == url
+
+            # the memory block the agent gets: the three returned memories, fenced as data
+            block = page.get_by_test_id("stCode").filter(has_text=OLDER)
+            expect(block).to_have_count(1)
+            expect(block).to_contain_text(NEWER)
+
+            # the block accounting: the summary, the near misses' rule and what would include
+            # the first two (table cells are drawn on a canvas: their DOM copy is attached)
             expect(page.get_by_text(t("replay.accounting", lang))).to_be_visible()
             expect(
                 page.get_by_text(re.compile(re.escape(t("wf.rule.k", lang)) + r" × \d+"))
             ).to_be_visible()
+            for needed in (4, 5):
+                need = page.get_by_text(t("wf.need.k", lang, value=needed), exact=True)
+                need.first.wait_for(state="attached")
 
             # the stale-fact warning, and one click to the older memory's history
             expect(page.get_by_text(t("replay.stale_header", lang))).to_be_visible()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, time
 
 import pytest
 
@@ -70,3 +70,36 @@ def test_cursor_stack_seeks_a_page_from_the_url() -> None:
     calls.clear()
     assert stack.seek(9, next_of) == 2  # beyond the last page: stops at the last one
     assert calls == [None, "c1", "c2"]
+
+
+def test_numbers_flags_ids_and_moments() -> None:
+    half = url_state.number(1.0, 365.0, 30.0)
+    assert half.decode("12") == 12.0 and half.encode(12.0) == "12" and half.encode(30.0) == ""
+    assert url_state.number(0.0, 1.0, 0.2).encode(0.35) == "0.35"
+    for bad in ("999", "-1", "nan", "inf", "x"):
+        with pytest.raises(ValueError):
+            half.decode(bad)
+    whole = url_state.number(2, 6, 3, whole=True)
+    assert whole.decode("5") == 5 and isinstance(whole.decode("5"), int)
+    with pytest.raises(ValueError):
+        whole.decode("4.5")
+    assert url_state.FLAG.decode("1") is True and url_state.FLAG.encode(False) == ""
+    with pytest.raises(ValueError):
+        url_state.FLAG.decode("maybe")
+    some = "0b7e3d1c-6c2f-4b8e-9a53-2f7d1f1c0a11"
+    assert url_state.UUID_TEXT.decode(some.upper()) == some
+    with pytest.raises(ValueError):
+        url_state.UUID_TEXT.decode("not-an-id")
+    today = date(2026, 5, 1)
+    assert url_state.day(today).encode(today) == "" and url_state.day(today).decode(
+        "2024-02-29"
+    ) == date(2024, 2, 29)
+    at = url_state.time_of_day(time(23, 59, 59))
+    assert at.encode(time(23, 59)) == "" and at.encode(time(9, 30)) == "09:30"
+    assert at.decode("09:30") == time(9, 30)
+    prompt = url_state.text("You are helpful.", max_chars=10)
+    assert prompt.encode("You are helpful.") == "" and prompt.encode("Be brief") == "Be brief"
+    assert prompt.encode("x" * 11) == ""  # too long for a link: not written
+    assert prompt.decode("  ") == "You are helpful."
+    actors = url_state.many_of(lambda: ["api", "dashboard"])
+    assert actors.decode("dashboard,bogus,api") == ["dashboard", "api"]

@@ -74,6 +74,11 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "zh": "在查询回放中打开搜索追踪",
     },
     "ctx.trimmed": {"en": "Trimmed by the budget", "zh": "被预算裁剪的内容"},
+    "ctx.paste_not_linked": {
+        "en": "The pasted turns are longer than {n} characters: the link to this view does not "
+        "hold them (paste them again after opening it).",
+        "zh": "粘贴的对话超过 {n} 个字符：此视图的链接不包含它们（打开链接后请重新粘贴）。",
+    },
     "ctx.nothing_trimmed": {"en": "Nothing was trimmed.", "zh": "没有裁剪任何内容。"},
     "ctx.trim_order": {
         "en": "Trim order: summary (oldest lines first) → memories (lowest rank first) → recent "

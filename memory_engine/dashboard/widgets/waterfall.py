@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
+from typing import Any
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -30,23 +31,37 @@ from memory_engine.dashboard.frames.cells import bounded, clip, short_id
 from memory_engine.dashboard.frames.traces import NOT_FUSED, all_candidates
 from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.markdown import md
+from memory_engine.dashboard.url_state import FLAG, UUID_TEXT, UrlParam, UrlState
 
 W_ALL = "mi_wf_all"
 W_PICK = "mi_wf_pick"
+#: This widget's view state in the URL: ``all=1`` (every score and rank shown) and ``cand``
+#: (the candidate whose waterfall is open).
+URL_PARAMS = (UrlParam("all", W_ALL, FLAG), UrlParam("cand", W_PICK, UUID_TEXT))
 MAX_ROWS = 500
 MAX_PICK = 200
 MEMORIES_PAGE = "pages/memories.py"
 REPLAY_PAGE = "pages/query_replay.py"
 
 
-def render_candidates(trace: Trace, wf: Waterfall, lang: str) -> None:
+def _bind(url: UrlState | None, name: str, key: str) -> dict[str, Any]:
+    return url.bind(name) if url is not None else {"key": key}
+
+
+def render_candidates(trace: Trace, wf: Waterfall, lang: str, url: UrlState | None = None) -> None:
     """The candidates table (deciding score and movement by default; every score and rank on
-    request) and the details panel of one candidate."""
+    request) and the details panel of one candidate.
+
+    Args:
+        url: the page's URL state holding :data:`URL_PARAMS` (restored before this call), so
+            the toggle and the picked candidate survive a reload; None keeps them in the
+            session only.
+    """
     base = "session" if "session" in trace.stages else "fused"
     if any(s.startswith("rerank:") for s in trace.stages):
         base = "rerank"
     st.caption(t("replay.order_caption", lang, base=t(f"wf.base.{base}", lang), fusion=wf.fusion))
-    show_all = st.toggle(t("replay.show_all", lang), key=W_ALL)
+    show_all = st.toggle(t("replay.show_all", lang), **_bind(url, "all", W_ALL))
     if show_all:
         frame = frames.scores_frame(trace, wf, lang)
     else:
@@ -70,7 +85,7 @@ def render_candidates(trace: Trace, wf: Waterfall, lang: str) -> None:
     )
     if cut:
         st.caption(t("common.truncated", lang, shown=MAX_ROWS, total=len(frame)))
-    render_details(wf, lang)
+    render_details(wf, lang, url)
 
 
 def _chart(c: CandidateWaterfall, lang: str) -> go.Figure:
@@ -106,9 +121,9 @@ def _chart(c: CandidateWaterfall, lang: str) -> go.Figure:
     return fig
 
 
-def render_details(wf: Waterfall, lang: str) -> None:
+def render_details(wf: Waterfall, lang: str, url: UrlState | None = None) -> None:
     """Pick a candidate (default: the first returned) and show its content in full, every
-    stage of its score as a table and as a chart."""
+    stage of its score as a table and as a chart (``url``: see :func:`render_candidates`)."""
     if not wf.candidates:
         return
     options = {
@@ -116,13 +131,16 @@ def render_details(wf: Waterfall, lang: str) -> None:
         for c in wf.candidates[:MAX_PICK]
     }
     st.markdown(f"**{t('replay.details', lang)}**")
+    if st.session_state.get(W_PICK) not in options:  # none picked, or not of this trace
+        if url is not None and st.session_state.get(W_PICK) is not None:
+            url.set("cand", None)
+        st.session_state[W_PICK] = next(iter(options))
     picked = st.selectbox(
         t("replay.pick_candidate", lang),
         list(options),
-        index=0,
         format_func=options.__getitem__,
-        key=W_PICK,
         placeholder=t("common.choose_one", lang),
+        **_bind(url, "cand", W_PICK),
     )
     chosen = next((c for c in wf.candidates if str(c.memory_id) == picked), wf.candidates[0])
     st.markdown(f"{t('replay.full_content', lang)}: {md(chosen.content)}")

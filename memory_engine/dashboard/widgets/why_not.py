@@ -15,18 +15,26 @@ from memory_engine.dashboard.frames import cells
 from memory_engine.dashboard.frames.retrieval import explanation, scores_frame, stage_name
 from memory_engine.dashboard.i18n import t
 from memory_engine.dashboard.markdown import md
+from memory_engine.dashboard.url_state import UUID_TEXT, UrlParam, UrlState
 
 W_ID = "mi_why_id"
 
 
 W_PICK = "mi_why_pick"
+#: This widget's view state in the URL: ``why`` (the candidate asked about).
+URL_PARAMS = (UrlParam("why", W_PICK, UUID_TEXT),)
 
 
 MAX_PICK = 200
 
 
-def render(trace: Trace, lang: str) -> None:
-    """The "why not X?" section of one trace."""
+def render(trace: Trace, lang: str, url: UrlState | None = None) -> None:
+    """The "why not X?" section of one trace.
+
+    Args:
+        url: the page's URL state holding :data:`URL_PARAMS` (restored before this call), so
+            the candidate asked about survives a reload; None keeps it in the session only.
+    """
     st.markdown(f"**{t('why.header', lang)}**")
     options = {
         str(c.memory_id): f"{cells.short_id(c.memory_id)} · {cells.clip(c.content, 60)}"
@@ -34,13 +42,18 @@ def render(trace: Trace, lang: str) -> None:
     }
     c1, c2 = st.columns(2)
     typed = c1.text_input(t("why.input", lang), key=W_ID).strip()
+    if st.session_state.get(W_PICK) not in options and st.session_state.get(W_PICK) is not None:
+        st.session_state[W_PICK] = None  # an id of another trace
+        if url is not None:
+            url.set("why", None)
+    bound = url.bind("why") if url is not None else {"key": W_PICK}
     picked = c2.selectbox(
         t("why.pick", lang),
         list(options),
         index=None,
         format_func=options.__getitem__,
-        key=W_PICK,
         placeholder=t("common.choose_one", lang),
+        **bound,
     )
     raw = typed or picked
     if not raw:
