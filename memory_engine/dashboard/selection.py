@@ -31,10 +31,13 @@ class Picked:
         shown: the id shown (None: nothing picked).
         stale: URL values the browser may still send from before ``shown`` was picked (the URL
             it had then, and the id shown before); emptied once a run carries ``shown``.
+        fresh: picked in this run (by a widget callback, before the page reads the URL): the
+            URL this run reads is the one the pick wrote, not one the browser sent.
     """
 
     shown: str | None
     stale: frozenset[str | None] = field(default_factory=frozenset)
+    fresh: bool = False
 
 
 def settle(picked: Picked | None, url: str | None, *, history: bool) -> tuple[Picked, bool]:
@@ -51,6 +54,8 @@ def settle(picked: Picked | None, url: str | None, *, history: bool) -> tuple[Pi
     """
     if picked is None or history:
         return Picked(url), False
+    if picked.fresh:  # this run's URL is the pick's own: the browser has not answered yet
+        return Picked(picked.shown, picked.stale), False
     if url == picked.shown:
         return Picked(url), False  # the browser has caught up
     if url in picked.stale:
@@ -61,7 +66,9 @@ def settle(picked: Picked | None, url: str | None, *, history: bool) -> tuple[Pi
 def pick(picked: Picked | None, new: str | None, url: str | None) -> Picked:
     """The record after the user picks ``new`` while the URL says ``url``."""
     stale = {url, picked.shown if picked is not None else url} - {new}
-    return Picked(new, frozenset(stale))
+    if picked is not None and picked.fresh:  # picked twice before the browser answered
+        stale |= picked.stale - {new}
+    return Picked(new, frozenset(stale), fresh=True)
 
 
 # ----------------------------------------------------------------------------- Streamlit
