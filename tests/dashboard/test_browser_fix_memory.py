@@ -130,6 +130,12 @@ def test_fix_a_bad_memory(
             assert dash_engine.get(scope, target.id).version == 1  # a preview changes nothing
             form.get_by_role("button", name=t("memories.save", lang), exact=True).click()
             expect(page.get_by_text(t("memories.saved", lang, version=2))).to_be_visible()
+            # the reason typed for the edit is still there for the next action
+            expect(
+                page.locator(".st-key-mi_lifecycle").get_by_label(
+                    t("memories.lifecycle_reason", lang)
+                )
+            ).to_have_value("wrong garden")
 
             # the history shows the edit with its reason; a reload shows the fixed content
             history_reason = page.locator("td[role=gridcell]", has_text="wrong garden")
@@ -144,11 +150,9 @@ def test_fix_a_bad_memory(
             ).to_be_attached()
             page.screenshot(path=str(tmp_path / f"fix_memory_edited_{lang}.png"), full_page=True)
 
-            # delete: the page asks first; the reason typed for the edit is still there
+            # delete: the page asks first (a reload started a new session: type the reason)
             lifecycle = page.locator(".st-key-mi_lifecycle")
-            expect(lifecycle.get_by_label(t("memories.lifecycle_reason", lang))).to_have_value(
-                "wrong garden"
-            )
+            lifecycle.get_by_label(t("memories.lifecycle_reason", lang)).fill("wrong garden")
             lifecycle.get_by_role("button", name=t("memories.delete", lang), exact=True).click()
             expect(page.get_by_text(t("memories.confirm_yes", lang))).to_be_visible()
             assert dash_engine.get(scope, target.id).status is MemoryStatus.ACTIVE
