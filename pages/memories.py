@@ -15,7 +15,7 @@ from typing import Any
 import streamlit as st
 
 from memory_engine import Memory, MemorySource, MemoryStatus, MemoryType, Scope
-from memory_engine.dashboard import reads, signin, state, url_state
+from memory_engine.dashboard import reads, selection, signin, state, url_state
 from memory_engine.dashboard.errors import guard
 from memory_engine.dashboard.frames import memories as frames
 from memory_engine.dashboard.frames.cells import clip, list_caption, short_id
@@ -37,9 +37,13 @@ W_USER, W_AGENT, W_SESSION, W_PAGE = "mi_f_user", "mi_f_agent", "mi_f_session", 
 ENTITY_OPTIONS = 200
 #: Bumped when a memory is picked outside the table, so the table re-renders with that row.
 TABLE_GENERATION = "mi_table_generation"
+#: The memory shown and the URL values a late rerun may still carry (``selection.Picked``).
+SELECTED = "mi_selected"
 
 page = open_page("memories.title")
 lang, engine = page.lang, page.engine
+# the memory shown: the session's choice over a URL the browser sent before it caught up
+selection.resolve(SELECTED, state.QP_MEMORY)
 url_id, bad_id = state.url_id(state.QP_MEMORY)
 if bad_id is not None:
     st.warning(
@@ -213,9 +217,9 @@ else:
     def on_row_selected() -> None:
         rows = st.session_state[table_key].selection.rows
         if rows and rows[0] < len(page_ids):
-            state.set_param(state.QP_MEMORY, page_ids[rows[0]])
+            selection.choose(SELECTED, state.QP_MEMORY, page_ids[rows[0]])
         elif not rows:  # the checked row was clicked again: close the detail
-            state.set_param(state.QP_MEMORY, None)
+            selection.choose(SELECTED, state.QP_MEMORY, None)
 
     st.dataframe(
         page_frame,
@@ -289,7 +293,7 @@ if url_id is not None:
         with guard(lang, stop=False) as g:
             selected = reads.get_memory(engine, signin.current_account(), tenant, url_id)
         if g.failed:
-            state.set_param(state.QP_MEMORY, None)
+            selection.choose(SELECTED, state.QP_MEMORY, None)
     if selected is not None:
         by_id.setdefault(str(selected.id), selected)
 
@@ -300,7 +304,7 @@ def memory_label(mid: str) -> str:
 
 
 def on_memory_selected() -> None:
-    state.set_param(state.QP_MEMORY, st.session_state.get(W_MEMORY))
+    selection.choose(SELECTED, state.QP_MEMORY, st.session_state.get(W_MEMORY))
     st.session_state[TABLE_GENERATION] = st.session_state.get(TABLE_GENERATION, 0) + 1
 
 
@@ -467,5 +471,12 @@ if want_preview or want_save:
 
 # ---- lifecycle: archive / restore / delete (confirmed) / purge (typed), always open
 actions.lifecycle_panel(
-    engine, scope, memory, base_version, lang, can_edit=can_edit, can_purge=can_purge
+    engine,
+    scope,
+    memory,
+    base_version,
+    lang,
+    can_edit=can_edit,
+    can_purge=can_purge,
+    on_purged=lambda: selection.choose(SELECTED, state.QP_MEMORY, None),
 )

@@ -115,12 +115,6 @@ def dashboard_server(dashboard_env: dict[str, str], tmp_path: Path) -> Iterator[
         yield url
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="open regression of this round's Memories page (URL state and safe editing): in a "
-    "real browser the edit form's Content field is not found after a memory is picked; the "
-    "AppTest edit, delete, undo and bulk flows pass",
-)
 def test_edit_memory_in_browser_persists(
     dashboard_server: str,
     make_tenant: Callable[..., str],
@@ -177,6 +171,13 @@ def test_edit_memory_in_browser_persists(
             form.get_by_label("Reason (required)").fill("browser edit")
             form.get_by_role("button", name="Save").click()
             expect(page.get_by_text("Saved version 2.")).to_be_visible()
+            # the history shows the edit; a reload shows the same memory with its new content
+            edit_reason = page.locator("td[role=gridcell]", has_text="browser edit")
+            expect(edit_reason.first).to_be_attached()
+            page.reload()
+            expect(page.get_by_role("heading", name=f"Memory {str(target.id)[:8]}")).to_be_visible()
+            expect(page.get_by_test_id("stForm").get_by_label("Content")).to_have_value(new_content)
+            expect(edit_reason.first).to_be_attached()
             page.screenshot(path=str(tmp_path / "browser_edit.png"), full_page=True)
         finally:
             browser.close()

@@ -16,7 +16,7 @@ The changes themselves are :mod:`memory_engine.dashboard.editing` (engine calls,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import streamlit as st
@@ -202,8 +202,14 @@ def lifecycle_panel(
     *,
     can_edit: bool,
     can_purge: bool,
+    on_purged: Callable[[], None] | None = None,
 ) -> None:
-    """Archive / restore / delete / purge of one memory (module docstring)."""
+    """Archive / restore / delete / purge of one memory (module docstring).
+
+    Args:
+        on_purged: called after a purge (the page closes the memory); default: remove
+            ``?memory=`` from the URL.
+    """
     mid = str(memory.id)
     seen = memory.model_copy(update={"version": base_version})  # the version the user saw
     status = memory.status
@@ -261,11 +267,16 @@ def lifecycle_panel(
             pending_reason = st.session_state[PENDING_DELETE].get("reason") or reason
             _confirm_delete(engine, scope, [seen], pending_reason, lang, key="mi_delete_confirm")
         if can_purge:
-            _purge_section(engine, scope, memory, reason, lang)
+            _purge_section(engine, scope, memory, reason, lang, on_purged)
 
 
 def _purge_section(
-    engine: MemoryEngine, scope: Scope, memory: Memory, reason: str, lang: str
+    engine: MemoryEngine,
+    scope: Scope,
+    memory: Memory,
+    reason: str,
+    lang: str,
+    on_purged: Callable[[], None] | None,
 ) -> None:
     """Purge (erase for good) behind a typed confirmation: the id's first 8 characters."""
     mid = str(memory.id)
@@ -295,7 +306,10 @@ def _purge_section(
             )
         if not g.failed:
             keep_reason(reason)
-            state.set_param(state.QP_MEMORY, None)
+            if on_purged is not None:
+                on_purged()
+            else:
+                state.set_param(state.QP_MEMORY, None)
             key = "memories.purged" if proof.ok else "memories.purged_unverified"
             set_flash(t(key, lang, id=word), ok=proof.ok)
             st.rerun()
