@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Callable
+from datetime import timedelta
 
 from streamlit.testing.v1 import AppTest
 
@@ -141,8 +142,11 @@ def test_audit_as_of_fields_and_compared_search_from_the_url(
     assert any(summary.fullmatch(c) for c in texts(at.caption))  # the comparison is shown
     at.toggle(key="mi_audit_all_fields").set_value(False).run()
     assert "fields" not in at.query_params
+    other_day = memory.created_at.date() - timedelta(days=3)  # not today, the default
+    at.date_input(key="mi_audit_asof_day").set_value(other_day).run()
+    assert at.query_params["asof"] == other_day.isoformat()
     at.date_input(key="mi_audit_asof_day").set_value(memory.created_at.date()).run()
-    assert at.query_params["asof"] == memory.created_at.date().isoformat()
+    assert "asof" not in at.query_params  # today is the default: the URL leaves it out
 
 
 def test_context_preview_link_shows_the_same_preview(make_tenant: Callable[..., str]) -> None:

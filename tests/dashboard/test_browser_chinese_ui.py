@@ -68,6 +68,14 @@ _TEXT_JS = """() => ['stSidebar', 'stMain'].map(id => {
 }).join('\\n')"""
 
 
+def _drawn(page: Any) -> None:
+    """For a screenshot: wait until no placeholder skeleton is left (tables, charts drawn)."""
+    deadline = time.monotonic() + 30
+    while page.get_by_test_id("stSkeleton").count() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(1.5)  # a data grid paints its canvas after its skeleton goes
+
+
 def _visible_text(page: Any) -> str:
     return str(page.evaluate(_TEXT_JS))
 
@@ -116,6 +124,7 @@ def test_every_page_in_chinese_in_the_browser(
                             f"{dashboard_server}/{path}?tenant={seeded.tenant}&lang={lang}{shown}"
                         )
                         _settled(page)
+                        _drawn(page)
                         folder.mkdir(parents=True, exist_ok=True)
                         page.screenshot(path=str(folder / f"{path}.png"))
         finally:
