@@ -32,7 +32,8 @@ def _pick(page: Any, widget: Any, typed: str, option: str, *, multi: bool = Fals
 
     choice = page.get_by_role("option", name=re.compile(re.escape(option)))
     for _attempt in range(3):  # a late rerun of the page can close an opened list
-        widget.click()
+        # the text input itself: a click on the widget's middle can land on a chosen tag
+        widget.get_by_role("combobox").click()
         page.keyboard.type(typed)
         try:
             choice.first.wait_for(state="visible", timeout=15_000)
