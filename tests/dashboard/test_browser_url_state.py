@@ -130,14 +130,14 @@ def test_every_page_shows_the_same_view_after_a_reload(
             form.get_by_role("button", name=t("ctx.run", ZH)).click()
             expect(page).to_have_url(re.compile(r"q=Is"))
             expect(page.get_by_role("heading", name=t("ctx.sections", ZH))).to_be_visible()
-            total = page.get_by_test_id("stMetric").first.inner_text()
+            total = page.get_by_test_id("stMetricValue").first.inner_text()
             _settle(page)
             _reload(page)
             expect(form.get_by_label(t("ctx.query", ZH), exact=True)).to_have_value(
                 "Is Ann allergic?"
             )
             expect(page.get_by_role("heading", name=t("ctx.sections", ZH))).to_be_visible()
-            expect(page.get_by_test_id("stMetric").first).to_have_text(total)
+            expect(page.get_by_test_id("stMetricValue").first).to_have_text(total)
 
             # Write Inspector: two real writes (the second supersedes), the last trail shown
             page.goto(base.format("write_inspector"))
@@ -186,7 +186,7 @@ def test_every_page_shows_the_same_view_after_a_reload(
             expect(page).to_have_url(re.compile(r"tenants=4"))
             _settle(page)
             _reload(page)
-            expect(page.get_by_role("slider")).to_have_attribute("aria-valuenow", "4")
+            expect(page.get_by_role("slider")).to_have_value("4")  # an input of type range
             page.screenshot(path=str(tmp_path / "isolation_reloaded.png"), full_page=True)
         finally:
             browser.close()
