@@ -1,6 +1,6 @@
-"""The PostgreSQL pool checks a connection with a round trip only after it sat idle a while
-(``connection.IdleCheck``): a connection the server dropped meanwhile is replaced before a
-caller gets it, and a recently returned one is handed out without the extra round trip."""
+"""The PostgreSQL pool's connection check (``connection.IdleCheck``): a connection the server
+dropped is replaced before a caller gets it; with a window set, a connection returned within it
+is handed out without the extra round trip (the default window is 0: always checked)."""
 
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ def test_a_recently_returned_connection_is_not_round_tripped(
 ) -> None:
     store = pg_store_factory(db_pool_max=1)
     store.ensure_embedding("m", 3)
+    store.conn._idle_check.idle_s = 60.0  # the window (off by default: POOL_CHECK_IDLE_S 0)
     store.count(scope=Scope.of("pool-check"))  # the connection has just come back
     from psycopg_pool import ConnectionPool
 

@@ -62,8 +62,11 @@ HNSW_MAX_DIM = 2000
 ITERATIVE_SCAN_VERSION = (0, 8)
 
 #: A pooled connection handed back more than this many seconds ago is checked with a round
-#: trip before reuse (:class:`IdleCheck`); a more recent one only locally.
-POOL_CHECK_IDLE_S = 5.0
+#: trip before reuse (:class:`IdleCheck`); a more recent one only locally. 0: every checkout
+#: gets the round trip. That is the default, because a server that drops its connections
+#: (a restart, ``pg_terminate_backend``) right after a connection came back would otherwise
+#: hand that dead connection to the next caller (tests/security/test_crash.py).
+POOL_CHECK_IDLE_S = 0.0
 
 
 def app_conninfo(owner: str, role: str, app_url: str | None = None) -> tuple[str, str]:
