@@ -156,15 +156,19 @@ def test_edit_memory_in_browser_persists(
             chooser = page.get_by_test_id("stSelectbox").filter(has_text="Memory to inspect")
             expect(chooser).to_be_visible()
             option = page.get_by_role("option", name=re.compile("Ann is allergic to peanuts"))
+            page.wait_for_function(  # the page's own run has ended
+                "() => !document.querySelector('[data-testid=\"stStatusWidgetRunningIcon\"]')"
+            )
             for _attempt in range(3):  # a late rerun of the page can close an opened list
-                chooser.click()
+                chooser.get_by_role("combobox").click()  # the text input itself
+                page.keyboard.press("Control+A")  # an earlier attempt's text is replaced
                 page.keyboard.type("Ann is allergic")  # filter: the option list is virtualised
                 try:
                     option.wait_for(state="visible", timeout=15_000)
+                    option.click(timeout=15_000)
                     break
                 except PlaywrightTimeout:
-                    page.keyboard.press("Escape")
-            option.click()
+                    page.keyboard.press("Escape")  # nothing chosen yet: only closes the list
             expect(page).to_have_url(re.compile(f"memory={target.id}"))
             form = page.get_by_test_id("stForm")
             form.get_by_label("Content").fill(new_content)
