@@ -24,7 +24,7 @@ stopped. A record the target holds without some leg vectors (a copy killed betwe
 records and its leg vectors, or a target written by a copy that did not carry legs) gets them.
 
 The verification pass re-reads every record of both stores and compares them field by field
-(:func:`memory_engine.stores.common.record_differences`), plus the record, status and event
+(:func:`memory_engine.stores.record_compare.record_differences`), plus the record, status and event
 counts, and lists records that only the target holds.
 """
 
@@ -49,7 +49,7 @@ from memory_engine.errors import (
 )
 from memory_engine.models import Scope
 from memory_engine.stores.base import EXTRA_LEGS, LegRecord, MemoryRecord, MemoryStore, VectorLegs
-from memory_engine.stores.common import record_differences
+from memory_engine.stores.record_compare import record_differences
 
 #: ``progress(tenant, phase, done, total)``: phase is ``"copy"`` or ``"verify"``; counts are
 #: memory records of the tenant.

@@ -13,7 +13,7 @@ import pytest
 from memory_engine.errors import InvalidInputError, TransferConflictError
 from memory_engine.models import EventAction, MemoryStatus, Scope
 from memory_engine.stores.base import MemoryRecord, MemoryStore
-from memory_engine.stores.common import record_differences
+from memory_engine.stores.record_compare import record_differences
 from tests.conformance.conftest import DIM, MODEL
 from tests.conformance.helpers import ALL_STATUSES, ids, item, put, unit
 from tests.conftest import new_tenant_id

@@ -6,7 +6,7 @@ import uuid
 
 from memory_engine.models import Event, EventAction, Memory
 from memory_engine.stores.base import MemoryRecord
-from memory_engine.stores.common import record_differences
+from memory_engine.stores.record_compare import record_differences
 
 
 def _record(**memory_fields: object) -> MemoryRecord:

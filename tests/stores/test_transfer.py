@@ -17,7 +17,7 @@ from memory_engine.cli.app import app
 from memory_engine.errors import EmbeddingMismatchError, TransferConflictError
 from memory_engine.models import MemoryStatus, Scope
 from memory_engine.stores.base import MemoryStore, VectorLegs
-from memory_engine.stores.common import record_differences
+from memory_engine.stores.record_compare import record_differences
 from memory_engine.stores.transfer import copy_stores, copy_tenant, verify_tenant
 from tests.conformance.helpers import item, put, unit
 from tests.conftest import PG_TEST_DIM, PG_TEST_MODEL, new_tenant_id, open_qdrant_store
