@@ -54,6 +54,7 @@ from memory_engine.write.journal import WriteJournal
 from memory_engine.write.raw import Extractor, raw_extractor
 from memory_engine.write.service import WriteService
 
+_WARM_UP_JOIN_S = 120.0  # seconds close() waits for a background warm-up
 _log = logging.getLogger(__name__)
 
 __all__ = ["EDITABLE_FIELDS", "MAX_QUERY_CHARS", "MemoryEngine"]
@@ -161,6 +162,7 @@ class MemoryEngine:
             clock=clock,
         )
         self._deps = deps
+        self._warm_ups: list[threading.Thread] = []  # joined by close()
         self._writes = WriteService(deps)
         self._history = HistoryService(deps)
         self._access = AccessBookkeeper(deps)
@@ -345,7 +347,9 @@ class MemoryEngine:
                 future.set_result(None)
 
         if background:
-            threading.Thread(target=run, name="memory-engine-warm-up", daemon=True).start()
+            thread = threading.Thread(target=run, name="memory-engine-warm-up", daemon=True)
+            self._warm_ups.append(thread)
+            thread.start()
         else:
             run()
         return future
@@ -354,6 +358,8 @@ class MemoryEngine:
     def close(self) -> None:
         """Close everything this engine opened, in this order; safe to call twice:
 
+        0. wait for a background :meth:`warm_up` still loading a model: a process that
+           exits while a native library (onnxruntime) is mid-load can crash at shutdown;
         1. stop the background write worker (after its current write);
         2. finish the queued search bookkeeping (access counts, restores) and stop its worker;
         3. close the working-memory backend;
@@ -363,6 +369,8 @@ class MemoryEngine:
         Parts never opened are left alone; injected parts are closed too. When a step raises,
         the later steps still run and the first error is raised after them.
         """
+        while self._warm_ups:  # bounded: a stuck load must not stop the process closing
+            self._warm_ups.pop().join(timeout=_WARM_UP_JOIN_S)
         with contextlib.ExitStack() as steps:  # every step runs even if one before it raises
             for step in (
                 self._deps.close_store,

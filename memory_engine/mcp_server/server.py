@@ -51,6 +51,7 @@ from memory_engine.mcp_server.binding import (
     binding_from_claims,
     settings_binding,
 )
+from memory_engine.mcp_server.invalid_lines import answer_invalid_lines
 from memory_engine.mcp_server.limits import ClientLimits, LimitSettings
 from memory_engine.mcp_server.tools import TOOLS, ToolArgumentError, input_schema, parse_arguments
 from memory_engine.retrieval.gcfreeze import server_settings
@@ -72,6 +73,7 @@ class EngineHolder:
         self._factory = factory
         self._engine: MemoryEngine | None = None
         self._lock = threading.Lock()
+        self._warm_up: threading.Thread | None = None
 
     def get(self) -> MemoryEngine:
         if self._engine is None:
@@ -92,9 +94,14 @@ class EngineHolder:
             except Exception as exc:  # the first tool call reports the same error
                 log.warning("warm-up failed (the first tool call will retry): %s", exc)
 
-        threading.Thread(target=run, name="memory-engine-warm-up", daemon=True).start()
+        self._warm_up = threading.Thread(target=run, name="memory-engine-warm-up", daemon=True)
+        self._warm_up.start()
 
     def close(self) -> None:
+        """Wait (bounded) for a warm-up still loading, then close the engine: exiting while a
+        native model loads in a daemon thread can crash the process at shutdown."""
+        if self._warm_up is not None:
+            self._warm_up.join(timeout=120)
         if self._engine is not None:
             self._engine.close()
 
@@ -224,7 +231,10 @@ def run_stdio(settings: Settings, *, binding: Binding | None = None) -> None:
     server = build_server(holder, binding=bound)
 
     async def main() -> None:
-        async with stdio_server() as (read_stream, write_stream):
+        async with (
+            stdio_server() as (wire_in, wire_out),
+            answer_invalid_lines(wire_in, wire_out) as (read_stream, write_stream),
+        ):
             holder.warm_up()  # inside the fd diversion: nothing it prints reaches stdout
             await server.run(read_stream, write_stream, server.create_initialization_options())
 

@@ -74,6 +74,10 @@ def test_reembed_survives_a_kill_and_switches_the_store(tmp_path: Path, store: s
     refused = _cli(new, "search", "--tenant", "zh-chat", "茶")
     assert refused.returncode == 2 and "memory-engine reembed" in refused.stderr
 
+    watcher = None
+    if store == "postgres":  # opened before the run starts, so it sees the first staged rows
+        watcher = _engine(old)
+        watcher.warm_up(open_store=True)
     proc = subprocess.Popen(
         [sys.executable, "-m", "memory_engine.cli", "reembed", "--batch", "8"],
         env=new,
@@ -81,8 +85,7 @@ def test_reembed_survives_a_kill_and_switches_the_store(tmp_path: Path, store: s
         stderr=subprocess.DEVNULL,
     )
     try:
-        if store == "postgres":
-            watcher = _engine(old)
+        if watcher is not None:
             staged = 0
             deadline = time.monotonic() + 300
             while staged == 0 and time.monotonic() < deadline and proc.poll() is None:

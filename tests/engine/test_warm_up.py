@@ -87,3 +87,44 @@ def test_foreground_warm_up_loads_without_opening_the_store() -> None:
             engine.search(Scope.of("demo"), "hello")
     finally:
         engine.close()
+
+
+# The load is slowed so that close() comes while it is still under way.
+_CLOSE_SCRIPT = """
+import json, time
+from memory_engine import MemoryEngine, Settings
+from memory_engine.embedding import minilm
+
+events = []
+
+
+class SlowEncoder(minilm.BertEncoder):
+    def __init__(self, *args, **kwargs):
+        time.sleep(1.0)
+        super().__init__(*args, **kwargs)
+        events.append("loaded")
+
+
+minilm.BertEncoder = SlowEncoder
+engine = MemoryEngine(Settings())
+engine.warm_up(background=True)
+engine.close()  # e.g. a CLI search refusing an empty query at once
+events.append("closed")
+print(json.dumps(events))
+"""
+
+
+def test_close_waits_for_a_background_warm_up_still_loading(tmp_path: Path) -> None:
+    """A process exiting while a daemon thread loads a native model can crash (SIGSEGV) at
+    interpreter shutdown; ``close()`` waits for the load, so the exit comes after it."""
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")},
+        "MEMORY_DATA_DIR": str(tmp_path / ".memory"),
+        "PYTHONPATH": str(REPO),
+    }
+    run = subprocess.run(
+        [sys.executable, "-c", _CLOSE_SCRIPT],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == ["loaded", "closed"]

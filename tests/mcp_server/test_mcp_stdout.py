@@ -68,9 +68,13 @@ def test_stdout_carries_only_jsonrpc_with_debug_logging(
         _call(7, {"query": "tea", "tenant": "someone-else"}),
         _call(8, {"content": "   "}, "memory_write"),
         "this line is not JSON",
+        # a lone UTF-16 surrogate escape: Python's json reads it, the SDK's parser does not
+        '{"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {"name":'
+        ' "memory_search", "arguments": {"query": "tea\\ud800"}}}',
+        {"id": 11, "method": "tools/list"},  # no "jsonrpc": not a JSON-RPC 2.0 message
         _call(9, {"query": "what does Bob drink"}),
     ]
-    expected_ids = {1, 2, 3, 4, 5, 6, 7, 8, 9}
+    expected_ids = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
     err_path = tmp_path / "stderr.log"
     with err_path.open("wb") as err:
         proc = subprocess.Popen(
@@ -133,6 +137,11 @@ def test_stdout_carries_only_jsonrpc_with_debug_logging(
         assert responses[i]["result"]["isError"] is True, responses[i]
         assert responses[i]["result"]["structuredContent"]["error"] == "invalid_input"
     assert responses[8]["result"]["isError"] is True
+    assert responses[10]["error"]["code"] == -32700, responses[10]  # answered, not dropped
+    assert "surrogate" in responses[10]["error"]["message"]
+    assert responses[11]["error"]["code"] == -32600, responses[11]
+    null_id = [json.loads(x) for x in raw_stdout if json.loads(x).get("id", 0) is None]
+    assert [m["error"]["code"] for m in null_id] == [-32700]  # "this line is not JSON"
     if model == "working":
         assert responses[3]["result"]["structuredContent"]["created"] == 1
         found = responses[9]["result"]["structuredContent"]["memories"]

@@ -311,8 +311,9 @@ def test_stdio_server_survives_raw_hostile_json(
     lines[-1] += b"\n"
     lines += [_line(i, name, args) for i, (name, args) in enumerate(hostile, start=1)]
     last = len(hostile) + 1
-    # Lines pydantic's JSON parser refuses (a lone surrogate escape is not Unicode) are dropped
-    # by the SDK's stdio transport like any non-JSON line: no reply, and the server keeps serving.
+    # Lines pydantic's JSON parser refuses (a lone surrogate escape is not Unicode) are answered
+    # with a JSON-RPC parse error carrying their id (mcp_server/invalid_lines.py), and the
+    # server keeps serving.
     unparsable = {
         i for i, (name, args) in enumerate(hostile, start=1) if _has_surrogate([name, args])
     }
@@ -354,7 +355,7 @@ def test_stdio_server_survives_raw_hostile_json(
         for data in lines:
             proc.stdin.write(data)
             proc.stdin.flush()
-        wait_for(set(range(last)) - unparsable)
+        wait_for(set(range(last)))
         assert proc.poll() is None, "the server died"
         proc.stdin.write(_line(last, "memory_search", {"query": "tea"}))
         proc.stdin.flush()
@@ -366,14 +367,16 @@ def test_stdio_server_survives_raw_hostile_json(
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-    assert set(range(last + 1)) - unparsable <= set(responses), err_path.read_text()[-2000:]
+    assert set(range(last + 1)) <= set(responses), err_path.read_text()[-2000:]
     for out in raw:
         msg = json.loads(out)
         assert msg["jsonrpc"] == "2.0" and ("result" in msg or "error" in msg or "method" in msg)
         assert not any(mark in out.decode() for mark in TRACEBACK_MARKS[:2])
     for i in sorted(set(responses) - {0}):
         reply = responses[i]
-        if "error" in reply:
+        if i in unparsable:
+            assert reply["error"]["code"] == types.PARSE_ERROR, reply
+        elif "error" in reply:
             assert reply["error"]["code"] == types.INVALID_PARAMS, reply
         elif reply["result"].get("isError"):
             assert reply["result"]["structuredContent"]["error"] in TYPED_CODES, reply
