@@ -14,6 +14,8 @@ role_marker             flag                        quarantine
 block_imitation         flag                        quarantine
 fence                   flag                        quarantine
 hidden_text             flag                        quarantine
+assistant_directive     allow (manual: flag)        quarantine
+answer_rule             allow                       quarantine
 url                     allow                       flag
 ======================  ==========================  ==================================
 
@@ -22,13 +24,24 @@ The strongest action of all matched rules wins (allow < flag < quarantine). Matc
 decoded to the ASCII they spell, zero-width and bidi controls removed, line and paragraph
 separators (U+2028, U+2029, NEL, VT, FF) turned into line breaks, NFKC (full-width
 ``ｉｇｎｏｒｅ``, ``＜/memory_data＞``), Cyrillic and Greek homoglyphs mapped to the Latin
-letters they imitate (``Іgnore аll``), case folded, runs of spaces collapsed. The rules are
+letters they imitate (``Іgnore аll``), case folded, runs of spaces collapsed (a run holding a
+line break becomes one line break, so screening is linear in blank lines). The rules are
 general shapes, not sentences: an override verb (ignore, disregard, forget, pay no attention
 to, 忽略, 无视, 不要理会...) near an instruction word or a position word (above, previous,
 以上, 前面...); a line that starts like a role (``SYSTEM:``, ``system prompt:``, ``[admin]``,
 ``系统提示：``); a line imitating the memory block's own numbered format
 (``2. 2024-01-01 00:00 UTC · semantic · manual · 1.00 · ...``). ``hidden_text``: tag
 characters outside an emoji flag sequence, or a bidi override (U+202D/U+202E).
+``assistant_directive``: text addressed to the assistant, an AI or a language model reading it
+rather than stating a fact (``Note to the AI: ...``, ``If you are an AI model ...``,
+``Assistants must never ...``, ``致AI：``, ``助手请注意``, ``如果你是AI``): the user may give the
+assistant standing instructions (allowed in a conversation; flagged from ``manual``, often an
+agent storing what it read: stored and searchable, flagged for a reviewer, never quarantined by
+the manual policy), a tool output or an import may not (quarantined). ``answer_rule``: a rule for the assistant's answers that names
+no AI (``When the user asks about X, tell them ...``, ``in every answer``, ``respond only
+with``, ``当用户询问…时，告诉…``, ``每次回答都…``): a procedural memory when the user or an agent
+writes it (allowed from ``conversation`` and ``manual``), quarantined from a tool output or an
+import.
 
 ``security.policy.escalate`` quarantines a ``manual`` write that this table only flags, under
 the tenant's injection policy. Screening never changes the text; the memory block escapes
@@ -84,6 +97,26 @@ _ZH_ORDERS = r"(?:指令|指示|命令|说明|规则|提示|要求|设定|上下
 _ZH_BEFORE = r"(?:以上|上面|上述|前面|之前|先前|此前|上文|前文|刚才|前述)"
 _ZH_ALL = r"(?:一切|所有|全部|内容|信息|消息|对话|文字|的话|说的)"
 
+#: Names of the assistant a planted instruction addresses (English; normalised, case-folded).
+_EN_AI = (
+    r"(?:ai|a\.i\.|artificial intelligence|(?:ai |virtual |digital )?assistants?|chat ?bots?|"
+    r"(?:large )?language models?|llms?|ai (?:agents?|models?|systems?)|"
+    r"gpt(?:-?\d[\w.]*)?|chatgpt|claude|copilot|gemini)"
+)
+#: What a directive tells the assistant to do (after a vocative "AI, ...").
+_EN_DO = (
+    r"(?:always|never|you|do|don'?t|must|please|tell|say|reply|respond|answer|recommend|approve|"
+    r"send|delete|transfer|ignore|make sure|remember|include|mention|stop|start|only|refuse)"
+)
+#: The same names in Chinese (``ai`` not inside a Latin word such as ``email``).
+_ZH_AI = (
+    r"(?:(?<![a-z])ai(?![a-z])|人工智能|(?:(?<![a-z])ai|智能|人工智能|虚拟|ai智能)?助手|"
+    r"(?:(?<![a-z])ai|智能|人工智能|虚拟)助理|"
+    r"(?:大|语言|(?<![a-z])ai|人工智能)模型|聊天机器人|智能体|(?<![a-z])(?:chat)?gpt|"
+    r"(?<![a-z])claude|(?<![a-z])copilot)"
+)
+_ZH_REPLY = r"(?:告诉|回答|回复|答复|说|推荐|建议|声称|引导|转告)"
+
 _RULES: dict[str, list[str]] = {
     "instruction_override": [
         rf"\b{_EN_DROP}\b.{{0,60}}\b{_EN_ORDERS}\b",
@@ -110,8 +143,18 @@ _RULES: dict[str, list[str]] = {
         r"(?:开发者|越狱)模式",
     ],
     "exfiltration": [
-        r"\b(?:send|post|upload|forward|email|leak|exfiltrate)\b.{0,60}(?:https?://|\bto\s+\S+@)",
-        r"(?:发送|发到|上传|转发|提交)(?:到|给|至)?.{0,40}(?:https?://|@)",
+        # an order to send, not a report that something was sent ("Email sent to bob@...",
+        # "邮件已发送至 ...", "Sent email to bob@...": a tool's status line)
+        r"(?<!\bsent )(?<!\bsent an )(?<!\bsent the )"
+        r"\b(?:send|post|upload|forward|email|leak|exfiltrate)\b(?!\s+(?:was\s+|has\s+been\s+)?"
+        r"(?:sent|delivered|forwarded|posted|uploaded|queued|bounced)\b)"
+        r".{0,60}(?:https?://|\bto\s+\S+@)"
+        # ... nor a request log or a status line ("POST https://api.x/v1/orders 200 OK",
+        # "upload to https://x/a.pdf succeeded"): the address followed by a status
+        r"(?![!-~]*\s+(?:http/\d|[1-5]\d\d\b(?!\s*times)|(?:succeeded|completed|failed|ok)"
+        r"(?=\s*(?:$|\n|[.;,(]))))",
+        r"(?<!已)(?<!已经)(?<!成功)(?<!被)(?:发送|发到|上传|转发|提交)(?!成功|失败|完成)(?:到|给|至)?"
+        r".{0,40}(?:https?://|@)(?![!-~]*\s*(?:成功|失败)(?!后|之后|以后|了再|再))",  # "上传到 https://x/a.pdf 成功"
         r"\bcurl\s+(?:-\S+\s+)*https?://",
     ],
     "secret_request": [
@@ -142,6 +185,45 @@ _RULES: dict[str, list[str]] = {
         r"</?\s*memory_data\s*>",
         r"```",
         r"</?\s*(?:system|instructions?|tool_result|context)\s*>",
+    ],
+    "assistant_directive": [
+        rf"\b(?:note|message|notice|memo|reminder|instructions?|directives?|attention|warning|"
+        rf"p\.?s\.?)\s+(?:to|for)\s+(?:the |any |all |every )?{_EN_AI}(?![\w-])",
+        rf"\b(?:dear|hey|hello|hi|attention|attn)\b[,:]?\s+(?:the |all |any )?{_EN_AI}(?![\w-])",
+        # the AI noun ends the phrase ("if you are an AI, ...", "... an AI model reading
+        # this"), not a modifier ("if you are an AI researcher", "an assistant manager")
+        rf"\b(?:if|when|whenever|while) you(?:'re| are)\s+(?:an? |the )?(?:\w+ )?{_EN_AI}"
+        rf"(?=\s*(?:$|[^\w\s-]|(?:reading|processing|seeing|summari[sz]ing|parsing|and|or|that|"
+        rf"who|which|like|then|{_EN_DO})\b))",
+        rf"\b(?:any|every|all|the) (?:{_EN_AI}|models?|agents?|bots?) (?:reading|processing|seeing|"
+        r"summari[sz]ing|parsing)"
+        r" (?:this|these)\b",
+        rf"(?:^|[\n.!?;:]\s*)(?:the\s+)?{_EN_AI}\s*[,:]\s*(?:please\s+)?{_EN_DO}\b",
+        rf"(?:\b(?:the|all|any|every|this|you,? the) |(?:^|[\n.!?;:]\s*)){_EN_AI} (?:must|should|"
+        r"shall|needs? to|has to|have to|(?:is|are) (?:required|instructed|expected|told|supposed) to"
+        r"|will (?:always|never)) (?!(?:not |never |always |also )?be\b)",
+        rf"(?:致|给|写给|提醒|通知|告知)(?:所有|各位|任何)?{_ZH_AI}(?:们)?(?:的)?"
+        r"(?:提示|说明|消息|指令|备注|留言|信息|话)?\s*[:：，,]",
+        rf"{_ZH_AI}(?:们)?\s*[，,：:]?\s*(?:请注意|注意(?!到)|请(?!假|求|教)|须知|必须|务必|一律|总是|"
+        r"永远|始终|不得|禁止)(?!受|被)",
+        rf"{_ZH_AI}(?:们)?(?:应当|应该|需要|要)(?:始终|总是|永远|一律|只|不要|{_ZH_REPLY})",
+        rf"(?:如果|假如|若|要是|倘若)你是(?:一个|一名|个|一款)?{_ZH_AI}",
+        rf"(?:阅读|读取|处理|总结|看到)(?:这|此|本)(?:段|条|篇|个|份)?(?:文字|内容|消息|信息|页面|文档)?的{_ZH_AI}",
+    ],
+    "answer_rule": [
+        r"\b(?:when|whenever|if|once)\s+(?:the\s+|a\s+)?(?:user|human)\s+(?:asks?|says?|mentions?"
+        r"|requests?|inquires?|queries|wants?|brings? up|types?)\b[^.\n]{0,80}?\b(?:tell|say|answer"
+        r"|reply|respond|recommend|inform|suggest|claim|insist)\b",
+        r"\b(?:always|never|must|should|make sure to|be sure to)\b[^.\n]{0,60}\b(?:in|to|with|at"
+        r" the end of)\s+(?:your|every|each|all|any)\s+(?:future\s+)?(?:answers?|responses?|"
+        r"replies|outputs?|completions?)\b",
+        r"\b(?:respond|reply|answer)\s+only\s+with\b|\bonly\s+(?:respond|reply|answer)\s+with\b",
+        r"(?:当|如果|若|要是|一旦|每当)用户(?:问|询问|问到|问起|提到|提起|说|要求|咨询)[^。！？\n]{0,40}?"
+        rf"(?:时|的话)?[，,]?\s*(?:你)?(?:就|请|要|则|务必|一律)?\s*{_ZH_REPLY}",
+        # (a report is not a rule: "所有输出都已写入 out.txt", "所有回复都已发送")
+        r"(?:每次|所有|任何|每一次|每个)的?(?:回答|回复|答复|输出)(?:中|里|时)?[^。\n]{0,12}"
+        r"(?:都|一律|必须|务必)(?!已|被|成功|完成|正常)",
+        r"(?:回答|回复|答复)(?:时|中)(?:一律|务必)",
     ],
     "url": [r"https?://\S+", r"\bwww\.\S+\.\S+"],
 }
@@ -253,6 +335,8 @@ _CONFUSABLES = str.maketrans(
     }
 )
 _SPACES = re.compile(r"[^\S\n]+")
+#: A run of white space holding a line break (blank lines, indentation after a break).
+_BREAKS = re.compile(r"\s*\n\s*")
 
 
 @dataclass(frozen=True)
@@ -294,11 +378,14 @@ def decode_tags(text: str) -> str:
 def normalise(text: str) -> str:
     """The form every rule matches against: tag characters decoded, zero-width and bidi
     controls removed, line/paragraph separators as ``\n``, NFKC, confusable letters mapped
-    to Latin, case-folded, runs of spaces collapsed (line breaks kept)."""
+    to Latin, case-folded, runs of spaces collapsed to one space and white space around line
+    breaks to one line break."""
     text = decode_tags(_FLAG_TAGS.sub("", text))
     text = text.translate(_ZERO_WIDTH).translate(_BIDI).translate(_SEPARATORS)
     text = unicodedata.normalize("NFKC", text).translate(_CONFUSABLES).casefold()
-    return _SPACES.sub(" ", text)
+    # Every white-space run becomes one character, so no ``\s*`` of a rule can walk a run of
+    # blank lines from each of its breaks (2,000 newlines took minutes to screen).
+    return _BREAKS.sub("\n", _SPACES.sub(" ", text))
 
 
 def hidden_text(text: str) -> str | None:
@@ -313,7 +400,17 @@ def hidden_text(text: str) -> str | None:
     return None
 
 
-def _action(rule: str, trusted: bool) -> ScreenAction:
+def _action(rule: str, trusted: bool, spoken: bool) -> ScreenAction:
+    if rule == "answer_rule":
+        # A rule for the assistant's answers is how a user or an agent stores a procedural
+        # memory ("when the user asks for code, answer in Python"); only untrusted text may not.
+        return ScreenAction.ALLOW if trusted else ScreenAction.QUARANTINE
+    if rule == "assistant_directive":
+        # The user's own words may instruct the assistant; a manual write (often an agent
+        # storing what it read) is flagged for a reviewer (policy.NOT_ESCALATED: kept active).
+        if spoken:
+            return ScreenAction.ALLOW
+        return ScreenAction.FLAG if trusted else ScreenAction.QUARANTINE
     if rule == "url":
         return ScreenAction.ALLOW if trusted else ScreenAction.FLAG
     return ScreenAction.FLAG if trusted else ScreenAction.QUARANTINE
@@ -327,8 +424,9 @@ def screen(text: str, source: MemorySource | str = MemorySource.TOOL_OUTPUT) -> 
     """
     try:
         trusted = MemorySource(source) in USER_SOURCES
+        spoken = MemorySource(source) is MemorySource.CONVERSATION
     except ValueError:
-        trusted = False
+        trusted = spoken = False
     norm = normalise(text)
     rules: list[str] = []
     snippets: list[str] = []
@@ -346,7 +444,7 @@ def screen(text: str, source: MemorySource | str = MemorySource.TOOL_OUTPUT) -> 
     for rule, snippet in found:
         rules.append(rule)
         snippets.append(snippet)
-        candidate = _action(rule, trusted)
+        candidate = _action(rule, trusted, spoken)
         if _RANK[candidate] > _RANK[action]:
             action = candidate
     return Screening(action, tuple(rules), tuple(snippets))

@@ -118,7 +118,12 @@ _PATTERNS: list[tuple[PiiKind, re.Pattern[str]]] = [
     (PiiKind.SECRET, re.compile("|".join(f"(?:{p})" for p in _SECRET_PATTERNS))),
     (
         PiiKind.EMAIL,
-        re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}"),
+        # starts only where a run of local-part characters starts (the leftmost match always
+        # does), so a long run without "@" is read once, not once per character
+        re.compile(
+            r"(?<![A-Za-z0-9._%+\-])[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*"
+            r"\.[A-Za-z]{2,}"
+        ),
     ),
     (PiiKind.CN_ID, re.compile(_NB + r"[1-9]\d{16}[\dXx]" + _NA)),
     (
@@ -205,7 +210,9 @@ _INVISIBLE = re.compile(
 )
 #: Separators a number may be split with (spaces of every width, dots, dashes, slashes).
 _SEPARATOR = "[ \t\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000.\u00b7\u30fb\\-\u2010-\u2015\u2212_/]"
-_GROUPS = re.compile(rf"\d+(?:{_SEPARATOR}{{1,3}}[\dXx]+)+")
+#: Digit groups joined by separators; a match starts only where a run of digits starts (the
+#: leftmost match always does), so a long run of digits is read once, not once per digit.
+_GROUPS = re.compile(rf"(?<!\d)\d+(?:{_SEPARATOR}{{1,3}}[\dXx]+)+")
 _GROUP_SPLIT = re.compile(rf"{_SEPARATOR}{{1,3}}")
 
 

@@ -198,15 +198,22 @@ def tenant_injection_policy(settings: Settings, tenant_id: str) -> str:
     )
 
 
+#: Rules that flag a ``manual`` write without quarantining it under the ``quarantine``
+#: policy: a link, and text addressed to the assistant ("The assistant should always reply in
+#: Chinese", "助手应该总是用中文" is how a user or an agent stores a standing instruction; it
+#: stays searchable, flagged in ``metadata.screening`` for a reviewer).
+NOT_ESCALATED = frozenset({"url", "assistant_directive"})
+
+
 def escalate(
     screening: Screening, source: MemorySource | str, tenant_id: str, settings: Settings
 ) -> Screening:
     """``screening`` raised from ``flag`` to ``quarantine`` for a ``manual`` write under the
-    ``quarantine`` policy, when a rule other than ``url`` matched (a link alone stays
-    allowed); every other screening unchanged."""
+    ``quarantine`` policy, when a rule outside :data:`NOT_ESCALATED` matched; every other
+    screening unchanged."""
     if screening.action is not ScreenAction.FLAG or str(source) != MemorySource.MANUAL.value:
         return screening
-    if not set(screening.rules) - {"url"}:
+    if not set(screening.rules) - NOT_ESCALATED:
         return screening
     if tenant_injection_policy(settings, tenant_id) != "quarantine":
         return screening

@@ -7,22 +7,19 @@ server opened at 127.0.0.1 shows the local-mode dashboard."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
 from memory_engine import MemoryEngine, Scope
+from tests.dashboard.browser import CHROMIUM, CHROMIUM_ARGS, needs_chromium, streamlit_server
 from tests.dashboard.conftest import (  # noqa: F401
     dash_engine,
     dashboard_database_url,
     dashboard_env,
     make_tenant,
 )
-from tests.dashboard.test_browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server
 
-pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs /usr/bin/chromium")
+pytestmark = needs_chromium
 
 
 def test_a_rebinding_page_sees_nothing_in_local_mode(
