@@ -51,6 +51,12 @@ class NewMemory(BaseModel):
     memory: Memory
     embedding: tuple[float, ...]
     terms: tuple[str, ...] = Field(default=(), description="Keyword terms (memory_engine.text).")
+    legs: dict[str, tuple[float, ...]] = Field(
+        default_factory=dict,
+        description="Vectors of extra dense legs (EXTRA_LEGS) by leg name, written by the same "
+        "insert; each leg must be recorded (VectorLegs.ensure_leg) with this dimension. A leg "
+        "left out has no vector for this memory (not found by that leg until reembedded).",
+    )
 
 
 class InsertOutcome(BaseModel):
@@ -171,8 +177,9 @@ class VectorLegs(Protocol):
     primary one (PostgreSQL: its own ``vector`` column and HNSW index; Qdrant: a named vector).
     A store that has them exposes this part as its ``legs`` attribute (``store.legs``).
 
-    Vectors are set after the memory is inserted (one call per write batch); a memory without
-    the leg's vector is simply not found by that leg.
+    A new memory's leg vectors travel in its insert (``NewMemory.legs``); ``set_leg_vectors``
+    sets them on stored memories (re-embedding, copies). A memory without the leg's vector is
+    simply not found by that leg.
     """
 
     def leg_records(self) -> dict[str, LegRecord]:
@@ -280,7 +287,12 @@ class MemoryRepository(Protocol):
         """Insert memories with one ``create`` event each, in one transaction.
 
         An item whose ``content_hash`` equals an active memory of the same scope is not
-        inserted: its outcome is ``duplicate`` with ``existing_id``.
+        inserted: its outcome is ``duplicate`` with ``existing_id``. Each item's leg vectors
+        (``NewMemory.legs``) are written by the same insert.
+
+        Raises:
+            InvalidInputError: a bad vector, an unknown or unrecorded leg, or a leg vector of
+                another dimension than the leg's record (nothing is written).
         """
         ...
 

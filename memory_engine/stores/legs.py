@@ -10,11 +10,13 @@ and named vector) stays in ``stores/postgres/legs.py`` and ``stores/qdrant/legs.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
 
 from memory_engine.errors import InvalidInputError
 from memory_engine.stores.base import EXTRA_LEGS, STAGING_LEG, LegRecord, LegState
-from memory_engine.stores.common import check_embedding_spec
+from memory_engine.stores.common import check_embedding_spec, vector_param
 
 __all__ = ["LegBook", "check_leg", "first_state", "unstaged_error"]
 
@@ -75,6 +77,25 @@ class LegBook:
         if leg not in records:
             raise InvalidInputError(f"dense leg {leg!r} is not recorded in this store", leg=leg)
         return records[leg]
+
+    def insert_vectors(self, vectors: Mapping[str, Sequence[float]]) -> dict[str, np.ndarray]:
+        """Check the leg vectors of one new memory (``NewMemory.legs``) against the records.
+
+        Returns:
+            Leg name -> the vector as float32, of the leg's recorded dimension.
+
+        Raises:
+            InvalidInputError: not an extra leg (the staging leg is filled by reembed only),
+                the leg is not recorded, or a bad vector or dimension.
+        """
+        out: dict[str, np.ndarray] = {}
+        for leg, vector in vectors.items():
+            if leg not in EXTRA_LEGS:
+                raise InvalidInputError(
+                    f"a new memory cannot carry a {leg!r} vector", leg=leg, known=list(EXTRA_LEGS)
+                )
+            out[leg] = vector_param(vector, self.get(leg).dim, f"{leg} vector")
+        return out
 
     def known(self, leg: str, model: str, dim: int) -> LegRecord | None:
         """Check an ``ensure_leg`` call and return the leg's record when there is one.

@@ -55,7 +55,9 @@ class LegRun:
         action: ``switched`` (primary), ``filled`` (extra leg completed), ``replaced`` (an
             extra leg recorded anew and filled) or ``unchanged`` (nothing was missing).
         embedded: memories embedded by this run.
-        verified: per tenant, ``{"filled", "total", "sampled", "ok"}``.
+        verified: per tenant, ``{"filled", "total", "sampled", "found", "ok"}``, plus
+            ``"late"`` (vectors filled after the leg was marked ready: memories written
+            without it between the verification and the mark).
         ok: every tenant verified.
     """
 
@@ -176,6 +178,32 @@ def _run_leg(
     return run
 
 
+def _fill_late(
+    store: VectorLegs,
+    leg: str,
+    embedder: Embedder,
+    scopes: Sequence[Scope],
+    run: LegRun,
+    *,
+    batch: int,
+) -> None:
+    """After the leg was marked ``ready``: fill and re-verify the tenants that gained a memory
+    without the leg's vector since their verification (a write whose leg embedder failed in
+    between), so a ready leg is never left short by the run that declared it ready."""
+    for scope in scopes:
+        filled, total = store.leg_counts(leg, scope=scope)
+        if filled >= total:
+            continue
+        late = _fill(store, leg, embedder, scope, batch=batch, tick=lambda n: None, sample=[])
+        run.embedded += late
+        check = _verify(store, leg, scope, [])
+        previous = run.verified.get(scope.tenant_id, {})
+        check["sampled"], check["found"] = previous.get("sampled", 0), previous.get("found", 0)
+        check["late"] = late
+        run.verified[scope.tenant_id] = check
+    run.ok = all(v["ok"] for v in run.verified.values())
+
+
 def reembed_store(
     store: Any,
     *,
@@ -271,5 +299,6 @@ def reembed_store(
         run.action = "replaced" if replaced else ("filled" if run.embedded else "unchanged")
         if run.ok and all_tenants and record.state != "ready":
             part.set_leg_state(leg, "ready")
+            _fill_late(part, leg, embedder, scopes, run, batch=batch)
         runs.append(run)
     return runs

@@ -194,24 +194,58 @@ def _write_legs(
 
 
 def settle_leg_states(
-    target: MemoryStore, legs: dict[str, LegRecord], *, actor: str = "memory-engine copy"
+    target: MemoryStore,
+    legs: dict[str, LegRecord],
+    *,
+    tenants: Sequence[str] = (),
+    actor: str = "memory-engine copy",
 ) -> dict[str, str]:
-    """After a copy: a target leg is ``filling`` when the source's was, and ``ready`` once
-    every memory of every target tenant has its vector (an audited read of the target's
-    tenants, only when a leg is ``filling`` there). Returns the target's states by leg."""
+    """After a copy, the state of every extra leg the target records.
+
+    A target leg is ``filling`` when the source's was, or when a copied tenant (``tenants``)
+    now holds a memory without the leg's vector (the source does not record the leg, or lacks
+    some of its vectors): such a leg is not searched until ``memory-engine reembed --leg``
+    fills it, instead of missing the copied memories silently. A target leg recorded
+    ``filling`` becomes ``ready`` once every memory of every target tenant has its vector (an
+    audited read of the target's tenants, only when a leg is ``filling`` there).
+
+    Args:
+        target: the store copied into.
+        legs: the source's extra leg records (:func:`source_legs`).
+        tenants: the tenants just copied.
+        actor: the audit actor of the tenant listing.
+
+    Returns:
+        The target's leg states by leg name (``{}`` without a legs part or a recorded leg).
+    """
     part = _legs_part(target)
-    if part is None or not legs:
+    if part is None:
         return {}
-    states: dict[str, str] = {leg: r.state for leg, r in part.leg_records().items() if leg in legs}
+    states: dict[str, str] = {
+        leg: r.state for leg, r in part.leg_records().items() if leg in EXTRA_LEGS
+    }
     for leg, state in states.items():
-        if legs[leg].state == "filling" and state == "ready":
+        if state != "ready":
+            continue
+        source = legs.get(leg)
+        gaps = source is not None and source.state == "filling"
+        if not gaps:  # only the copied tenants can have new gaps
+            gaps = any(
+                filled < total
+                for filled, total in (part.leg_counts(leg, scope=Scope.of(t)) for t in tenants)
+            )
+        if gaps:
             part.set_leg_state(leg, "filling")
             states[leg] = "filling"
-    pending = [leg for leg, st in states.items() if st == "filling" and legs[leg].state == "ready"]
+    pending = [
+        leg
+        for leg, st in states.items()
+        if st == "filling" and leg in legs and legs[leg].state == "ready"
+    ]
     if pending:
-        tenants = target.admin_tenant_ids(actor=actor, reason="check the copied dense legs")
+        every = target.admin_tenant_ids(actor=actor, reason="check the copied dense legs")
         for leg in pending:
-            counts = (part.leg_counts(leg, scope=Scope.of(t)) for t in tenants)
+            counts = (part.leg_counts(leg, scope=Scope.of(t)) for t in every)
             if all(filled == total for filled, total in counts):
                 part.set_leg_state(leg, "ready")
                 states[leg] = "ready"
@@ -252,8 +286,10 @@ def copy_tenant(
         raise InvalidInputError("batch must be >= 1", batch=batch)
     scope = Scope.of(tenant)
     started = time.perf_counter()
-    legs = list(prepare_legs(source, target))  # before the primary: a new target takes them
     recorded = source.embedding_info()
+    if recorded is not None and target.embedding_info() is not None:
+        target.ensure_embedding(*recorded)  # another primary is refused before a leg is touched
+    legs = list(prepare_legs(source, target))  # before the primary: a new target takes them
     if recorded is not None:
         target.ensure_embedding(*recorded)
     copied = unchanged = events = done = total = leg_vectors = 0
@@ -408,7 +444,7 @@ def copy_stores(
             entry["verify"] = verify_tenant(source, target, tenant, batch=batch, progress=progress)
             ok = ok and bool(entry["verify"]["ok"])
         report["tenants"][tenant] = entry
-    report["legs"] = settle_leg_states(target, source_legs(source), actor=actor)
+    report["legs"] = settle_leg_states(target, source_legs(source), tenants=names, actor=actor)
     seconds = time.perf_counter() - started
     copies = [e["copy"] for e in report["tenants"].values()]
     copied = sum(c["copied"] for c in copies)

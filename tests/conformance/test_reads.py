@@ -304,6 +304,22 @@ def test_trace_retention_keeps_newest(store_factory: Any, tenant: str) -> None:
         st.get_trace(traces[0].id, scope=s)
 
 
+def test_saving_a_stored_trace_again_changes_nothing(store_factory: Any, tenant: str) -> None:
+    """Traces are immutable: a second save of a stored id keeps the stored trace and takes no
+    place in the retention order, so no older trace is dropped for it."""
+    st = store_factory.new(trace_retention=3, trace_retention_tenant=3)
+    s = Scope.of(tenant)
+    base = datetime(2024, 6, 1, tzinfo=UTC)
+    traces = [_trace(tenant, f"q{i}", base + timedelta(minutes=i)) for i in range(3)]
+    for t in traces:
+        st.save_trace(t, scope=s)
+    st.save_trace(traces[0].model_copy(update={"query": "changed"}), scope=s)
+    assert sorted(r["query"] for r in st.list_traces(scope=s).items) == ["q0", "q1", "q2"]
+    assert st.get_trace(traces[0].id, scope=s).query == "q0"
+    st.save_trace(_trace(tenant, "q3", base + timedelta(minutes=3)), scope=s)
+    assert sorted(r["query"] for r in st.list_traces(scope=s).items) == ["q1", "q2", "q3"]
+
+
 # ----------------------------------------------------------------------------- admin
 
 

@@ -8,9 +8,6 @@ different seeds and sizes stand for two models.
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Sequence
-
 import numpy as np
 import pytest
 
@@ -20,33 +17,9 @@ from memory_engine.stores.base import STAGING_LEG, LegRecord, MemoryStore, Vecto
 from memory_engine.stores.reembed import reembed_store
 from tests.conformance.conftest import DIM, MODEL
 from tests.conformance.helpers import ids, item, put
+from tests.support.hash_embedder import HashEmbedder
 
 LEG = "dense_ml"
-
-
-class HashEmbedder:
-    """Deterministic unit vectors from the character trigrams of a text (a stand-in model)."""
-
-    max_input_chars = 2000
-
-    def __init__(self, name: str, dim: int, *, fail_after: int | None = None) -> None:
-        self.model_name, self.dim = name, dim
-        self.calls = 0
-        self.fail_after = fail_after
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        self.calls += 1
-        if self.fail_after is not None and self.calls > self.fail_after:
-            raise EmbeddingError("stopped on purpose", model=self.model_name)
-        out = []
-        for text in texts:
-            v = np.zeros(self.dim)
-            for i in range(max(1, len(text) - 2)):
-                h = hashlib.blake2b(f"{self.model_name}|{text[i : i + 3]}".encode()).digest()
-                v[int.from_bytes(h[:4], "little") % self.dim] += 1.0 if h[4] & 1 else -1.0
-            v = v if np.linalg.norm(v) else np.ones(self.dim)
-            out.append((v / np.linalg.norm(v)).tolist())
-        return out
 
 
 TEXTS = [
@@ -231,3 +204,111 @@ def test_leg_vectors_reads_back_the_tenants_stored_vectors(store_factory) -> Non
         assert np.allclose(got[mid], vec, atol=1e-5)
     with pytest.raises(InvalidInputError):
         legs.leg_vectors("dense_unknown", mine, scope=a)
+
+
+def test_leg_vectors_travel_in_the_insert(store_factory) -> None:
+    """A new memory's leg vectors (``NewMemory.legs``) are written by its insert: searched
+    on the leg and read back right after, for a few rows and a batch large enough for the
+    store's bulk statement; a bad leg vector refuses the whole insert."""
+    store = store_factory.new()
+    legs = _legs(store)
+    ml = HashEmbedder("ml-model", 24)
+    legs.ensure_leg(LEG, ml.model_name, ml.dim)
+    store.ensure_embedding(MODEL, DIM)
+    scope = Scope.of("legs-insert")
+    primary = HashEmbedder(MODEL, DIM)
+    many = [f"{t} #{i}" for i in range(12) for t in TEXTS]  # 72 rows: one large batch
+
+    def with_legs(texts: list[str], leg_vectors: list[list[float]]) -> list:
+        base = [
+            item(scope.tenant_id, t, np.array(v))
+            for t, v in zip(texts, primary.embed(texts), strict=True)
+        ]
+        return [
+            b.model_copy(update={"legs": {LEG: tuple(v)}})
+            for b, v in zip(base, leg_vectors, strict=True)
+        ]
+
+    few = put(store, scope, *with_legs(TEXTS, ml.embed(TEXTS)))
+    batch = put(store, scope, *with_legs(many, ml.embed(many)))
+    assert legs.leg_counts(LEG, scope=scope) == (len(TEXTS) + len(many),) * 2
+    assert legs.leg_missing(LEG, scope=scope) == []
+    got = legs.leg_vectors(LEG, [*few, *batch[:5]], scope=scope)
+    for mid, vec in zip([*few, *batch[:5]], ml.embed([*TEXTS, *many[:5]]), strict=True):
+        assert np.allclose(got[mid], vec, atol=1e-5)
+    for mid, text in zip(few, TEXTS, strict=True):
+        assert ids(legs.leg_search(LEG, ml.embed([text])[0], scope=scope, k=1)) == [mid]
+    # a memory inserted without leg vectors has none (found by the other legs only)
+    (plain,) = put(store, scope, item(scope.tenant_id, "没有第二个向量。", np.ones(DIM)))
+    assert legs.leg_vectors(LEG, [plain], scope=scope) == {}
+    bad = [
+        with_legs(["wrong size"], [[1.0] * 5])[0],  # another dimension than the record
+        with_legs(["unknown leg"], ml.embed(["x"]))[0].model_copy(
+            update={"legs": {"dense_unknown": tuple(ml.embed(["x"])[0])}}
+        ),
+        with_legs(["staging leg"], ml.embed(["x"]))[0].model_copy(
+            update={"legs": {STAGING_LEG: tuple(ml.embed(["x"])[0])}}
+        ),
+    ]
+    for one in bad:
+        before = store.stats(scope=scope).total
+        with pytest.raises(InvalidInputError):
+            store.insert([with_legs(["fine"], ml.embed(["fine"]))[0], one], scope=scope, actor="t")
+        assert store.stats(scope=scope).total == before  # nothing of the insert written
+
+
+class _RacingLegs:
+    """The store's legs part with a write landing just before the leg is marked ready: a new
+    memory without the leg's vector (its writer's leg embedder failed), the race
+    ``reembed_store`` must not leave behind a ready leg."""
+
+    def __init__(self, legs: VectorLegs, write: object) -> None:
+        self._legs, self._write = legs, write
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._legs, name)
+
+    def set_leg_state(self, leg: str, state: str) -> None:
+        if state == "ready":
+            self._write()  # type: ignore[operator]
+        self._legs.set_leg_state(leg, state)  # type: ignore[arg-type]
+
+
+class _StoreView:
+    def __init__(self, store: MemoryStore, legs: _RacingLegs) -> None:
+        self._store, self.legs = store, legs
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._store, name)
+
+
+def test_a_write_between_the_verification_and_the_ready_mark_gets_its_vector(
+    store_factory,
+) -> None:
+    store = store_factory.new()
+    store.ensure_embedding(MODEL, DIM)
+    primary, ml = HashEmbedder(MODEL, DIM), HashEmbedder("ml-model", 24)
+    scope = Scope.of("late-write")
+    _fill(store, scope, primary)
+    legs = _legs(store)
+    try:
+        legs.ensure_leg(LEG, ml.model_name, ml.dim)
+    except LegUnavailableError:
+        pass  # Qdrant: rebuilt by the run
+    late_text = "会议改到周四下午三点。"
+    written: list = []
+
+    def racing_write() -> None:
+        vec = np.array(primary.embed([late_text])[0])
+        written.extend(put(store, scope, item(scope.tenant_id, late_text, vec)))
+
+    racing = _StoreView(store, _RacingLegs(_legs(store), racing_write))
+    runs = reembed_store(
+        racing, primary=primary, legs={LEG: ml}, tenants=[scope.tenant_id], all_tenants=True
+    )
+    assert written and runs[0].ok
+    assert _legs(store).leg_records()[LEG].state == "ready"
+    assert _legs(store).leg_counts(LEG, scope=scope) == (len(TEXTS) + 1, len(TEXTS) + 1)
+    assert runs[0].verified[scope.tenant_id]["late"] == 1
+    hits = _legs(store).leg_search(LEG, ml.embed([late_text])[0], scope=scope, k=1)
+    assert ids(hits) == written

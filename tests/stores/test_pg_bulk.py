@@ -325,3 +325,68 @@ def test_write_batch_bulk_path_store_refusal_fails_every_request(
     )
     assert store.count(scope=scope) == 0
     assert [r.ok for r in results] == [False] * 8
+
+
+class _LegEmbedder(_HashEmbedder):
+    """A second model (the multilingual leg): 24-d vectors; fails on texts with ``NOLEG``."""
+
+    model_name = "bulk-test-leg"
+    dim = 24
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if any("NOLEG" in t for t in texts):
+            raise EmbeddingError("leg embedder failed", model=self.model_name)
+        return super().embed([f"leg|{t}" for t in texts])
+
+
+def _leg_index(store: PostgresStore) -> str | None:
+    with psycopg.connect(_url(store)) as conn:
+        row = conn.execute(
+            "SELECT i.indexdef FROM pg_indexes i JOIN pg_index x ON x.indexrelid = "
+            "(quote_ident(i.schemaname) || '.' || quote_ident(i.indexname))::regclass "
+            "WHERE i.indexname = 'memories_embedding_ml_hnsw' AND x.indisvalid AND x.indisready"
+        ).fetchone()
+    return str(row[0]) if row else None
+
+
+def test_write_batch_bulk_path_writes_the_leg_vectors_with_the_rows(
+    pg_store_factory: Callable[..., PostgresStore],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The bulk path carries each memory's leg vector in its row (one COPY, one INSERT); a
+    rebuild drops and rebuilds the leg's HNSW index with the primary one; a leg that fails
+    to embed leaves those memories without it, written all the same."""
+    store = pg_store_factory(embedding_batch_size=4)
+    embedder, leg = _HashEmbedder(), _LegEmbedder()
+    store.legs.ensure_leg("dense_ml", leg.model_name, leg.dim)
+    store.ensure_embedding(embedder.model_name, embedder.dim)
+    leg_index = _leg_index(store)
+    assert leg_index is not None
+    monkeypatch.setattr(raw, "BULK_MIN_MEMORIES", 5)
+    monkeypatch.setattr(raw, "EMBED_WINDOW_MEMORIES", 8)
+    monkeypatch.setattr(pg_bulk, "REBUILD_MIN_ROWS", 5)
+    caplog.set_level(logging.INFO, logger="memory_engine.stores.postgres.store")
+    texts = [f"事实 {i} fact" for i in range(8)] + [f"NOLEG {i}" for i in range(4)]
+    scope = Scope.of(new_tenant_id())
+    results = raw.write_batch(
+        [raw.WriteRequest(text=t) for t in texts],
+        scope=scope,
+        settings=store.settings,
+        store=store,
+        embedder=embedder,
+        extractor=raw.raw_extractor(store.settings),
+        actor="t",
+        legs={"dense_ml": leg},
+    )
+    assert all(r.ok for r in results)
+    assert any("HNSW index rebuilt" in r.getMessage() for r in caplog.records)
+    assert _leg_index(store) == leg_index
+    ids = [r.outcomes[0].memory_id for r in results]
+    got = store.legs.leg_vectors("dense_ml", ids, scope=scope)
+    assert set(got) == set(ids[:8])  # the failed window's memories have no leg vector
+    for mid, vec in zip(ids[:8], leg.embed(texts[:8]), strict=True):
+        assert np.allclose(got[mid], vec, atol=1e-5)
+    hits = store.legs.leg_search("dense_ml", leg.embed([texts[3]])[0], scope=scope, k=1)
+    assert [h.memory.id for h in hits] == [ids[3]]
+    assert store.count(scope=scope) == 12

@@ -106,3 +106,47 @@ def test_bulk_vacuum_by_a_non_owner_is_logged(
     skipped = [r.getMessage() for r in caplog.records if "VACUUM/ANALYZE" in r.getMessage()]
     assert len(skipped) >= 4, skipped
     assert all("memories" in m or "keyword_" in m for m in skipped)
+
+
+def test_reembed_switch_by_a_non_superuser_owner_reaches_every_tenant(
+    external: tuple[str, str],
+) -> None:
+    """The primary switch runs on the owner's connection, which FORCE row-level security binds
+    when the owner is not a superuser: it must still check and relabel every tenant's rows,
+    and leave FORCE on."""
+    from memory_engine.errors import InvalidInputError
+    from memory_engine.stores.postgres.store import PostgresStore
+    from memory_engine.stores.reembed import reembed_store
+    from tests.support.hash_embedder import HashEmbedder
+
+    url, app_role = external
+    settings = Settings(_env_file=None, database_url=SecretStr(url), db_app_role=app_role)  # type: ignore[call-arg]
+    store = PostgresStore(settings)
+    try:
+        store.ensure_embedding(PG_TEST_MODEL, PG_TEST_DIM)
+        scopes = [Scope.of("ext-a"), Scope.of("ext-b")]
+        made = {s.tenant_id: store.insert([_new(s, f"{s.tenant_id} 的事实")], scope=s, actor="t")
+                for s in scopes}  # fmt: skip
+        new = HashEmbedder("new-model", 20)
+        # told ext-a is every tenant: the switch must refuse, for it sees ext-b's unstaged row
+        # (had RLS hidden it, the switch would have dropped ext-b's vector)
+        with pytest.raises(InvalidInputError):
+            reembed_store(store, primary=new, legs={}, tenants=["ext-a"], all_tenants=True)
+        assert store.embedding_info() == (PG_TEST_MODEL, PG_TEST_DIM)
+        runs = reembed_store(
+            store, primary=new, legs={}, tenants=["ext-a", "ext-b"], all_tenants=True
+        )
+        assert runs[0].action == "switched" and runs[0].ok
+        for s in scopes:
+            (outcome,) = made[s.tenant_id]
+            assert store.get(outcome.memory_id, scope=s).embedding_model == "new-model"
+            hits = store.dense_search(new.embed([f"{s.tenant_id} 的事实"])[0], scope=s, k=1)
+            assert [h.memory.id for h in hits] == [outcome.memory_id]
+        with psycopg.connect(url) as conn:
+            forced = conn.execute(
+                "SELECT relforcerowsecurity FROM pg_class WHERE relname = 'memories'"
+            ).fetchone()
+            assert forced == (True,)
+            assert conn.execute("SELECT count(*) FROM memories").fetchone() == (0,)
+    finally:
+        store.close()

@@ -380,3 +380,64 @@ def test_copy_of_a_leg_still_filling_stays_filling_and_a_mismatch_is_refused(
     with pytest.raises(EmbeddingMismatchError, match="memory-engine reembed --leg dense_ml"):
         copy_stores(pg, other)
     assert other.record_ids(scope=Scope.of(tenant), limit=1).total == 0  # nothing written
+
+
+def test_a_target_leg_the_source_does_not_carry_is_left_filling_not_ready(
+    pair: tuple[MemoryStore, MemoryStore], rng: np.random.Generator
+) -> None:
+    """A source without the multilingual leg copied into a target that records it ``ready``:
+    the copied memories have no leg vector, so the leg must not stay ``ready`` (a search would
+    use it and silently miss them; Chinese queries lean on that leg): it becomes ``filling``
+    and the CLI-facing report says so, until ``reembed --leg`` fills it."""
+    source, target = pair
+    tenant = new_tenant_id("noleg")
+    _fill(source, tenant, rng)  # no extra leg in the source
+    assert _legs(target).ensure_leg(LEG, LEG_MODEL, LEG_DIM).state == "ready"  # a new target
+    report = copy_stores(source, target)
+    assert report["ok"], report
+    assert report["legs"] == {LEG: "filling"}
+    assert _legs(target).leg_records()[LEG].state == "filling"
+    filled, total = _legs(target).leg_counts(LEG, scope=Scope.of(tenant))
+    assert filled == 0 and total > 0
+    # once every copied memory has its vector (what reembed does), a re-run keeps it ready
+    scope = Scope.of(tenant)
+    ids = list(target.record_ids(scope=scope, limit=100).items)
+    live = [r.memory_id for r in target.read_records(ids, scope=scope) if r.memory is not None]
+    _legs(target).set_leg_vectors(LEG, {m: tuple(unit(rng, LEG_DIM)) for m in live}, scope=scope)
+    _legs(target).set_leg_state(LEG, "ready")
+    again = copy_stores(source, target)
+    assert again["ok"] and again["totals"]["copied"] == 0 and again["legs"] == {LEG: "ready"}
+
+
+def test_copy_of_one_tenant_carries_only_its_own_leg_vectors(
+    pair: tuple[MemoryStore, MemoryStore], rng: np.random.Generator
+) -> None:
+    source, target = pair
+    mine, theirs = new_tenant_id("mine"), new_tenant_id("theirs")
+    stored, vectors = _fill_legs(source, mine, rng)
+    other_ids = _fill(source, theirs, rng)
+    _legs(source).set_leg_vectors(
+        LEG, {m: tuple(unit(rng, LEG_DIM)) for m in other_ids[3:]}, scope=Scope.of(theirs)
+    )
+    report = copy_stores(source, target, tenants=[mine])
+    assert report["ok"] and list(report["tenants"]) == [mine]
+    assert report["totals"]["leg_vectors_copied"] == len(vectors)
+    assert target.record_ids(scope=Scope.of(theirs), limit=10).total == 0
+    assert _legs(target).leg_vectors(LEG, other_ids, scope=Scope.of(theirs)) == {}
+    assert _legs(target).leg_vectors(LEG, other_ids, scope=Scope.of(mine)) == {}
+    assert report["legs"] == {LEG: "ready"}
+
+
+def test_a_target_of_another_primary_model_is_refused_before_its_legs_are_touched(
+    pair: tuple[MemoryStore, MemoryStore], rng: np.random.Generator
+) -> None:
+    """The primary mismatch is found first: the target records no leg of the source (on
+    Qdrant, adding one rebuilds the collection) and holds no record."""
+    source, target = pair
+    tenant = new_tenant_id("prim")
+    _fill_legs(source, tenant, rng)
+    target.ensure_embedding("another-primary-model", PG_TEST_DIM)
+    with pytest.raises(EmbeddingMismatchError):
+        copy_stores(source, target)
+    assert LEG not in _legs(target).leg_records()
+    assert target.record_ids(scope=Scope.of(tenant), limit=1).total == 0

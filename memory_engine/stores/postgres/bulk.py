@@ -8,10 +8,12 @@ good share of the table (docs/architecture.md#measured-facts: 48 s for 100k x 38
 1. streams the items (any iterable, e.g. a generator that embeds lazily) with binary COPY into
    a temp table, holding no lock on ``memories``;
 2. in ONE transaction: takes the tenant's write lock; when the batch is large relative to the
-   table (:func:`should_rebuild`), drops the HNSW index (as the owner role); dedupes by
+   table (:func:`should_rebuild`), drops the HNSW indexes (the primary one and each extra
+   leg's, :data:`HNSW_INDEXES`; as the owner role); dedupes by
    content hash in SQL; inserts the rows and one ``create`` event per memory with one
    ``INSERT ... SELECT`` each (row-level security checks them: the data statements run as the
-   application role); rebuilds the HNSW index with a large ``maintenance_work_mem``; commits.
+   application role); rebuilds the HNSW indexes with a large ``maintenance_work_mem``; commits.
+   The items' leg vectors (``NewMemory.legs``) are columns of the same rows.
 
 The drop and the rebuild are in the same transaction as the rows, so the index is never missing
 after the call, whether it returns or raises (a failure rolls the drop back). While the index
@@ -41,10 +43,11 @@ from memory_engine.stores.base import InsertOutcome, NewMemory
 from memory_engine.stores.postgres.connection import PgConnection
 from memory_engine.stores.postgres.entities import link_memories
 from memory_engine.stores.postgres.keyword import lock_tenant
-from memory_engine.stores.postgres.sql import columns, table_rows
+from memory_engine.stores.postgres.sql import INSERT_LEG_COLUMNS, columns, table_rows
 from memory_engine.stores.postgres.writes import (
     COPY_COLUMNS,
     COPY_TYPES,
+    LegCheck,
     copy_rows,
     prepare_row,
     unique_violation_message,
@@ -54,6 +57,12 @@ logger = logging.getLogger("memory_engine.stores.postgres.store")
 
 #: Name of the HNSW index made by ``ensure_embedding``.
 HNSW_INDEX = "memories_embedding_hnsw"
+#: Every HNSW index a bulk import may rebuild: the primary one and each extra leg's (made by
+#: ``ensure_leg``; the leg vectors travel in the same rows).
+HNSW_INDEXES: tuple[str, ...] = (
+    HNSW_INDEX,
+    *(f"memories_{column}_hnsw" for column in INSERT_LEG_COLUMNS),
+)
 #: Rebuild the HNSW index only for batches of at least this many rows ...
 REBUILD_MIN_ROWS = 1000
 #: ... that are at least this share of the rows already in the table (all tenants).
@@ -84,8 +93,9 @@ def should_rebuild(batch_rows: int, table_rows: float) -> bool:
 class PgBulkWriter:
     """The bulk import part of :class:`PostgresStore` (a ``BulkLoader``)."""
 
-    def __init__(self, conn: PgConnection) -> None:
+    def __init__(self, conn: PgConnection, check_legs: LegCheck) -> None:
         self._conn = conn
+        self._check_legs = check_legs
 
     def bulk_insert(
         self,
@@ -159,7 +169,7 @@ class PgBulkWriter:
                     if first is not None:
                         model, dim = self._conn.model_dim(first)
                         chained = itertools.chain([first], it)
-                        rows = _copy_staged(cur, chained, scope, model, dim, n)
+                        rows = _copy_staged(cur, chained, scope, (model, dim, self._check_legs), n)
                     staged.append((scope, rows))
                     n += rows
                 if n == 0:
@@ -170,8 +180,8 @@ class PgBulkWriter:
                 cur.execute(sql.SQL("ANALYZE {}").format(sql.Identifier(_STAGED)))
                 for tenant in sorted({s.tenant_id for s, rows in staged if rows}):
                     lock_tenant(cur, tenant)
-                indexdef = _hnsw_definition(cur)
-                rebuild = indexdef is not None and (
+                indexdefs = _hnsw_definitions(cur)
+                rebuild = bool(indexdefs) and (
                     rebuild_index
                     if rebuild_index is not None
                     else should_rebuild(n, table_rows(cur))
@@ -181,7 +191,10 @@ class PgBulkWriter:
                         cur,
                         self._conn.role,
                         sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(LOCK_TIMEOUT)),
-                        sql.SQL("DROP INDEX {}").format(sql.Identifier(HNSW_INDEX)),
+                        *(
+                            sql.SQL("DROP INDEX {}").format(sql.Identifier(name))
+                            for name in indexdefs
+                        ),
                     )
                 results: list[list[InsertOutcome]] = []
                 created = 0
@@ -196,7 +209,7 @@ class PgBulkWriter:
                     outcomes, made = _insert_staged(cur, scope, span, actor, reason, request_id)
                     results.append(outcomes)
                     created += made
-                if rebuild and indexdef is not None:
+                if rebuild:
                     _as_owner(
                         cur,
                         self._conn.role,
@@ -206,7 +219,7 @@ class PgBulkWriter:
                         sql.SQL("SET LOCAL max_parallel_maintenance_workers = {}").format(
                             sql.Literal(REBUILD_PARALLEL_WORKERS)
                         ),
-                        sql.SQL(indexdef),
+                        *(sql.SQL(indexdef) for indexdef in indexdefs.values()),
                     )
             logger.info(
                 "bulk insert: %d items in %d batches, %d created, HNSW index %s",
@@ -236,18 +249,19 @@ def _copy_staged(
     cur: psycopg.Cursor[Any],
     items: Iterable[NewMemory],
     scope: Scope,
-    model: str,
-    dim: int,
+    checks: tuple[str, int, LegCheck],
     first_ord: int,
 ) -> int:
     """COPY the validated items of ``scope`` into ``bulk_staged`` from position
-    ``first_ord`` on; returns how many."""
+    ``first_ord`` on (``checks``: the recorded model and dimension, the leg check); returns
+    how many."""
     count = 0
+    model, dim, check_legs = checks
 
     def rows() -> Iterator[tuple[Any, ...]]:
         nonlocal count
         for item in items:
-            row = prepare_row(item, scope, model, dim)
+            row = prepare_row(item, scope, model, dim, check_legs)
             yield (first_ord + count, *row.values, Jsonb(row.memory.public_dict()))
             count += 1
 
@@ -353,14 +367,16 @@ def _insert_staged(
     return outcomes, created
 
 
-def _hnsw_definition(cur: psycopg.Cursor[Any]) -> str | None:
-    """``CREATE INDEX`` statement of the HNSW index, or None when there is none (dim > 2000)."""
-    row = cur.execute(
-        "SELECT indexdef FROM pg_indexes WHERE schemaname = current_schema() "
-        "AND tablename = 'memories' AND indexname = %s",
-        [HNSW_INDEX],
-    ).fetchone()
-    return str(row[0]) if row else None
+def _hnsw_definitions(cur: psycopg.Cursor[Any]) -> dict[str, str]:
+    """``CREATE INDEX`` statement of each of :data:`HNSW_INDEXES` that exists, by name, the
+    primary one first (none for a dimension above 2000, or a leg not recorded)."""
+    rows = cur.execute(
+        "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = current_schema() "
+        "AND tablename = 'memories' AND indexname = ANY(%s)",
+        [list(HNSW_INDEXES)],
+    ).fetchall()
+    found = {str(r[0]): str(r[1]) for r in rows}
+    return {name: found[name] for name in HNSW_INDEXES if name in found}
 
 
 def _as_owner(cur: psycopg.Cursor[Any], app_role: str, *statements: sql.SQL | sql.Composed) -> None:

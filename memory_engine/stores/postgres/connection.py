@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import builtins
 import logging
+import select
 import threading
 import time
 import weakref
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from typing import Any
 
 import psycopg
@@ -62,11 +63,11 @@ HNSW_MAX_DIM = 2000
 ITERATIVE_SCAN_VERSION = (0, 8)
 
 #: A pooled connection handed back more than this many seconds ago is checked with a round
-#: trip before reuse (:class:`IdleCheck`); a more recent one only locally. 0: every checkout
-#: gets the round trip. That is the default, because a server that drops its connections
-#: (a restart, ``pg_terminate_backend``) right after a connection came back would otherwise
-#: hand that dead connection to the next caller (tests/security/test_crash.py).
-POOL_CHECK_IDLE_S = 0.0
+#: trip before reuse (:class:`IdleCheck`); a more recent one only locally: closed, broken, or
+#: its socket readable (the server closed it or sent a termination notice). 0: every checkout
+#: gets the round trip. A connection the server drops in the instant between the check and
+#: the transaction's first statement is replaced by :meth:`PgConnection.tx` (one retry).
+POOL_CHECK_IDLE_S = 5.0
 
 
 def app_conninfo(owner: str, role: str, app_url: str | None = None) -> tuple[str, str]:
@@ -216,15 +217,30 @@ def role_escapes(conn: psycopg.Connection[Any]) -> list[str]:
     return findings
 
 
+def socket_readable(conn: psycopg.Connection[Any]) -> bool:
+    """True when the idle connection's socket has something to read, without blocking.
+
+    An idle connection between transactions has nothing to read: readable means the server
+    closed it (end of file) or sent a message on its own, in practice the FATAL notice of a
+    terminated backend (a restart, ``pg_terminate_backend``, an idle timeout). Either way the
+    connection is not handed out. A socket that cannot be polled counts as readable.
+    """
+    try:
+        ready, _, _ = select.select([conn.pgconn.socket], [], [], 0)
+    except (OSError, ValueError, psycopg.Error):
+        return True
+    return bool(ready)
+
+
 class IdleCheck:
     """The pool's connection check, with a round trip only for connections idle a while.
 
     ``ConnectionPool.check_connection`` sends an empty query on every checkout: a round trip
     per transaction (a search runs 4-5), ~8% of the MCP server's CPU under 20 clients
     (py-spy, bench/mcp_load.py). A connection handed back less than
-    :data:`POOL_CHECK_IDLE_S` seconds ago is only checked locally (closed or broken); an older
-    one still gets the round trip, so a connection the server dropped while it sat in the pool
-    (a restart, an idle timeout) is replaced before a caller gets it.
+    :data:`POOL_CHECK_IDLE_S` seconds ago is only checked locally: closed, broken, or its
+    socket readable (:func:`socket_readable`: a dropped connection, found with a zero-timeout
+    ``select``, no round trip). An older one also gets the round trip.
     """
 
     def __init__(self, idle_s: float | None = None) -> None:
@@ -243,6 +259,9 @@ class IdleCheck:
         """Pool ``check`` callback. Raises psycopg.OperationalError for a dead connection."""
         if conn.closed or conn.broken:
             raise psycopg.OperationalError("connection closed")
+        if socket_readable(conn):
+            conn.close()  # so the pool discards it (it keeps a connection libpq deems fine)
+            raise psycopg.OperationalError("the server closed the connection")
         with self._lock:
             since = self._returned.get(conn)
         if since is None or time.monotonic() - since > self.idle_s:
@@ -314,20 +333,42 @@ class PgConnection:
             return findings
 
     def _configure(self, conn: psycopg.Connection) -> None:
-        """Per pooled connection (logged in as the app role): UTC, pgvector adapters."""
+        """Per pooled connection (logged in as the app role): UTC, pgvector adapters; it
+        counts as just returned (:class:`IdleCheck`: no round trip on its first checkout)."""
         conn.execute("SET TimeZone = 'UTC'")
         register_vector(conn)
+        self._idle_check.returned(conn)
 
     # ------------------------------------------------------------------ transactions
 
     @contextmanager
     def tx(self, scope: Scope | None) -> Iterator[psycopg.Cursor[Any]]:
-        """A pooled transaction as the app role with ``app.tenant_id`` set (SET LOCAL)."""
-        with mapped_errors(), self.pool.connection() as conn, conn.transaction():
-            cur = conn.cursor()
-            if scope is not None:
-                cur.execute("SELECT set_config('app.tenant_id', %s, true)", [scope.tenant_id])
-            yield cur
+        """A pooled transaction as the app role with ``app.tenant_id`` set (SET LOCAL).
+
+        When the connection fails before the caller's first statement (``BEGIN`` or the
+        tenant setting: the server dropped it just after the pool's check), it is discarded
+        and the transaction starts once more on another connection; nothing ran yet.
+        """
+        with mapped_errors():
+            for attempt in range(2):
+                stack = ExitStack()
+                conn = stack.enter_context(self.pool.connection())  # pool errors: not retried
+                try:
+                    stack.enter_context(conn.transaction())
+                    cur = conn.cursor()
+                    if scope is not None:
+                        cur.execute(
+                            "SELECT set_config('app.tenant_id', %s, true)", [scope.tenant_id]
+                        )
+                except psycopg.OperationalError:
+                    with suppress(psycopg.Error):
+                        stack.close()  # the broken connection goes back and is discarded
+                    if attempt:
+                        raise
+                    continue
+                with stack:
+                    yield cur
+                return
 
     @contextmanager
     def owner_tx(self, scope: Scope | None = None) -> Iterator[psycopg.Cursor[Any]]:

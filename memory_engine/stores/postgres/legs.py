@@ -12,6 +12,7 @@ import builtins
 import uuid
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 from psycopg import sql
 
 from memory_engine.errors import InvalidInputError
@@ -22,13 +23,10 @@ from memory_engine.stores.legs import LegBook, check_leg, first_state, unstaged_
 from memory_engine.stores.postgres.connection import HNSW_MAX_DIM, PgConnection
 from memory_engine.stores.postgres.migrate import MIGRATION_LOCK_KEY
 from memory_engine.stores.postgres.records import vector_floats
-from memory_engine.stores.postgres.sql import dense_search
+from memory_engine.stores.postgres.sql import LEG_COLUMNS, dense_search
 
 #: Rows per UPDATE statement of ``set_leg_vectors`` (one transaction for the whole call).
 SET_CHUNK = 500
-
-#: Vector column of each extra leg (and of the reembed staging leg, migration 0007).
-LEG_COLUMNS: dict[str, str] = {"dense_ml": "embedding_ml", STAGING_LEG: "embedding_next"}
 
 
 def leg_column(leg: str) -> str:
@@ -65,6 +63,10 @@ class PgVectorLegs:
     def leg_records(self) -> dict[str, LegRecord]:
         """Every recorded extra leg (read from ``embedding_legs``; cached until it changes)."""
         return self._book.records()
+
+    def insert_vectors(self, vectors: Mapping[str, Sequence[float]]) -> dict[str, np.ndarray]:
+        """A new memory's leg vectors, checked (:meth:`LegBook.insert_vectors`)."""
+        return self._book.insert_vectors(vectors)
 
     def ensure_leg(self, leg: str, model: str, dim: int) -> LegRecord:
         """See :meth:`memory_engine.stores.base.VectorLegs.ensure_leg`; the first call types the
@@ -131,11 +133,17 @@ class PgVectorLegs:
         """See :meth:`memory_engine.stores.base.VectorLegs.commit_primary`: one owner
         transaction (writes wait on a table lock, searches on the column rewrite) rewrites
         ``embedding`` from ``embedding_next``, rebuilds its HNSW index, sets every memory's
-        ``embedding_model`` and the store's record, and clears the staging column."""
+        ``embedding_model`` and the store's record, and clears the staging column.
+
+        Row-level security is lifted for the owner in this transaction only (``NO FORCE``,
+        restored before commit, as in the backfills): a non-superuser owner (a managed
+        database) would otherwise see no row, so the unstaged check would pass on nothing and
+        no memory's ``embedding_model`` would change."""
         self._book.staged(model, dim)
         with self._conn.owner_tx() as cur:
             cur.execute("SELECT pg_advisory_xact_lock(%s)", [MIGRATION_LOCK_KEY])
             cur.execute("LOCK TABLE memories IN SHARE ROW EXCLUSIVE MODE")
+            cur.execute("ALTER TABLE memories NO FORCE ROW LEVEL SECURITY")
             row = cur.execute(
                 "SELECT count(*) FROM memories WHERE embedding IS NOT NULL "
                 "AND embedding_next IS NULL"
@@ -162,6 +170,7 @@ class PgVectorLegs:
             cur.execute("ALTER TABLE memories ALTER COLUMN embedding_next TYPE vector USING NULL")
             cur.execute("DELETE FROM embedding_legs WHERE leg = %s", [STAGING_LEG])
             cur.execute("UPDATE embedding_config SET model = %s, dim = %s", [model, dim])
+            cur.execute("ALTER TABLE memories FORCE ROW LEVEL SECURITY")
         self._conn.embedding_info()  # refresh the cached record
         self.leg_records()
 

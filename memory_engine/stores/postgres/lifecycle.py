@@ -63,14 +63,16 @@ def redact_in_tx(
             continue
         old = cur.execute(
             "DELETE FROM traces WHERE tenant_id = %s AND id = %s "
-            "RETURNING user_id, agent_id, session_id, created_at, returned",
+            "RETURNING user_id, agent_id, session_id, created_at, returned, client_seq, "
+            "tenant_seq",
             [tenant_id, trace_id],
         ).fetchone()
         if old is None:
             continue
-        cur.execute(
+        cur.execute(  # the same ordinals (migration 0008): the retention order is unchanged
             "INSERT INTO traces (id, tenant_id, user_id, agent_id, session_id, created_at, "
-            "returned, query, payload) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            "returned, client_seq, tenant_seq, query, payload) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
             [trace_id, tenant_id, *old, str(new_payload.get("query") or ""), Jsonb(new_payload)],
         )
         traces += 1

@@ -47,7 +47,13 @@ from memory_engine.models import (
     Scope,
     ensure_utc,
 )
+from memory_engine.stores.base import EXTRA_LEGS, STAGING_LEG
 from memory_engine.stores.common import status_values
+
+#: Vector column of each extra leg (and of the reembed staging leg, migration 0007).
+LEG_COLUMNS: dict[str, str] = {"dense_ml": "embedding_ml", STAGING_LEG: "embedding_next"}
+#: Columns of the extra legs (:data:`EXTRA_LEGS`) that an insert writes with the row.
+INSERT_LEG_COLUMNS: tuple[str, ...] = tuple(LEG_COLUMNS[leg] for leg in EXTRA_LEGS)
 
 #: Memory columns read back (the embedding is not loaded; ``Memory.embedding`` stays None).
 MEMORY_COLUMNS: tuple[str, ...] = (

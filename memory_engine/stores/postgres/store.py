@@ -90,14 +90,14 @@ class PostgresStore:
         self.conn = PgConnection(settings, owner)
         if ENTITIES_MIGRATION in applied:
             backfill_links(self.conn)
-        self._reader = PgReader(self.conn)
-        self._writer = PgWriter(self.conn)
-        self._lifecycle = PgLifecycle(self.conn)
-        self._records = PgRecords(self.conn)
-        self._bulk = PgBulkWriter(self.conn)
-        self._entities = PgEntities(self.conn)
         #: The extra dense legs and the reembed staging leg (``stores.base.VectorLegs``).
         self.legs = PgVectorLegs(self.conn)
+        self._reader = PgReader(self.conn)
+        self._writer = PgWriter(self.conn, self.legs.insert_vectors)
+        self._lifecycle = PgLifecycle(self.conn)
+        self._records = PgRecords(self.conn)
+        self._bulk = PgBulkWriter(self.conn, self.legs.insert_vectors)
+        self._entities = PgEntities(self.conn)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> PostgresStore:

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from datetime import timedelta
 from typing import Any
 
 import psycopg
 from psycopg import sql
-from psycopg.types.json import Jsonb
 
 from memory_engine.errors import InvalidInputError, VersionConflictError
 from memory_engine.models import Memory, Scope, Trace, ensure_utc
@@ -38,7 +36,9 @@ from memory_engine.stores.postgres.sql import (
     memory_from_row,
     memory_params,
 )
+from memory_engine.stores.postgres.traces import insert_trace
 from memory_engine.stores.postgres.writes import (
+    LegCheck,
     copy_events,
     copy_memories,
     event_values,
@@ -58,8 +58,9 @@ class PgWriter:
     of migration 0002 never deadlock.
     """
 
-    def __init__(self, conn: PgConnection) -> None:
+    def __init__(self, conn: PgConnection, check_legs: LegCheck) -> None:
         self._conn = conn
+        self._check_legs = check_legs
 
     def insert(
         self,
@@ -79,18 +80,20 @@ class PgWriter:
         recorded yet, the first item's ``embedding_model`` and vector length are recorded.
 
         One INSERT per table (multi-row VALUES, or COPY into a temp table for larger batches),
-        under the tenant's write lock. The HNSW index is updated row by row; for large imports
+        under the tenant's write lock; the items' leg vectors (``NewMemory.legs``) are columns
+        of the same memories INSERT. The HNSW index is updated row by row; for large imports
         use :meth:`bulk_insert` (which may rebuild the index instead).
 
         Raises:
             TenantScopeError: an item's tenant/user/agent/session contradicts the scope.
-            InvalidInputError: bad vector, id already used, or no embedding model known.
+            InvalidInputError: bad vector, id already used, no embedding model known, or a leg
+                vector of an unrecorded leg or another dimension.
             EmbeddingMismatchError: an item names another embedding model.
         """
         if not items:
             return []
         model, dim = self._conn.model_dim(items[0])
-        rows = [prepare_row(item, scope, model, dim) for item in items]
+        rows = [prepare_row(item, scope, model, dim, self._check_legs) for item in items]
         with self._conn.tx(scope) as cur:
             lock_tenant(cur, scope.tenant_id)
             existing = existing_active(
@@ -253,7 +256,9 @@ class PgWriter:
     def save_trace(self, trace: Trace, *, scope: Scope) -> None:
         """Store a trace, then drop the oldest traces of its client (same user and agent id)
         beyond ``trace_retention``, the tenant's traces older than ``trace_retention_days``
-        before this one, and the tenant's oldest beyond ``trace_retention_tenant``.
+        before this one, and the tenant's oldest beyond ``trace_retention_tenant``
+        (:func:`~memory_engine.stores.postgres.traces.insert_trace`: index range deletes by
+        insertion order, no scan of the kept traces).
 
         Traces are immutable: saving an id that is already stored keeps the stored one.
 
@@ -261,51 +266,8 @@ class PgWriter:
             TenantScopeError: the trace belongs to another tenant than the scope.
         """
         check_trace_scope(trace, scope)
-        keep = self._conn.settings.storage.trace_retention
-        if keep == 0:
+        storage = self._conn.settings.storage
+        if storage.trace_retention == 0:
             return
-        returned = sum(1 for c in trace.candidates if c.dropped is None)
         with self._conn.tx(scope) as cur:
-            cur.execute(
-                "INSERT INTO traces (id, tenant_id, user_id, agent_id, session_id, created_at, "
-                "query, returned, payload) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) "
-                "ON CONFLICT (tenant_id, id) DO NOTHING",
-                [
-                    trace.id,
-                    scope.tenant_id,
-                    trace.scope.user_id,
-                    trace.scope.agent_id,
-                    trace.scope.session_id,
-                    ensure_utc(trace.created_at),
-                    trace.query,
-                    returned,
-                    Jsonb(trace.model_dump(mode="json")),
-                ],
-            )
-            storage = self._conn.settings.storage
-            args = {
-                "t": scope.tenant_id,
-                "u": trace.scope.user_id,
-                "a": trace.scope.agent_id,
-                "keep": keep,
-                "ceiling": storage.trace_retention_tenant,
-            }
-            cur.execute(  # this client's oldest beyond its count
-                "DELETE FROM traces WHERE tenant_id = %(t)s AND id IN (SELECT id FROM traces "
-                "WHERE tenant_id = %(t)s AND user_id IS NOT DISTINCT FROM %(u)s "
-                "AND agent_id IS NOT DISTINCT FROM %(a)s "
-                "ORDER BY created_at DESC, id DESC OFFSET %(keep)s)",
-                args,
-            )
-            if storage.trace_retention_days > 0:
-                newest = ensure_utc(trace.created_at) or trace.created_at
-                cutoff = newest - timedelta(days=storage.trace_retention_days)
-                cur.execute(
-                    "DELETE FROM traces WHERE tenant_id = %s AND created_at < %s",
-                    [scope.tenant_id, cutoff],
-                )
-            cur.execute(  # the tenant's ceiling, all clients together
-                "DELETE FROM traces WHERE tenant_id = %(t)s AND id IN (SELECT id FROM traces "
-                "WHERE tenant_id = %(t)s ORDER BY created_at DESC, id DESC OFFSET %(ceiling)s)",
-                args,
-            )
+            insert_trace(cur, trace, scope, storage)

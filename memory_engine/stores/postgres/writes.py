@@ -11,10 +11,11 @@ writer of the tenant takes first, so no other writer can insert the same content
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import psycopg
 from psycopg import Cursor, sql
 from psycopg.adapt import PyFormat
@@ -22,9 +23,14 @@ from psycopg.types.json import Jsonb
 
 from memory_engine.errors import InvalidInputError
 from memory_engine.models import Memory, Scope, ensure_utc
-from memory_engine.stores.base import NewMemory
+from memory_engine.stores.base import EXTRA_LEGS, NewMemory
 from memory_engine.stores.common import dedupe_key, embedded_with, scoped_memory, vector_param
-from memory_engine.stores.postgres.sql import MEMORY_COLUMNS, columns, memory_params
+from memory_engine.stores.postgres.sql import (
+    INSERT_LEG_COLUMNS,
+    MEMORY_COLUMNS,
+    columns,
+    memory_params,
+)
 
 #: PostgreSQL types of :data:`MEMORY_COLUMNS` (binary COPY needs them).
 _MEMORY_TYPES: dict[str, str] = {
@@ -44,14 +50,25 @@ _MEMORY_TYPES: dict[str, str] = {
     "version": "int4",
     "metadata": "jsonb",
 }
-#: Columns written by an insert: the memory columns, the vector and the keyword terms.
-COPY_COLUMNS: tuple[str, ...] = (*MEMORY_COLUMNS, "embedding", "terms", "doc_len")
+#: Columns written by an insert: the memory columns, the vector, the keyword terms and the
+#: extra legs' vectors (NULL for a leg the item carries none of), all in the same statement.
+COPY_COLUMNS: tuple[str, ...] = (
+    *MEMORY_COLUMNS,
+    "embedding",
+    "terms",
+    "doc_len",
+    *INSERT_LEG_COLUMNS,
+)
 COPY_TYPES: tuple[str, ...] = (
     *(_MEMORY_TYPES.get(c, "text") for c in MEMORY_COLUMNS),
     "vector",
     "text[]",
     "int4",
+    *("vector" for _ in INSERT_LEG_COLUMNS),
 )
+#: Checks a new memory's leg vectors against the store's leg records (``insert_vectors`` of
+#: :class:`~memory_engine.stores.postgres.legs.PgVectorLegs`).
+LegCheck = Callable[[Mapping[str, Sequence[float]]], dict[str, np.ndarray]]
 EVENT_COPY_COLUMNS: tuple[str, ...] = (
     "tenant_id",
     "user_id",
@@ -95,14 +112,20 @@ class PreparedRow:
         return dedupe_key(self.memory)
 
 
-def prepare_row(item: NewMemory, scope: Scope, model: str, dim: int) -> PreparedRow:
-    """Validate one item against the scope and the recorded embedding model/dimension.
+def prepare_row(
+    item: NewMemory, scope: Scope, model: str, dim: int, check_legs: LegCheck | None = None
+) -> PreparedRow:
+    """Validate one item against the scope, the recorded embedding model/dimension and (with
+    ``check_legs``) the recorded legs.
 
     Raises:
         TenantScopeError: the item contradicts the scope.
         EmbeddingMismatchError: the item names another embedding model.
-        InvalidInputError: bad vector.
+        InvalidInputError: bad vector; leg vectors without ``check_legs``, or refused by it.
     """
+    if item.legs and check_legs is None:
+        raise InvalidInputError("this write takes no leg vectors", legs=sorted(item.legs))
+    legs = check_legs(item.legs) if check_legs is not None and item.legs else {}
     mem = embedded_with(scoped_memory(item.memory, scope), model)
     params = memory_params(mem)
     for col in ("observed_at", "valid_from", "valid_until", "created_at", "updated_at"):
@@ -113,6 +136,7 @@ def prepare_row(item: NewMemory, scope: Scope, model: str, dim: int) -> Prepared
         vector_param(item.embedding, dim, "embedding"),
         terms,
         len(terms),
+        *(legs.get(leg) for leg in EXTRA_LEGS),
     )
     return PreparedRow(memory=mem, values=values)
 
@@ -169,8 +193,16 @@ def stage_and_insert(
     rows: Iterable[Sequence[Any]],
 ) -> None:
     """Insert ``rows`` with one statement: a multi-row ``INSERT ... VALUES`` for a few rows,
-    else COPY into the session temp table ``staged_<table>`` (same columns, emptied at every
-    commit) and ``INSERT INTO table SELECT`` from it."""
+    else COPY into the session temp table ``staged_<table>`` (emptied at every commit) and
+    ``INSERT INTO table SELECT`` from it.
+
+    The temp table's columns are ``names`` with the COPY ``types`` (``vector`` without a
+    dimension), not a copy of ``table``'s: a pooled session keeps its temp table, and a copy
+    would keep the vector dimensions of its time after ``memory-engine reembed`` retyped a leg
+    or the primary column (``vector(512)`` -> ``vector(768)``), refusing every later large
+    insert of the new vectors. The ``INSERT ... SELECT`` checks each vector against the
+    table's current column type.
+    """
     rows = list(rows)
     if len(rows) <= VALUES_MAX_ROWS:
         one = sql.SQL("({})").format(
@@ -185,11 +217,14 @@ def stage_and_insert(
         return
     staged = sql.Identifier(f"staged_{table}")
     cols = columns(names)
+    definition = sql.SQL(", ").join(
+        sql.SQL("{} {}").format(sql.Identifier(name), sql.SQL(kind))  # kinds: code constants
+        for name, kind in zip(names, types, strict=True)
+    )
     cur.execute(
-        sql.SQL(
-            "CREATE TEMP TABLE IF NOT EXISTS {} ON COMMIT DELETE ROWS AS "
-            "SELECT {} FROM {} WITH NO DATA"
-        ).format(staged, cols, sql.Identifier(table))
+        sql.SQL("CREATE TEMP TABLE IF NOT EXISTS {} ({}) ON COMMIT DELETE ROWS").format(
+            staged, definition
+        )
     )
     cur.execute(sql.SQL("DELETE FROM {}").format(staged))
     copy_rows(cur, f"staged_{table}", names, types, rows)

@@ -148,13 +148,20 @@ def memory_payload(
 
 
 def memory_point(
-    memory: Memory, vector: list[float], terms: list[str], avgdl: float
+    memory: Memory,
+    vector: list[float],
+    terms: list[str],
+    avgdl: float,
+    legs: Mapping[str, list[float]] | None = None,
 ) -> models.PointStruct:
     """The point of a memory: id = memory id, ``dense`` = ``vector``, ``keyword`` = the BM25
-    weights of ``terms`` at the tenant's average length ``avgdl``, payload with the terms."""
+    weights of ``terms`` at the tenant's average length ``avgdl``, each extra leg's named
+    vector from ``legs`` (leg name -> vector), payload with the terms."""
+    vectors: dict[str, Any] = {**(legs or {}), DENSE: vector}
+    vectors[KEYWORD] = bm25_doc_vector(terms, avgdl)
     return models.PointStruct(
         id=str(memory.id),
-        vector={DENSE: vector, KEYWORD: bm25_doc_vector(terms, avgdl)},
+        vector=vectors,
         payload=memory_payload(memory, len(terms), terms),
     )
 

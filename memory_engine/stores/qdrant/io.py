@@ -172,6 +172,11 @@ def ensure_base_collections(
             _tenant_index(client, traces, local)
             _int_index(client, traces, "created_us", local)
             _index(client, traces, "trace_id", models.PayloadSchemaType.KEYWORD, local)
+        if not local:  # the retention ordinals' ranges (stores/trace_order.py), also on older
+            schema = client.get_collection(traces).payload_schema or {}  # collections
+            for field in ("client_seq", "tenant_seq"):
+                if field not in schema:
+                    _int_index(client, traces, field, local)
 
 
 def create_memories_collection(

@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 from qdrant_client import models
 
 from memory_engine.errors import LegUnavailableError
@@ -74,6 +75,10 @@ class QdrantVectorLegs:
     def leg_records(self) -> dict[str, LegRecord]:
         """Every recorded extra leg (meta points)."""
         return self._book.records()
+
+    def insert_vectors(self, vectors: Mapping[str, Sequence[float]]) -> dict[str, np.ndarray]:
+        """A new memory's leg vectors, checked (:meth:`LegBook.insert_vectors`)."""
+        return self._book.insert_vectors(vectors)
 
     def leg_dims(self) -> dict[str, int]:
         """Dimension of every recorded leg (what a new memories collection declares)."""

@@ -76,6 +76,7 @@ from memory_engine.stores.qdrant.lifecycle import QdrantLifecycle
 from memory_engine.stores.qdrant.reads import QdrantReader
 from memory_engine.stores.qdrant.rebuild import finish_pending_rebuild
 from memory_engine.stores.qdrant.records import QdrantRecords
+from memory_engine.stores.qdrant.traces import QdrantTraceLog
 from memory_engine.stores.qdrant.writer import QdrantWriter
 
 
@@ -112,8 +113,9 @@ class QdrantStore:
         #: The extra dense legs and the reembed staging leg (``stores.base.VectorLegs``).
         self.legs = QdrantVectorLegs(self.conn, self._reader.dense_search)
         self._entities = QdrantEntities(self.conn)
-        self._writer = QdrantWriter(self.conn, self._log, self._entities)
+        self._writer = QdrantWriter(self.conn, self._log, self._entities, self.legs.insert_vectors)
         self._lifecycle = QdrantLifecycle(self.conn)
+        self._traces = QdrantTraceLog(self.conn)
         self._records = QdrantRecords(self.conn, self._log, self._writer)
         try:
             ensure_base_collections(
@@ -295,8 +297,8 @@ class QdrantStore:
     # ------------------------------------------------------------------ TraceStore
 
     def save_trace(self, trace: Trace, *, scope: Scope) -> None:
-        """See :meth:`QdrantWriter.save_trace`."""
-        self._writer.save_trace(trace, scope=scope)
+        """See :meth:`QdrantTraceLog.save`."""
+        self._traces.save(trace, scope=scope)
 
     def get_trace(self, trace_id: uuid.UUID, *, scope: Scope) -> Trace:
         """See :meth:`QdrantReader.get_trace`."""

@@ -1,6 +1,6 @@
 """The write part of the Qdrant store (:class:`QdrantWriter`): insert, update and purge of
-memories under the write protocol, the per-tenant keyword statistics and the content-hash
-owners they keep, and traces.
+memories under the write protocol, and the per-tenant keyword statistics and the
+content-hash owners they keep (traces: ``traces.py``).
 
 Every change of a memory is (1) its event written ``pending`` (2) the point upserted or
 deleted (3) the event marked ``committed`` (:class:`~.events.QdrantEventLog`); see
@@ -10,17 +10,16 @@ deleted (3) the event marked ``committed`` (:class:`~.events.QdrantEventLog`); s
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
-from datetime import UTC, timedelta
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 from qdrant_client import QdrantClient, models
 
 from memory_engine.errors import InvalidInputError
-from memory_engine.models import Memory, MemoryStatus, Scope, Trace, utcnow
+from memory_engine.models import Memory, MemoryStatus, Scope, utcnow
 from memory_engine.stores.base import EXTRA_LEGS, InsertOutcome, NewMemory
 from memory_engine.stores.common import (
-    check_trace_scope,
     check_update,
     check_version,
     dedupe_inserts,
@@ -43,8 +42,6 @@ from memory_engine.stores.qdrant.codec import (
     memory_payload,
     memory_point,
     scope_filter,
-    to_us,
-    us_range,
     utc_memory,
 )
 from memory_engine.stores.qdrant.connection import QdrantConnection
@@ -54,26 +51,36 @@ from memory_engine.stores.qdrant.io import scroll_all
 from memory_engine.stores.qdrant.lifecycle import redact_in
 from memory_engine.stores.redaction import erase_quotes
 
+#: One checked item of an insert: the memory, its vector, its keyword terms, its leg vectors.
+Prepared = tuple[Memory, list[float], list[str], dict[str, list[float]]]
+
 _ACTIVE = MemoryStatus.ACTIVE.value
 
 
 class QdrantWriter:
-    """Insert, update, purge and save_trace of the Qdrant store.
+    """Insert, update and purge of the Qdrant store.
 
     Args:
         conn: the store's connection.
         log: the store's event log (event ids, commit marks, verification).
         entities: the store's entity records (written before a memory point names them,
             pruned after a purge or relink leaves them unlinked).
+        check_legs: checks a new memory's leg vectors against the leg records
+            (``QdrantVectorLegs.insert_vectors``).
     """
 
     def __init__(
-        self, conn: QdrantConnection, log: QdrantEventLog, entities: QdrantEntities
+        self,
+        conn: QdrantConnection,
+        log: QdrantEventLog,
+        entities: QdrantEntities,
+        check_legs: Callable[[Mapping[str, Sequence[float]]], dict[str, np.ndarray]],
     ) -> None:
         self._conn = conn
         self._log = log
         self._settings = conn.settings
         self.entities = entities
+        self._check_legs = check_legs
 
     # ------------------------------------------------------------------ keyword statistics
 
@@ -145,12 +152,13 @@ class QdrantWriter:
         if not items:
             return []
         model, dim = self._conn.model_dim(items[0])
-        prepared: list[tuple[Memory, list[float], list[str]]] = []
+        prepared: list[Prepared] = []
         for item in items:
             mem = embedded_with(utc_memory(scoped_memory(item.memory, scope)), model)
             vec = vector_param(item.embedding, dim, "embedding").tolist()
-            prepared.append((mem, vec, [str(t) for t in item.terms if t]))
-        ids = [str(m.id) for m, _, _ in prepared]
+            legs = {k: v.tolist() for k, v in self._check_legs(item.legs).items()}
+            prepared.append((mem, vec, [str(t) for t in item.terms if t], legs))
+        ids = [str(p[0].id) for p in prepared]
         if len(set(ids)) != len(ids):
             raise InvalidInputError("the batch holds the same memory id twice")
 
@@ -158,9 +166,9 @@ class QdrantWriter:
             taken = client.retrieve(self._conn.memories, ids, with_payload=False)
             if taken:  # ids are global (like PostgreSQL's primary key), checked by id only
                 raise InvalidInputError(f"memory id already exists: {taken[0].id}")
-            hashes = sorted({m.content_hash for m, _, _ in prepared if m.content_hash})
+            hashes = sorted({p[0].content_hash for p in prepared if p[0].content_hash})
             existing = self.active_owners(client, scope.tenant_id, hashes)
-            outcomes, keep = dedupe_inserts([m for m, _, _ in prepared], existing)
+            outcomes, keep = dedupe_inserts([p[0] for p in prepared], existing)
             new = [prepared[i] for i in keep]
             if new:
                 self._insert_new(client, new, scope.tenant_id, actor, reason, request_id)
@@ -172,16 +180,16 @@ class QdrantWriter:
     def _insert_new(
         self,
         client: QdrantClient,
-        new: list[tuple[Memory, list[float], list[str]]],
+        new: list[Prepared],
         tenant: str,
         actor: str,
         reason: str | None,
         request_id: str | None,
     ) -> None:
         docs, total_terms = self.tenant_stats(client, tenant)
-        added_terms = sum(len(t) for _, _, t in new)
+        added_terms = sum(len(p[2]) for p in new)
         avgdl = (total_terms + added_terms) / (docs + len(new))
-        self.entities.remember(client, tenant, (mem for mem, _, _ in new))
+        self.entities.remember(client, tenant, (p[0] for p in new))
         seqs = self._log.next_seqs(len(new))
         events = [
             models.PointStruct(
@@ -191,11 +199,12 @@ class QdrantWriter:
                     seq, mem, "create", actor, after=mem, reason=reason, request_id=request_id
                 ),
             )
-            for seq, (mem, _, _) in zip(seqs, new, strict=True)
+            for seq, (mem, *_) in zip(seqs, new, strict=True)
         ]
         client.upsert(self._conn.events, events)  # (1) pending events
         self._log.step_done("event")
-        points = [memory_point(mem, vec, terms, avgdl) for mem, vec, terms in new]
+        # Every named vector (dense, keyword, the extra legs) in the one upsert.
+        points = [memory_point(mem, vec, terms, avgdl, legs) for mem, vec, terms, legs in new]
         client.upsert(self._conn.memories, points, update_mode=models.UpdateMode.INSERT_ONLY)  # (2)
         self._log.step_done("point")
         self._log.commit(client, seqs)  # (3)
@@ -356,96 +365,3 @@ class QdrantWriter:
             self.add_tenant_stats(client, scope.tenant_id, -1, -doc_len)
             self.entities.drop_unlinked(client, scope.tenant_id, entity_keys_of(before))
             redact_in(client, self._conn, memory_id, scope.tenant_id, before.content)
-
-    # ------------------------------------------------------------------ traces
-
-    def save_trace(self, trace: Trace, *, scope: Scope) -> None:
-        """Store a trace, then drop the oldest traces of its client (same user and agent id)
-        beyond ``trace_retention``, the tenant's traces older than ``trace_retention_days``
-        before this one, and the tenant's oldest beyond ``trace_retention_tenant``.
-
-        Traces are immutable: saving an id that is already stored keeps the stored one.
-
-        Raises:
-            TenantScopeError: the trace belongs to another tenant than the scope.
-        """
-        check_trace_scope(trace, scope)
-        keep = self._settings.storage.trace_retention
-        if keep == 0:
-            return
-        created = (
-            trace.created_at if trace.created_at.tzinfo else trace.created_at.replace(tzinfo=UTC)
-        )
-        payload = {
-            "tenant_id": scope.tenant_id,
-            "user_id": trace.scope.user_id,
-            "agent_id": trace.scope.agent_id,
-            "session_id": trace.scope.session_id,
-            "trace_id": str(trace.id),
-            "created_at": created.astimezone(UTC).isoformat(),
-            "created_us": to_us(created),
-            "query": trace.query,
-            "returned": sum(1 for c in trace.candidates if c.dropped is None),
-            "trace": trace.model_dump(mode="json"),
-        }
-        point = models.PointStruct(
-            id=derived_id("trace", scope.tenant_id, str(trace.id)), vector={}, payload=payload
-        )
-        storage = self._settings.storage
-        tenant = scope_filter(Scope.of(scope.tenant_id))
-        caller = models.Filter(
-            must=[
-                *(tenant.must if isinstance(tenant.must, list) else []),
-                *(_same_or_null(k, getattr(trace.scope, k)) for k in ("user_id", "agent_id")),
-            ]
-        )
-        with self._conn.writing() as client:
-            client.upsert(self._conn.traces, [point], update_mode=models.UpdateMode.INSERT_ONLY)
-            for flt, limit in ((caller, keep), (tenant, storage.trace_retention_tenant)):
-                if flt is tenant and storage.trace_retention_days > 0:
-                    cutoff = created - timedelta(days=storage.trace_retention_days)
-                    old = scope_filter(
-                        Scope.of(scope.tenant_id), us_range("created_us", lt=to_us(cutoff))
-                    )
-                    client.delete(
-                        self._conn.traces, points_selector=models.FilterSelector(filter=old)
-                    )
-                count = int(client.count(self._conn.traces, count_filter=flt, exact=True).count)
-                if count > limit:
-                    self._drop_oldest_traces(client, flt, count - limit)
-        self._conn.check_size(self._conn.traces)
-
-    def _drop_oldest_traces(self, client: QdrantClient, tenant: models.Filter, n: int) -> None:
-        """Delete the ``n`` oldest traces matching ``tenant`` (a tenant or a client filter)."""
-        keys = ["created_us", "trace_id"]
-        rows, _ = client.scroll(
-            self._conn.traces,
-            scroll_filter=tenant,
-            limit=n,
-            order_by=models.OrderBy(key="created_us", direction=models.Direction.ASC),
-            with_payload=keys,
-        )
-        if not rows:
-            return
-        edge = int((rows[-1].payload or {})["created_us"])
-        must = list(tenant.must) if isinstance(tenant.must, list) else []
-        tie = models.Filter(must=[*must, match("created_us", edge)])
-        by_id = {r.id: r for r in rows}
-        by_id.update(
-            {r.id: r for r in scroll_all(client, self._conn.traces, tie, with_payload=keys)}
-        )
-        oldest = sorted(
-            by_id.values(),
-            key=lambda r: (
-                int((r.payload or {})["created_us"]),
-                str((r.payload or {})["trace_id"]),
-            ),
-        )[:n]
-        client.delete(self._conn.traces, points_selector=[r.id for r in oldest])
-
-
-def _same_or_null(key: str, value: str | None) -> models.Condition:
-    """``key == value``, or ``key`` is null/absent when ``value`` is None."""
-    if value is None:
-        return models.IsNullCondition(is_null=models.PayloadField(key=key))
-    return match(key, value)
