@@ -173,6 +173,7 @@ class SearchFn(Protocol):
         *,
         k: int | None = None,
         recent_turns: Sequence[str] | None = None,
+        save_trace: bool = True,
     ) -> SearchResult: ...
 
 
@@ -253,6 +254,7 @@ class ContextService:
         budget_tokens: int | None = None,
         k: int | None = None,
         view: WorkingView | None = None,
+        save_trace: bool = True,
     ) -> ContextResult:
         """Assemble the prompt for ``query`` in session ``session_id`` within the token budget.
 
@@ -264,6 +266,9 @@ class ContextService:
             system_prompt: default ``MEMORY_CONTEXT_SYSTEM_PROMPT``.
             budget_tokens: default ``context_window - context_reserve_tokens``.
             view: a precomputed working-memory view (the dashboard's pasted turns).
+            save_trace: False for a preview that records nothing: the recall's trace is not
+                stored, no access is counted and no strong match is restored (the result's
+                ``trace_id`` then names no stored trace).
 
         Returns:
             ContextResult whose ``messages`` are ``{"role", "content"}`` dicts in section order.
@@ -301,7 +306,7 @@ class ContextService:
         # the conversation so far is part of the question ("Any allergies?" after "I am cooking
         # for Ann tonight"): the last two recent messages go with the query (``recent_turns``)
         turns = [m.content for m in wm.recent[-RECENT_TURNS_IN_QUERY:] if m.content.strip()]
-        result = self._search(scope, query, k=k, recent_turns=turns or None)
+        result = self._search(scope, query, k=k, recent_turns=turns or None, save_trace=save_trace)
         recalled: list[Candidate] = list(result.memories)
         if task_type:
             prefs = TASK_TYPE_PREFERENCES[task_type]

@@ -15,14 +15,18 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from typing import TypeVar
 
 from memory_engine import text as textmod
-from memory_engine.models import Candidate
+from memory_engine.retrieval.records import Scored
 
 __all__ = ["DROP_DUPLICATE", "DROP_NEAR_DUPLICATE", "dedupe", "jaccard", "mmr_order"]
 
 DROP_DUPLICATE = "duplicate_content"
 DROP_NEAR_DUPLICATE = "near_duplicate"
+
+#: Any candidate record (``models.Candidate`` or ``records.Hit``); returned as given.
+C = TypeVar("C", bound=Scored)
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
@@ -32,7 +36,7 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b)
 
 
-def _terms(c: Candidate, cache: dict[uuid.UUID, frozenset[str]]) -> frozenset[str]:
+def _terms(c: Scored, cache: dict[uuid.UUID, frozenset[str]]) -> frozenset[str]:
     got = cache.get(c.memory.id)
     if got is None:
         got = frozenset(textmod.tokenize(c.memory.content))
@@ -41,11 +45,11 @@ def _terms(c: Candidate, cache: dict[uuid.UUID, frozenset[str]]) -> frozenset[st
 
 
 def dedupe(
-    candidates: Sequence[Candidate],
+    candidates: Sequence[C],
     *,
     near_duplicate: float | None = None,
     limit: int | None = None,
-) -> tuple[list[Candidate], list[tuple[Candidate, str]]]:
+) -> tuple[list[C], list[tuple[C, str]]]:
     """Drop exact and near duplicates of better-ranked candidates.
 
     Args:
@@ -58,8 +62,8 @@ def dedupe(
         (kept, dropped) where dropped pairs each candidate with ``duplicate_content`` or
         ``near_duplicate``.
     """
-    kept: list[Candidate] = []
-    dropped: list[tuple[Candidate, str]] = []
+    kept: list[C] = []
+    dropped: list[tuple[C, str]] = []
     hashes: set[str] = set()
     cache: dict[uuid.UUID, frozenset[str]] = {}
     for c in candidates:
@@ -82,9 +86,7 @@ def dedupe(
     return kept, dropped
 
 
-def mmr_order(
-    candidates: Sequence[Candidate], *, score_key: str, lam: float, pool: int
-) -> list[Candidate]:
+def mmr_order(candidates: Sequence[C], *, score_key: str, lam: float, pool: int) -> list[C]:
     """Reorder the first ``pool`` candidates by MMR (see module docstring); the rest follow
     unchanged. ``lam`` in [0, 1]; 1.0 returns the input order. Raises ValueError otherwise."""
     if not 0.0 <= lam <= 1.0:
@@ -99,7 +101,7 @@ def mmr_order(
         for c, s in zip(head, scores, strict=True)
     }
     cache: dict[uuid.UUID, frozenset[str]] = {}
-    picked: list[Candidate] = []
+    picked: list[C] = []
     left = head
     while left:
         best = max(

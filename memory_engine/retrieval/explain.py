@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import math
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from memory_engine.config.retrieval import recall_depth
 from memory_engine.models import Trace, TraceCandidate
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "precision_at_k",
     "recall_at_k",
     "returned_ids",
+    "trace_depth",
     "why_not",
 ]
 
@@ -100,7 +102,7 @@ def why_not(trace: Trace, memory_id: uuid.UUID) -> WhyNot:
     last = max(kept, key=lambda c: c.ranks["final"]) if kept else None
     mine = next((c for c in trace.candidates if c.memory_id == memory_id), None)
     if mine is None:
-        depth = trace.config.get("candidates_per_leg", "?")
+        depth = trace_depth(trace.config)
         return WhyNot(
             memory_id=memory_id,
             verdict="not_recalled",
@@ -235,3 +237,12 @@ def ndcg_at_k(ranked: Sequence[Any], relevant: Iterable[Any], k: int) -> float:
     dcg = sum(1.0 / math.log2(i + 1) for i, x in enumerate(ranked[:k], start=1) if x in rel)
     ideal = sum(1.0 / math.log2(i + 1) for i in range(1, min(len(rel), k) + 1))
     return dcg / ideal if ideal else 0.0
+
+
+def trace_depth(config: Mapping[str, Any]) -> int | str:
+    """The recall depth of each leg in a trace's ``config`` (``config.retrieval.recall_depth``;
+    ``"?"`` when the trace lacks ``candidates_per_leg`` or ``k``)."""
+    per_leg, k = config.get("candidates_per_leg"), config.get("k")
+    if not isinstance(per_leg, int) or not isinstance(k, int):
+        return per_leg if isinstance(per_leg, int) else "?"
+    return recall_depth(per_leg, k)

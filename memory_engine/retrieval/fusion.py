@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
-from memory_engine.models import Candidate
+from memory_engine.models import Memory
+from memory_engine.retrieval.records import Hit, Scored
 
 
-def rrf_fuse(legs: Mapping[str, Sequence[Candidate]], *, k: int = 60) -> list[Candidate]:
+def rrf_fuse(legs: Mapping[str, Sequence[Scored]], *, k: int = 60) -> list[Hit]:
     """Fuse ranked legs with RRF.
 
     Args:
@@ -21,37 +23,39 @@ def rrf_fuse(legs: Mapping[str, Sequence[Candidate]], *, k: int = 60) -> list[Ca
         k: RRF constant (>= 1).
 
     Returns:
-        One candidate per memory id, sorted by ``rrf`` descending (ties: best single-leg rank,
-        then id), carrying every leg's scores and ranks plus ``scores["rrf"]`` and
+        One record per memory id (``records.Hit``), sorted by ``rrf`` descending (ties: best
+        single-leg rank, then id), carrying every leg's scores and ranks plus ``scores["rrf"]`` and
         ``ranks["fused"]`` (1-based).
     """
     if k < 1:
         raise ValueError("k must be >= 1")
-    merged: dict[uuid.UUID, Candidate] = {}
-    rrf: dict[uuid.UUID, float] = {}
+    pooled: dict[uuid.UUID, _Pooled] = {}  # one hash lookup per leg row (~150 a search)
     for leg, candidates in legs.items():
         for position, cand in enumerate(candidates, start=1):
-            mid = cand.memory.id
             rank = cand.ranks.get(leg, position)
-            rrf[mid] = rrf.get(mid, 0.0) + 1.0 / (k + rank)
-            prev = merged.get(mid)
-            scores = dict(prev.scores) if prev else {}
-            ranks = dict(prev.ranks) if prev else {}
-            scores.update(cand.scores)
-            ranks[leg] = rank
-            merged[mid] = Candidate(memory=cand.memory, scores=scores, ranks=ranks)
-
-    def best_rank(c: Candidate) -> int:
-        return min(c.ranks.values())
-
+            entry = pooled.get(cand.memory.id)
+            if entry is None:
+                entry = pooled[cand.memory.id] = _Pooled(cand.memory)
+            entry.rrf += 1.0 / (k + rank)
+            entry.memory = cand.memory
+            entry.scores.update(cand.scores)
+            entry.ranks[leg] = rank
+    # ties by id: the integer's order is the order of the ids' hex text, without making it
     ordered = sorted(
-        merged.values(), key=lambda c: (-rrf[c.memory.id], best_rank(c), str(c.memory.id))
+        pooled.values(), key=lambda e: (-e.rrf, min(e.ranks.values()), e.memory.id.int)
     )
-    return [
-        Candidate(
-            memory=c.memory,
-            scores={**c.scores, "rrf": rrf[c.memory.id]},
-            ranks={**c.ranks, "fused": i},
-        )
-        for i, c in enumerate(ordered, start=1)
-    ]
+    # One new record per memory (not one per leg appearance); the pooled dicts are its own.
+    for i, entry in enumerate(ordered, start=1):
+        entry.scores["rrf"] = entry.rrf
+        entry.ranks["fused"] = i
+    return [Hit(e.memory, e.scores, e.ranks) for e in ordered]
+
+
+@dataclass(slots=True, eq=False)
+class _Pooled:
+    """One memory of the fused pool while the legs are summed."""
+
+    memory: Memory
+    scores: dict[str, float] = field(default_factory=dict)
+    ranks: dict[str, int] = field(default_factory=dict)
+    rrf: float = 0.0

@@ -22,8 +22,9 @@ from typing import TypeVar
 from memory_engine import text as textmod
 from memory_engine.embedding.base import Embedder
 from memory_engine.embedding.batching import query_embedding
-from memory_engine.models import Candidate, MemoryStatus, Scope
+from memory_engine.models import MemoryStatus, Scope
 from memory_engine.retrieval.normfusion import leg_score_key
+from memory_engine.retrieval.records import Hit, Scored
 from memory_engine.stores.base import SearchIndex
 
 T = TypeVar("T")
@@ -79,7 +80,7 @@ def run_legs(
     warnings: list[str],
     extra_legs: Mapping[str, Embedder] | None = None,
     skip: frozenset[str] = frozenset(),
-) -> tuple[dict[str, list[Candidate]], dict[str, float], list[str]]:
+) -> tuple[dict[str, Sequence[Scored]], dict[str, float], list[str]]:
     """Run the wanted legs for every query.
 
     Args:
@@ -109,12 +110,12 @@ def run_legs(
     timings: dict[str, float] = {}
     lock = threading.Lock()
     parallel = store.concurrent_legs
-    submit: Callable[[Callable[[], list[Candidate]]], Future[list[Candidate]] | _Immediate]
+    submit: Callable[[Callable[[], Sequence[Scored]]], Future[Sequence[Scored]] | _Immediate]
     submit = _executor().submit if parallel else _Immediate
-    pending: list[tuple[str, Future[list[Candidate]] | _Immediate | None]] = []
+    pending: list[tuple[str, Future[Sequence[Scored]] | _Immediate | None]] = []
     first_terms: list[str] = []
 
-    def dense(q: str) -> list[Candidate]:
+    def dense(q: str) -> Sequence[Scored]:
         assert embedder is not None
         started = time.perf_counter()
         with query_embedding():
@@ -126,7 +127,7 @@ def run_legs(
         finally:
             _timed(timings, lock, "dense")(started)
 
-    def extra(leg: str, emb: Embedder, q: str) -> list[Candidate]:
+    def extra(leg: str, emb: Embedder, q: str) -> Sequence[Scored]:
         started = time.perf_counter()
         with query_embedding():
             vector = emb.embed([q])[0]
@@ -140,15 +141,11 @@ def run_legs(
         finally:
             _timed(timings, lock, leg)(started)
         return [
-            Candidate(
-                memory=c.memory,
-                scores={key: c.scores["cosine"]},
-                ranks={leg: c.ranks.get(leg, i)},
-            )
+            Hit(c.memory, {key: c.scores["cosine"]}, {leg: c.ranks.get(leg, i)})
             for i, c in enumerate(found, start=1)
         ]
 
-    def keyword(terms: list[str]) -> list[Candidate]:
+    def keyword(terms: list[str]) -> Sequence[Scored]:
         started = time.perf_counter()
         try:
             return store.keyword_search(terms, scope=scope, k=depth, statuses=statuses)
@@ -182,7 +179,7 @@ def run_legs(
                     if i == 0
                     else f"expansion {i} has no keyword terms; its keyword leg skipped"
                 )
-    out: dict[str, list[Candidate]] = {}
+    out: dict[str, Sequence[Scored]] = {}
     error: BaseException | None = None
     for name, fut in pending:  # wait for every leg, even after a failure (no stray work)
         try:

@@ -27,8 +27,8 @@ import uuid
 from collections.abc import Mapping, Sequence
 
 from memory_engine.config.retrieval import FusionMethod
-from memory_engine.models import Candidate
 from memory_engine.retrieval.fusion import rrf_fuse
+from memory_engine.retrieval.records import Hit, Scored
 
 __all__ = ["FusionMethod", "fuse", "leg_normalised", "leg_score_key"]
 
@@ -63,13 +63,13 @@ def _normalise(values: list[float], method: str) -> list[float]:
 
 
 def fuse(
-    legs: Mapping[str, Sequence[Candidate]],
+    legs: Mapping[str, Sequence[Scored]],
     *,
     method: FusionMethod = "rrf",
     rrf_k: int = 60,
     weights: Mapping[str, float] | None = None,
     depth: int | None = None,
-) -> list[Candidate]:
+) -> list[Hit]:
     """Fuse ranked legs.
 
     Args:
@@ -83,7 +83,7 @@ def fuse(
             (None: every leg's floor is its lowest returned score).
 
     Returns:
-        One candidate per memory, sorted by ``scores["fused"]`` descending (ties: ``rrf``,
+        One record per memory (``records.Hit``), sorted by ``scores["fused"]`` descending (ties: ``rrf``,
         then id), with every leg's scores and ranks, ``scores["rrf"]``, ``scores["fused"]``
         and ``ranks["fused"]`` (1-based).
 
@@ -97,44 +97,62 @@ def fuse(
         raise ValueError("leg weights must be >= 0")
     by_rrf = rrf_fuse(legs, k=rrf_k)
     if method == "rrf":
-        fused = {c.memory.id: c.scores["rrf"] for c in by_rrf}
+        fused = [c.scores["rrf"] for c in by_rrf]
     else:
-        pool = [c.memory.id for c in by_rrf]
-        raw: dict[uuid.UUID, float] = dict.fromkeys(pool, 0.0)
+        index = {c.memory.id: i for i, c in enumerate(by_rrf)}
+        raw = [0.0] * len(by_rrf)
         total_w = 0.0
         for leg, cands in legs.items():
             if not cands:
                 continue
             weight = _leg_weight(leg, w)
             total_w += weight
-            key = leg_score_key(leg)
-            got = {c.memory.id: c.scores.get(key, 0.0) for c in cands}
-            floor = min(got.values())
-            if key == "bm25" and depth is not None and len(cands) < depth:
-                floor = 0.0
-            norm = _normalise([got.get(mid, floor) for mid in pool], method)
-            for mid, v in zip(pool, norm, strict=True):
-                raw[mid] += weight * v
+            norm = _normalise(_pool_values(leg, cands, index, depth), method)
+            for i, v in enumerate(norm):
+                raw[i] += weight * v
         if method == "minmax":
-            fused = {mid: v / total_w if total_w else 0.0 for mid, v in raw.items()}
+            fused = [v / total_w if total_w else 0.0 for v in raw]
         else:
-            lo, hi = (min(raw.values()), max(raw.values())) if raw else (0.0, 0.0)
-            fused = {mid: (v - lo) / (hi - lo) if hi > lo else 1.0 for mid, v in raw.items()}
-    ordered = sorted(
-        by_rrf, key=lambda c: (-fused[c.memory.id], -c.scores["rrf"], str(c.memory.id))
+            lo, hi = (min(raw), max(raw)) if raw else (0.0, 0.0)
+            fused = [(v - lo) / (hi - lo) if hi > lo else 1.0 for v in raw]
+    # ties by id: the integer's order is the order of the ids' hex text (records.py)
+    order = sorted(
+        range(len(by_rrf)),
+        key=lambda i: (-fused[i], -by_rrf[i].scores["rrf"], by_rrf[i].memory.id.int),
     )
     return [
-        Candidate(
-            memory=c.memory,
-            scores={**c.scores, "fused": fused[c.memory.id]},
-            ranks={**c.ranks, "fused": i},
+        Hit(
+            by_rrf[i].memory,
+            {**by_rrf[i].scores, "fused": fused[i]},
+            {**by_rrf[i].ranks, "fused": r},
         )
-        for i, c in enumerate(ordered, start=1)
+        for r, i in enumerate(order, start=1)
     ]
 
 
+def _pool_values(
+    leg: str, cands: Sequence[Scored], index: Mapping[uuid.UUID, int], depth: int | None
+) -> list[float]:
+    """The leg's score of every pooled memory (position ``index[id]``): its own score where
+    the leg returned it, else the leg's floor (module docstring). A memory the leg returned
+    twice counts with its last score; one outside the pool only counts toward the floor."""
+    key = leg_score_key(leg)
+    got: list[float | None] = [None] * len(index)
+    outside: dict[uuid.UUID, float] = {}
+    for c in cands:
+        i = index.get(c.memory.id)
+        if i is None:
+            outside[c.memory.id] = c.scores.get(key, 0.0)
+        else:
+            got[i] = c.scores.get(key, 0.0)
+    floor = min([v for v in got if v is not None] + list(outside.values()))
+    if key == "bm25" and depth is not None and len(cands) < depth:
+        floor = 0.0
+    return [floor if v is None else v for v in got]
+
+
 def leg_normalised(
-    legs: Mapping[str, Sequence[Candidate]],
+    legs: Mapping[str, Sequence[Scored]],
     pool: Sequence[uuid.UUID],
     *,
     method: FusionMethod,
@@ -151,19 +169,21 @@ def leg_normalised(
 
     Returns:
         memory id -> leg name -> z-score (``zscore``) or value in [0, 1] (``minmax``).
+
+    Raises:
+        ValueError: an id is twice in ``pool``.
     """
     out: dict[uuid.UUID, dict[str, float]] = {mid: {} for mid in pool}
+    if len(out) != len(pool):
+        raise ValueError("the pool's memory ids must be distinct")
     if method == "rrf" or not pool:
         return out
+    index = {mid: i for i, mid in enumerate(pool)}
+    per_memory = list(out.values())  # one dict per position, in the pool's order
     for leg, cands in legs.items():
         if not cands:
             continue
-        key = leg_score_key(leg)
-        got = {c.memory.id: c.scores.get(key, 0.0) for c in cands}
-        floor = min(got.values())
-        if key == "bm25" and depth is not None and len(cands) < depth:
-            floor = 0.0
-        norm = _normalise([got.get(mid, floor) for mid in pool], method)
-        for mid, v in zip(pool, norm, strict=True):
-            out[mid][leg] = v
+        norm = _normalise(_pool_values(leg, cands, index, depth), method)
+        for row, v in zip(per_memory, norm, strict=True):
+            row[leg] = v
     return out

@@ -18,23 +18,18 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memory_engine import text as textmod
-from memory_engine.config.retrieval import Leg, SearchOptions
+from memory_engine.config.retrieval import Leg, SearchOptions, recall_depth
 from memory_engine.embedding.base import Embedder
 from memory_engine.entities import entity_terms
-from memory_engine.models import (
-    Candidate,
-    Scope,
-    SearchResult,
-    Trace,
-    TraceCandidate,
-)
+from memory_engine.models import Candidate, Scope, SearchResult, Trace, TraceCandidate
 from memory_engine.retrieval.block import flag_line, format_line, memory_flags, render_block
 from memory_engine.retrieval.diversity import DROP_DUPLICATE, dedupe, mmr_order
 from memory_engine.retrieval.expansion import MAX_EXPANSIONS, Expander, composite_query
 from memory_engine.retrieval.legs import run_legs
 from memory_engine.retrieval.normfusion import fuse, leg_normalised, leg_score_key
+from memory_engine.retrieval.records import Hit, Scored, to_candidate
 from memory_engine.retrieval.rerank import Reranker, apply_rerank
-from memory_engine.retrieval.script import dense_leg_weights
+from memory_engine.retrieval.script import cjk_share, dense_leg_weights
 from memory_engine.retrieval.session import smooth_sessions
 from memory_engine.retrieval.thresholds import (
     DROP_RELEVANCE,
@@ -46,6 +41,7 @@ from memory_engine.retrieval.thresholds import (
     min_cosine_for,
     query_names,
     relevance_drops,
+    vouching_legs,
 )
 from memory_engine.retrieval.waterfall import lift_sources
 from memory_engine.retrieval.weighting import WeightFn, apply_weights
@@ -83,7 +79,7 @@ class _Notes:
 
 
 def _summarise(
-    c: Candidate, dropped: str | None = None, notes: _Notes | None = None
+    c: Scored, dropped: str | None = None, notes: _Notes | None = None
 ) -> TraceCandidate:
     m = c.memory
     extra: dict[str, Any] = {}
@@ -140,10 +136,11 @@ def _recall(
     warnings: list[str],
     extra_legs: Mapping[str, Embedder] | None = None,
     skip: frozenset[str] = frozenset(),
-) -> tuple[dict[str, list[Candidate]], list[str]]:
+) -> tuple[dict[str, list[Hit]], list[str]]:
     """Run every leg for every query (but the dense legs in ``skip``); leg names get
-    ``@x<i>`` for the i-th expansion."""
-    depth = max(options.candidates_per_leg, options.k)  # a large k is never silently capped
+    ``@x<i>`` for the i-th expansion. Each leg's rows become ``records.Hit``s holding their
+    leg rank (``ranks[<leg>]``)."""
+    depth = recall_depth(options.candidates_per_leg, options.k)  # deeper for a large k
     legs, timings, first_terms = run_legs(
         queries,
         scope=scope,
@@ -162,9 +159,9 @@ def _recall(
         for c in cands:
             if c.memory.tenant_id != scope.tenant_id:
                 raise AssertionError(f"leg {name} returned a memory of another tenant")
-    ranked = {
+    ranked = {  # a row already holding its rank keeps its ranks dict (~150 a search)
         name: [
-            Candidate(memory=c.memory, scores=c.scores, ranks={**c.ranks, name: pos})
+            Hit(c.memory, c.scores, c.ranks if c.ranks.get(name) == pos else {**c.ranks, name: pos})
             for pos, c in enumerate(cands, start=1)
         ]
         for name, cands in legs.items()
@@ -287,7 +284,7 @@ def run_search(
         method=options.fusion,
         rrf_k=options.rrf_k,
         weights=weights,
-        depth=max(options.candidates_per_leg, options.k),
+        depth=recall_depth(options.candidates_per_leg, options.k),
     )
     stages.append(f"fuse:{options.fusion}")
     notes = _Notes()
@@ -295,7 +292,7 @@ def run_search(
         legs,
         [c.memory.id for c in fused],
         method=options.fusion,
-        depth=max(options.candidates_per_leg, options.k),
+        depth=recall_depth(options.candidates_per_leg, options.k),
     )
     clock.lap("fuse")
     score_key = "fused"
@@ -330,7 +327,7 @@ def run_search(
     model = embedder.model_name if embedder is not None else None
     floor = min_cosine_for(model, options.min_cosine, calibrated=options.calibrated_min_cosine)
     dropped: list[TraceCandidate] = []
-    passing: list[Candidate] = []
+    passing: list[Hit] = []
     for c in ranked:
         dense_only = not any(name.startswith("keyword") for name in c.ranks)
         if c.scores["rrf"] < options.min_score:
@@ -346,7 +343,16 @@ def run_search(
         floored = {leg: name for leg, name in models.items() if leg in counted}
         names = query_names(main_query)
         passing = _relevance_floor(
-            passing, terms, floored, options, dropped, warnings, notes, names
+            passing,
+            terms,
+            floored,
+            options,
+            dropped,
+            warnings,
+            notes,
+            names,
+            vouching=vouching_legs(weights, counted),
+            script_share=cjk_share(main_query),
         )
     stages.append("threshold")
     kept, dups = dedupe(passing, near_duplicate=options.near_duplicate, limit=options.k * 4)
@@ -377,14 +383,7 @@ def run_search(
         budget_used += line_tokens
         if flags:
             flagged.append((position, flags))
-        returned.append(
-            Candidate(
-                memory=c.memory,
-                scores=c.scores,
-                ranks={**c.ranks, "final": position},
-                flags=flags,
-            )
-        )
+        returned.append(to_candidate(c, ranks={**c.ranks, "final": position}, flags=flags))
     stages += ["top_k", "budget"]
     clock.lap("select")
     block = render_block([c.memory for c in returned])
@@ -411,7 +410,7 @@ def run_search(
 
 
 def _relevance_floor(
-    candidates: list[Candidate],
+    candidates: list[Hit],
     terms: Sequence[str],
     models: Mapping[str, str | None],
     options: SearchOptions,
@@ -419,14 +418,18 @@ def _relevance_floor(
     warnings: list[str],
     notes: _Notes | None = None,
     names: frozenset[str] = frozenset(),
-) -> list[Candidate]:
+    vouching: frozenset[str] | set[str] | None = None,
+    script_share: float = 1.0,
+) -> list[Hit]:
     """The relevance floor (``thresholds.relevance_drops``): adds ``scores["coverage"]`` to
     the keyword-leg candidates among the best ``max(k, MATCH_WINDOW)`` (tokenizing a memory costs
     ~0.1-0.25 ms, so deeper ones are not scored: a memory holding most query terms ranks
     high), moves the candidates below the floor to ``dropped`` and warns when nothing matched
     the query (the block is then empty). ``models``: dense leg name -> its embedder's model
-    name (each dense leg gets its own model's match cosine and noise floor)."""
-    scored: list[Candidate] = []
+    name (each dense leg gets its own model's match cosine and noise floor); ``vouching``: the
+    legs among them whose match cosine can open the block (None = all); ``script_share``:
+    the query's CJK share, which picks a model's Latin-script match cosine."""
+    scored: list[Hit] = []
     for pos, c in enumerate(candidates):
         if pos < max(options.k, MATCH_WINDOW) and any(
             name.startswith("keyword") for name in c.ranks
@@ -434,24 +437,22 @@ def _relevance_floor(
             held = memory_terms(c.memory.content) | frozenset(entity_terms(c.memory.entities))
             cov = keyword_coverage(terms, held)
             extra = {"names": 1.0} if names and names <= held else {}
-            c = Candidate(
-                memory=c.memory,
-                scores={**c.scores, "coverage": round(cov, 4), **extra},
-                ranks=c.ranks,
-                flags=c.flags,
-            )
+            c = Hit(c.memory, {**c.scores, "coverage": round(cov, 4), **extra}, c.ranks, c.flags)
         scored.append(c)
     verdict = relevance_drops(
         scored,
         dense_floors={
             leg: (
-                match_cosine_for(name, options.match_cosine, query_terms=len(terms)),
+                match_cosine_for(
+                    name, options.match_cosine, query_terms=len(terms), cjk_share=script_share
+                ),
                 min_cosine_for(name, options.min_cosine, calibrated=True),
             )
             for leg, name in models.items()
         },
         match_coverage=options.match_coverage,
         score_key=leg_score_key,
+        vouching=vouching,
     )
     if scored and not verdict.matched:
         warnings.append(WARN_NO_MATCH)

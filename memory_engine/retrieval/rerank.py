@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 from memory_engine.config.retrieval import MAX_RERANK_POOL
-from memory_engine.models import Candidate
+from memory_engine.retrieval.records import Hit, Scored
 
 __all__ = ["MAX_RERANK_POOL", "Reranker", "apply_rerank"]
 
@@ -33,8 +33,8 @@ class Reranker(Protocol):
 
 
 def apply_rerank(
-    query: str, candidates: Sequence[Candidate], *, reranker: Reranker, pool: int
-) -> list[Candidate]:
+    query: str, candidates: Sequence[Scored], *, reranker: Reranker, pool: int
+) -> list[Hit]:
     """Rescore the first ``pool`` candidates with ``reranker`` (see module docstring).
 
     Raises:
@@ -51,14 +51,11 @@ def apply_rerank(
     low = min(scores, default=0.0)
     order = sorted(range(len(head)), key=lambda i: -scores[i])
     out = [
-        Candidate(
-            memory=head[i].memory,
-            scores={**head[i].scores, "rerank": scores[i] - min(low, 0.0) + 1e-9},
-            ranks={**head[i].ranks, "rerank": r},
+        Hit(
+            head[i].memory,
+            {**head[i].scores, "rerank": scores[i] - min(low, 0.0) + 1e-9},
+            {**head[i].ranks, "rerank": r},
         )
         for r, i in enumerate(order, start=1)
     ]
-    return out + [
-        Candidate(memory=c.memory, scores={**c.scores, "rerank": 0.0}, ranks=dict(c.ranks))
-        for c in tail
-    ]
+    return out + [Hit(c.memory, {**c.scores, "rerank": 0.0}, dict(c.ranks)) for c in tail]

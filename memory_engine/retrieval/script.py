@@ -14,6 +14,8 @@ mixed query on both. Expansion legs (``dense@x1``) weigh like their base leg.
 
 from __future__ import annotations
 
+import functools
+
 from memory_engine.config.retrieval import SearchOptions
 
 __all__ = ["MULTILINGUAL_LEG", "cjk_share", "dense_leg_weights"]
@@ -36,9 +38,11 @@ def _is_cjk(ch: str) -> bool:
     return any(lo <= cp <= hi for lo, hi in _CJK_RANGES)
 
 
+@functools.lru_cache(maxsize=256)
 def cjk_share(text: str) -> float:
     """Share of CJK characters among the letters of ``text`` (digits, spaces and punctuation
-    are not counted), in [0, 1]; 0.0 for a text without letters."""
+    are not counted), in [0, 1]; 0.0 for a text without letters. Cached: one search reads
+    its query's share several times (leg weights, muted legs, the relevance floor)."""
     letters = [ch for ch in text if ch.isalpha()]
     if not letters:
         return 0.0

@@ -29,7 +29,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Literal
 
-from memory_engine.models import Candidate, Memory, explicit_turn
+from memory_engine.models import Memory, explicit_turn
+from memory_engine.retrieval.records import Hit, Scored
 
 __all__ = ["smooth_sessions", "turn_index"]
 
@@ -58,14 +59,14 @@ def turn_index(memory: Memory) -> int | None:
 
 
 def smooth_sessions(
-    candidates: Sequence[Candidate],
+    candidates: Sequence[Scored],
     *,
     weight: float,
     window: int = 1,
     decay: float = 0.5,
     score_key: str = "fused",
     mode: Literal["lift", "sum"] = "lift",
-) -> list[Candidate]:
+) -> list[Hit]:
     """Add neighbour scores (see module docstring) and re-sort.
 
     Args:
@@ -110,10 +111,10 @@ def smooth_sessions(
         smoothed.append(s + weight * extra)
     order = sorted(range(len(candidates)), key=lambda i: -smoothed[i])
     return [
-        Candidate(
-            memory=candidates[i].memory,
-            scores={**candidates[i].scores, "session": smoothed[i]},
-            ranks={**candidates[i].ranks, "session": r},
+        Hit(
+            candidates[i].memory,
+            {**candidates[i].scores, "session": smoothed[i]},
+            {**candidates[i].ranks, "session": r},
         )
         for r, i in enumerate(order, start=1)
     ]

@@ -31,8 +31,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from memory_engine.models import Candidate, MemoryType, Trace, TraceCandidate
+from memory_engine.models import MemoryType, Trace, TraceCandidate
 from memory_engine.retrieval.normfusion import leg_score_key
+from memory_engine.retrieval.records import Scored
 from memory_engine.retrieval.session import turn_index
 
 __all__ = [
@@ -308,7 +309,7 @@ def waterfall(trace: Trace) -> Waterfall:
 
 
 def lift_sources(
-    candidates: Sequence[Candidate], *, window: int, decay: float, mode: str
+    candidates: Sequence[Scored], *, window: int, decay: float, mode: str
 ) -> dict[uuid.UUID, uuid.UUID]:
     """The session neighbour that lifted each smoothed candidate (recorded in the trace).
 
@@ -321,7 +322,7 @@ def lift_sources(
     Returns:
         memory id -> neighbour id, for candidates whose session score exceeds their fused one.
     """
-    by_turn: dict[tuple[str, int], Candidate] = {}
+    by_turn: dict[tuple[str, int], Scored] = {}
     keys: dict[uuid.UUID, tuple[str, int]] = {}
     for c in candidates:
         m = c.memory

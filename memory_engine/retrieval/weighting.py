@@ -27,7 +27,8 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from memory_engine.config.retrieval import TASK_TYPES
-from memory_engine.models import Candidate, Memory, MemoryType
+from memory_engine.models import Memory, MemoryType
+from memory_engine.retrieval.records import Hit, Scored
 from memory_engine.scoring import RetentionParams, retention
 
 __all__ = [
@@ -97,12 +98,12 @@ def retention_weight_fn(share: float, params: RetentionParams, now: datetime) ->
 
 
 def apply_weights(
-    candidates: Sequence[Candidate],
+    candidates: Sequence[Scored],
     *,
     score_key: str,
     task_type: str | None = None,
     weight_fn: WeightFn | None = None,
-) -> list[Candidate]:
+) -> list[Hit]:
     """Weight and re-sort candidates.
 
     Args:
@@ -119,21 +120,16 @@ def apply_weights(
     Raises:
         ValueError: unknown task type, or ``weight_fn`` returned a negative/non-finite weight.
     """
-    out = []
+    weighted: list[dict[str, float]] = []
     for c in candidates:
         tw = type_weight(task_type, c.memory.memory_type)
         rw = 1.0 if weight_fn is None else float(weight_fn(c.memory))
         if not rw >= 0.0 or rw == float("inf"):
             raise ValueError(f"weight function returned {rw!r} for memory {c.memory.id}")
         base = c.scores.get(score_key, 0.0)
-        scores = {**c.scores, "type_weight": tw, "retention": rw, "final": base * tw * rw}
-        out.append(Candidate(memory=c.memory, scores=scores, ranks=dict(c.ranks)))
-    order = sorted(range(len(out)), key=lambda i: -out[i].scores["final"])
-    return [
-        Candidate(
-            memory=out[i].memory,
-            scores=out[i].scores,
-            ranks={**out[i].ranks, "weighted": r},
-        )
+        weighted.append({**c.scores, "type_weight": tw, "retention": rw, "final": base * tw * rw})
+    order = sorted(range(len(weighted)), key=lambda i: -weighted[i]["final"])
+    return [  # one new record each (a search weighs ~100)
+        Hit(candidates[i].memory, weighted[i], {**candidates[i].ranks, "weighted": r})
         for r, i in enumerate(order, start=1)
     ]

@@ -94,7 +94,7 @@ def test_trace_names_stages_and_flags_an_empty_leg(engine: MemoryEngine, tenant:
     engine.write(s, "The user lives in Lisbon")
     res = engine.search(s, "zzzzqqq", options=engine.search_options(fusion="zscore"))
     health = res.trace.leg_health
-    assert health["keyword"] == {"count": 0, "empty": True, "weight": 1.0}
+    assert health["keyword"] == {"count": 0, "empty": True, "weight": 1.5}  # the default
     assert health["dense"]["count"] == 1 and not health["dense"]["empty"]
     assert any("keyword returned no candidates" in w for w in res.trace.warnings)
     # the default also runs the multilingual dense leg (``dense_ml``) beside MiniLM
@@ -109,7 +109,7 @@ def test_trace_names_stages_and_flags_an_empty_leg(engine: MemoryEngine, tenant:
     damped = engine.search(
         s, long_q, options=engine.search_options(fusion="zscore", keyword_terms_ref=12)
     )
-    assert damped.trace.leg_health["keyword"]["weight"] == 0.5  # sqrt(12 / 48)
+    assert damped.trace.leg_health["keyword"]["weight"] == 0.75  # 1.5 * sqrt(12 / 48)
     assert damped.trace.leg_health["dense"]["weight"] == 1.0
     stored = engine.get_trace(s, res.trace.id)
     assert stored.leg_health == health and stored.stages == res.trace.stages

@@ -15,17 +15,20 @@ import pytest
 from memory_engine import MemoryEngine, Scope, Settings
 from memory_engine.config.retrieval import SearchOptions
 from memory_engine.models import Candidate, Memory
+from memory_engine.retrieval import thresholds
 from memory_engine.retrieval.explain import why_not
 from memory_engine.retrieval.normfusion import leg_score_key
 from memory_engine.retrieval.pipeline import WARN_NO_MATCH
-from memory_engine.retrieval.script import dense_leg_weights
+from memory_engine.retrieval.script import cjk_share, dense_leg_weights
 from memory_engine.retrieval.thresholds import (
     CALIBRATED_MATCH_COSINE,
     DROP_RELEVANCE,
+    LATIN_MATCH_COSINE,
     floor_legs,
     keyword_coverage,
     match_cosine_for,
     relevance_drops,
+    vouching_legs,
 )
 from memory_engine.text import content_hash
 from memory_engine.write.ingest import Turn
@@ -127,7 +130,8 @@ def test_a_second_dense_leg_uses_its_own_score_and_floor() -> None:
 
 def test_a_leg_weighted_down_for_the_query_script_does_not_vouch() -> None:
     opts = SearchOptions()
-    # English: the English leg at full weight, the multilingual one at 0.5: both vouch
+    # English: the English leg at full weight, the multilingual one at 0.5: both are floor
+    # legs (the multilingual one cannot open the block alone: the next test)
     assert floor_legs(dense_leg_weights("where do I live", opts), ["dense", "dense_ml"]) == {
         "dense",
         "dense_ml",
@@ -146,6 +150,35 @@ def test_a_leg_weighted_down_for_the_query_script_does_not_vouch() -> None:
     assert floor_legs({"dense": 0.0}, ["dense"]) == set()
 
 
+def test_a_leg_below_the_vouch_share_keeps_candidates_but_cannot_open_the_block(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    opts = SearchOptions()
+    weights = dense_leg_weights("where do I live", opts)  # dense 1.0, dense_ml 0.5
+    kept = floor_legs(weights, ["dense", "dense_ml"])
+    assert vouching_legs(weights, kept) == kept  # by default every floor leg vouches
+    monkeypatch.setattr(thresholds, "VOUCH_LEG_SHARE", 0.75)
+    assert vouching_legs(weights, kept) == {"dense"}
+    floors = {**FLOORS, "dense_ml": (0.5, 0.05)}
+    keys = {"dense": "cosine", "dense_ml": "cosine_ml"}.__getitem__
+    # only the multilingual leg reaches its match cosine: nothing matches, the block is empty
+    ml_only = [_cand("m", {"cosine": 0.3, "cosine_ml": 0.7}, {"dense": 1, "dense_ml": 1})]
+    verdict = relevance_drops(
+        ml_only, dense_floors=floors, match_coverage=0.67, score_key=keys, vouching={"dense"}
+    )
+    assert not verdict.matched and set(verdict.dropped) == {0}
+    # the English leg matches: a memory only the multilingual leg found (above its noise
+    # floor) stays in the block
+    both = [
+        _cand("a", {"cosine": 0.6}, {"dense": 1}),
+        _cand("b", {"cosine_ml": 0.2}, {"dense_ml": 2}),
+    ]
+    verdict = relevance_drops(
+        both, dense_floors=floors, match_coverage=0.67, score_key=keys, vouching={"dense"}
+    )
+    assert verdict.matched and verdict.dropped == {}
+
+
 def test_match_cosine_is_per_model_or_configured() -> None:
     for model, value in CALIBRATED_MATCH_COSINE.items():
         assert match_cosine_for(model, None) == value
@@ -154,6 +187,35 @@ def test_match_cosine_is_per_model_or_configured() -> None:
     # A long query (a joined dialogue) has lower cosines to every memory: 0.05 per doubling.
     assert match_cosine_for("m", 0.5, query_terms=8) == 0.5
     assert match_cosine_for("m", 0.5, query_terms=32) == pytest.approx(0.4)
+
+
+def test_a_model_may_need_a_higher_cosine_on_a_latin_script_query(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    use_m3 = "universal-sentence-encoder-multilingual-3"
+    # the shipped value equals the calibrated one (a stricter one drops cross-language
+    # matches); the mechanism is checked with a stricter value set here
+    assert LATIN_MATCH_COSINE[use_m3] == CALIBRATED_MATCH_COSINE[use_m3]
+    monkeypatch.setitem(LATIN_MATCH_COSINE, use_m3, 0.55)
+    chinese, english = cjk_share("我对什么过敏？"), cjk_share("What am I allergic to?")
+    assert match_cosine_for(use_m3, None, cjk_share=chinese) == CALIBRATED_MATCH_COSINE[use_m3]
+    assert match_cosine_for(use_m3, None, cjk_share=english) == LATIN_MATCH_COSINE[use_m3]
+    assert LATIN_MATCH_COSINE[use_m3] > CALIBRATED_MATCH_COSINE[use_m3]
+    # a mixed query is Latin-script when under half of its letters are CJK
+    assert match_cosine_for(use_m3, None, cjk_share=cjk_share("我的航班 flight 几点起飞")) == 0.5
+    assert match_cosine_for(use_m3, None, cjk_share=cjk_share("我的 flight 几点")) == 0.55
+    # a model without a Latin-script value, and a configured value, are the same for both
+    assert match_cosine_for("all-MiniLM-L6-v2", None, cjk_share=english) == 0.52
+    assert match_cosine_for(use_m3, 0.6, cjk_share=english) == 0.6
+    assert match_cosine_for(use_m3, 0.6, cjk_share=chinese) == 0.6
+    # an English query whose only dense match is USE-m3 at 0.53 matches nothing; Chinese does
+    cands = [_cand("a", {"cosine_ml": 0.53}, {"dense_ml": 1})]
+    for share, matched in ((english, False), (chinese, True)):
+        floors = {"dense_ml": (match_cosine_for(use_m3, None, cjk_share=share), 0.05)}
+        verdict = relevance_drops(
+            cands, dense_floors=floors, match_coverage=0.67, score_key=leg_score_key
+        )
+        assert verdict.matched is matched
 
 
 def test_only_the_best_candidates_can_match() -> None:
