@@ -198,6 +198,28 @@ def _cjk_mention(text: str, key: str, bounds: set[int]) -> bool:
     return False
 
 
+#: What follows an organisation's short name in a clause ("阿里那边", "字节的人", "腾讯公司").
+_ORG_CUE_RE = re.compile(r"^(?:那边|这边|方面|那里|的人|的HR|的hr|的同事|公司|集团|团队|总部)")
+#: Endings of names whose first two characters are a place, not the organisation (中国银行).
+_PLACE_FIRST_RE = re.compile(r"(?:银行|大学|学院|医院|研究院|研究所|政府|局|省|市|区|县)$")
+
+
+def _abbreviated(text: str, key: str) -> bool:
+    """True when ``text`` names the CJK organisation ``key`` (four or more characters) by its
+    first two characters followed by an organisation cue: "阿里那边说…" for 阿里巴巴, "字节的人"
+    for 字节跳动. Never for a name whose first characters are a place (中国银行)."""
+    if len(key) < 4 or _PLACE_FIRST_RE.search(key) or not re.fullmatch(rf"[{_CJK}]+", key):
+        return False
+    head = key[:2]
+    start = text.find(head)
+    while start >= 0:
+        rest = text[start + 2 :]
+        if not rest.startswith(key[2:]) and _ORG_CUE_RE.match(rest):
+            return True
+        start = text.find(head, start + 1)
+    return False
+
+
 def stands_as_word(text: str, name: str) -> bool:
     """True when the CJK ``name`` occurs in ``text`` as a word of its own (see
     :func:`_cjk_mention`): "小王" in "小王说明天来", not in "我在看小王子"."""
@@ -241,7 +263,8 @@ def mentioned_entities(content: str, known: Iterable[tuple[str, str]]) -> list[s
     is not in "小王子", :func:`_cjk_mention`), any other key as whole words, with a capital
     when the name could be a common word ("acme" in "Had a call with acme", "ＡＣＭＥ sent it";
     never "acme" in "acmeology", "Go" in "go home" or "Will" in "I will call";
-    :func:`_latin_mention`).
+    :func:`_latin_mention`). A CJK organisation of four or more characters is also named by
+    its first two followed by an organisation cue ("阿里那边" for 阿里巴巴; :func:`_abbreviated`).
 
     Args:
         content: the text of a new memory.
@@ -262,16 +285,64 @@ def mentioned_entities(content: str, known: Iterable[tuple[str, str]]) -> list[s
         if re.search(rf"[{_CJK}]", key):
             short = _ORG_HEAD_RE.sub("", key)  # "蓝海" names the known "蓝海科技"
             forms = [key] + ([short] if len(short) >= 2 and short != key else [])
+            if _abbreviated(text, short):  # "阿里那边" names the known "阿里巴巴"
+                out.append(name)
+                continue
             if not any(f in text for f in forms):
                 continue
             if bounds is None:
                 bounds = word_boundaries(text)
             hit = any(_cjk_mention(text, f, bounds) for f in forms if f in text)
         else:
-            hit = _latin_mention(original, key, name)
+            hit = (
+                _latin_mention(original, key, name)
+                or _joined_mention(text, key)
+                or _first_name_mention(original, key, name)
+            )
         if hit:
             out.append(name)
     return out
+
+
+#: Titles that never stand for a person alone ("Dr" of "Dr Ruiz").
+_TITLE_WORDS = frozenset({"dr", "mr", "mrs", "ms", "prof", "st", "mt", "jr", "sr", "sir"})
+
+
+def _joined_mention(folded: str, key: str) -> bool:
+    """True when ``folded`` (an ``entity_key`` of the content) writes the Latin ``key`` with
+    other spaces, dots or hyphens between its letters: "open ai" for OpenAI, "coca cola" for
+    Coca-Cola, "jp morgan" for J.P. Morgan. Keys of fewer than five letters are left out (too
+    many short words join into them)."""
+    letters = re.sub(r"[\W_]+", "", key)
+    if len(letters) < 5 or not letters.isascii():
+        return False
+    gaps = r"[\s.\-]?".join(re.escape(c) for c in letters)
+    return re.search(rf"(?<![^\W_]){gaps}(?![^\W_])", folded) is not None
+
+
+def _first_name_mention(content: str, key: str, name: str) -> bool:
+    """True when ``content`` names the known two-word person ``name`` by the first word alone,
+    capitalised as written ("Priya approved it" for Priya Shah), or by the surname after a
+    title ("Ruiz moved it" for Dr. Ruiz); never by the title ("Dr") or a function word."""
+    words = key.split(" ")
+    written = name.strip(_EDGE).split()
+    if len(words) != 2 or len(written) != 2 or not all(w.isalpha() and w.isascii() for w in words):
+        return False
+    first = written[0]
+    if words[0] in _TITLE_WORDS:  # "Ruiz moved it" for Dr. Ruiz: the surname after a title
+        last = written[1]
+        return (
+            last[:1].isupper()
+            and re.search(rf"(?<![^\W_]){re.escape(last)}(?![^\W_])", content) is not None
+        )
+    if is_stopword(words[0]) or not first[:1].isupper():
+        return False
+    if first.isupper() or not written[1][:1].isupper():
+        return False  # "AI Labs", "Priya from": not a first name and a surname
+    return (
+        re.search(rf"(?<![^\W_]){re.escape(first)}(?![^\W_]| {re.escape(written[1])})", content)
+        is not None
+    )
 
 
 def memory_terms(content: str, entities: Sequence[str] = ()) -> list[str]:

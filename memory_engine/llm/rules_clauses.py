@@ -19,7 +19,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memory_engine.llm.rules_names import PERSON_RE, SURNAMES
 from memory_engine.llm.rules_polarity import is_chinese
+from memory_engine.text import is_word
 
 #: Longest distilled fact, in characters (Chinese / English).
 ZH_MAX_CHARS = 50
@@ -35,22 +37,62 @@ _EN_RELATIONS = (
     "son|daughter|wife|husband|partner|mom|mum|mother|dad|father|brother|sister|grandma|"
     "grandmother|grandpa|grandfather|friend|best friend|colleague|coworker|co-worker|manager|"
     "boss|team lead|lead|kid|child|girlfriend|boyfriend|roommate|client|doctor|landlord|neighbor|"
-    "neighbour|parents|in-laws|uncle|aunt|cousin|nephew|niece|fiance|fiancee|cat|dog"
+    "neighbour|parents|in-laws|uncle|aunt|cousin|nephew|niece|fiance|fiancee|cat|dog|kids|children|"
+    "sons|daughters|sisters|brothers|siblings|friends|colleagues|coworkers|grandparents|twins|"
+    "roommates|neighbors|neighbours"
 )
 _ZH_HOLDER_RE = re.compile(
-    rf"^(?:我们?(?:的|家)?|用户的)(?P<rel>{_ZH_RELATIONS})"
-    r"(?P<name>[A-Z][A-Za-z]+|[\u4e00-\u9fff]{2,3}(?=喜欢|是|在|对|说|要|想|会|不|住|刚|已经|每|特别|很|最|下|上个|明天|昨天|今天))?[，,]?"
+    rf"^(?:我们?(?:现在|目前|新)?(?:的|家)?|用户的)(?:新)?(?P<rel>{_ZH_RELATIONS})"
+    r"(?P<name>[A-Z][A-Za-z]+|(?!其实|现在|已经|一直|刚刚|最近|平时|每天|也|还|都|的|对|在|从|把|给|跟|和|被|向|不|没)[\u4e00-\u9fff]{2,3}"
+    r"(?=喜欢|是|在|对|说|要|想|会|不|住|刚|已经|每|特别|很|最|下|上个|明天|昨天|今天))?[，,]?"
+)
+#: Capitalised words after "my X is" that are no person's name (nationalities, languages).
+_NOT_PERSON_WORDS = frozenset(
+    "English Chinese American British Canadian French German Italian Spanish Japanese Korean "
+    "Indian Australian Russian Brazilian Mexican Dutch Swedish Irish Scottish Welsh Polish "
+    "Portuguese Greek Turkish Thai Vietnamese Asian European African Catholic Muslim Jewish "
+    "Christian Buddhist Hindu OK Monday Tuesday Wednesday Thursday Friday Saturday Sunday".split()
+)
+#: Discourse words before "my sister …" that do not change whose fact it is.
+_EN_OPENER_RE = re.compile(
+    r"^(?:actually|oh|well|also|btw|by the way|so|and|but|plus|anyway|oops|sorry|update|fyi)"
+    r"[,:]?\s+(?=[Mm]y |[Oo]ur )",
+    re.I,
 )
 _EN_HOLDER_RE = re.compile(
-    rf"^(?:[Mm]y|[Oo]ur|[Tt]he user's) (?P<rel>{_EN_RELATIONS})(?P<poss>'s)?"
+    rf"^(?:[Mm]y|[Oo]ur|[Tt]he user's) (?:new |current )?(?P<rel>{_EN_RELATIONS})(?P<poss>'s)?"
     r"(?:,? (?P<name>[A-Z][a-z]+(?: [A-Z][a-z]+)?)(?P<poss2>'s)?,?)?(?= )"
 )
 _EN_NAMED_RE = re.compile(
-    r"^(?P<name>[A-Z][a-z]+(?: [A-Z][a-z]+)?)(?P<ctx> (?:from|in|at) [a-z][\w ]{1,20}?)? "
+    r"^(?P<name>[A-Z][a-z]+(?:[A-Z][a-z]+)*(?: (?:[A-Z][a-z]+|[A-Z]{2,5}))?|[A-Z]\.(?:[A-Z]\.)+ [A-Z][a-z]+)"
+    r"(?P<ctx> (?:from|in|at) [a-z][\w ]{1,20}?)? "
     r"(?P<verb>prefers|likes|loves|hates|dislikes|wants|needs|lives|works|doesn't|does not|"
-    r"can't|is allergic|has)\b"
+    r"can't|is allergic|has|(?:moved|relocated) to(?= [A-Z])|(?:left|joined|quit)(?= [A-Z]))\b"
+)
+#: A Chinese clause that opens with a person's name and says something of them: "老王搬到北京了",
+#: "张伟现在住在北京", "李医生不喜欢喝茶" (never "老张说…", which reports what someone said).
+_ZH_NAMED_RE = re.compile(
+    rf"^(?P<name>{PERSON_RE.pattern}|[{SURNAMES}][\u4e00-\u9fff]{{1,2}}?)(?=现在|住|搬|喜欢|爱|讨厌|不|没|在|是|要|去|已经|刚|"
+    r"从|对|每|最|也|还|特别|很|下|上个|明天|昨天|今天|最近|一直)"
 )
 _EN_NOT_NAMES = {"The", "This", "That", "It", "There", "He", "She", "They", "We", "You", "My"}
+#: Relations that name a person when they open a clause without 我 ("同事搬到北京了",
+#: "妈妈不喜欢喝茶"), followed by what is said of them.
+_ZH_BARE_RELATION_RE = re.compile(
+    r"^(?:儿子|女儿|老婆|妻子|太太|老公|丈夫|妈妈|母亲|爸爸|父亲|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|外公|"
+    r"外婆|男朋友|女朋友|同事|老板|室友|邻居|房东|爸妈|父母|妈|爸)(?=现在|住|搬|喜欢|爱|讨厌|不|没|在|"
+    r"是|要|去|已经|刚|从|对|每|最|也|还|特别|很|下|上个|明天|昨天|今天|最近|一直|说|告诉)"
+)
+#: Hearsay and reported speech about the speaker themselves: "听说老王…", "老王说他…",
+#: "小李告诉我她…"; "Tom said he …", "Anna told me she …" (what follows is the speaker's news).
+_ZH_HEARSAY_RE = re.compile(r"^(?:听说|据说|听人说)[，,]?")
+_ZH_REPORTED_RE = re.compile(
+    r"^(?P<who>[^，,。说]{1,10}?)(?:说|告诉我|跟我说|和我说|提到)[，,]?(?:他|她)(?!们)"
+)
+_EN_REPORTED_RE = re.compile(
+    r"^(?P<who>(?:[Mm]y|[Oo]ur) [a-z-]+(?: [a-z-]+)?|[A-Z][a-z]+(?: [A-Z][a-z]+)?) "
+    r"(?:said|says|told me|tells me|mentioned)(?: that)? (?:he|she)(?= )"
+)
 _ZH_PRONOUN_RE = re.compile(r"^(?:他|她|它)(?:们)?(?!们)")
 _EN_PRONOUN_RE = re.compile(r"^(?:[Hh]e|[Ss]he)(?:'s)?\b|^(?:[Hh]is|[Hh]er)\b")
 
@@ -80,10 +122,19 @@ _EN_SPLIT_RE = re.compile(
     r",? (?:and|but) (?=(?:also |now |then |these days |today )?(?:I|I'm|I've|my|My|he|she|He|She|"
     r"they|we)\b)|"
     r",? so (?=(?:I|I'm|I've|I'll|my)\b)|"
-    r"; |, (?=(?:I|I'm|my|he|she|He|She)\b(?! am\b))|, (?=(?:just |please )?(?:call|address) me\b)"
+    r"; |, (?=(?:I|I'm|my|he|she|He|She)\b(?! am\b))|, (?=(?:now|these days|nowadays) (?:I|I'm|my)\b)|, (?=(?:just |please )?(?:call|address) me\b)"
 )
 _ZH_SPLIT_RE = re.compile(r"[，,；;]|(?:而且|并且|另外)(?=我|他|她)")
 
+#: "I'm A and B" where B is a state of its own (a diet, an allergy, a role, where one is from).
+_EN_TWO_STATES_RE = re.compile(
+    r"^(?P<lead>I'm|I am) (?P<a>[^,]{3,40}?) and (?P<b>(?:allergic|lactose|gluten|married|"
+    r"single|pregnant|vegetarian|vegan|diabetic|left-handed|right-handed|from |based in |"
+    r"retired|colou?r-?blind)[^,]{0,40})$"
+)
+#: An English conditional clause that cannot stand alone ("When I say 'the repo'", "If I ask
+#: for the weather"): it is kept with the clause after it.
+_CONDITION_ONLY_RE = re.compile(r"^(?:when|whenever|if|every time|each time) I \w+\b[^,;]*$", re.I)
 _MARKER_ONLY_RE = re.compile(
     r"^(?:from now on|going forward|in the future|from today|starting today|starting now|"
     r"以后|今后|从现在起|从今天起|从今以后|以后的话|帮我记一下|记一下|记住|请记住|你记一下|"
@@ -93,7 +144,9 @@ _MARKER_ONLY_RE = re.compile(
 
 CORRECTION_RE = re.compile(
     r"其实|实际上|改成|改为|改到|换成|不是.{1,20}而是|计划有变|更正|纠正|说错了|记错了|弄错了|搞错了|口误|(?:换|改|变)了[，,]|"
+    r"^不对[，,]|^不是[，,]|"
     r"\b(?:actually|instead|make it|changed? to|correction|I meant|rather than|not .{1,30} but|"
+    r"scratch that|I misspoke|my mistake|"
     r"(?:has|have|is|was|got) (?:changed|updated|new))\b|\b(?:changed|updated)[,;]",
     re.I,
 )
@@ -109,16 +162,61 @@ _CHANGED_VALUE_RE = re.compile(
 )
 
 
+#: A plan announced as moved, its new time in the next clause: "体检改期了，改到下周五",
+#: "会议时间变了，挪到周四", "The review got rescheduled, it's now on Friday".
+_MOVED_PLAN_RE = re.compile(
+    r"^(?:我的|我们的)?(?P<za>[\u4e00-\u9fffA-Za-z]{2,8}?)(?:的时间)?(?:也)?(?:改期|改时间|换时间|延期|推迟|提前|"
+    r"时间(?:变|改|换)|变)了?[，,]\s*(?:现在|已经)?(?:改|挪|调|推迟|延期|提前|换)(?:到|成|为)"
+    r"(?P<zv>[^，,。!！;；]{1,20}?)(?:了|啦)?[。.!！]?$|"
+    r"^(?:the |my |our )(?P<ea>[a-z][a-z' ]{1,30}?) (?:got |was |has been |have been )?(?:rescheduled|"
+    r"moved|postponed|pushed back|changed)[,;:]\s*(?:it's |it is )?(?:now )?(?:to |on |at |for )?"
+    r"(?P<ev>(?!.*\b(?:is|are|was)\b)[^,;!?]{2,30}?)(?: now| instead)?\.?$",
+    re.I,
+)
+
+
+#: A new job announced, the employer in the next clause: "我换工作了，现在在京东", "I changed
+#: jobs, I'm at Initech now".
+_NEW_JOB_RE = re.compile(
+    r"^(?:我)?(?:换工作了|跳槽了|换了(?:份|个)?工作|换了(?:家|个)公司)[，,]\s*(?:现在)?(?:在|去了|到了|进了)"
+    r"(?P<zorg>[^，,。!！;；]{2,12}?)(?:上班|工作)?(?:了)?[。.!！]?$|"
+    r"^I (?:changed|switched) (?:jobs?|companies)[,;]\s*(?:I'm|I am|now I'm) (?:now )?(?:at|with) "
+    r"(?P<eorg>[^,;!?]{2,30}?)(?: now)?\.?$",
+    re.I,
+)
+
+
+#: A time a plan can move to ("Friday", "3pm", "April 8", "the 16th", "next week").
+_WHEN_RE = re.compile(
+    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|noon|"
+    r"next \w+|\d{1,2}(?::\d\d)?\s*(?:am|pm)|\d{1,2}:\d\d|(?:jan|feb|mar|apr|may|jun|jul|aug|"
+    r"sep|oct|nov|dec)[a-z]* \d{1,2}|\d{1,2}(?:st|nd|rd|th))\b",
+    re.I,
+)
+
+
 def restate_change(sentence: str) -> str | None:
     """A changed value said without its subject in the second clause, restated as one fact:
     "车牌换了，现在是浙B67890" -> "我的车牌是浙B67890"; "My email changed, it's now a@b.c" ->
-    "My email is a@b.c". None when ``sentence`` is not of that form."""
+    "My email is a@b.c"; a plan announced as moved: "体检改期了，改到下周五" -> "体检改到下周五",
+    "The review got rescheduled, it's now on Friday" -> "The review moved to Friday". None when
+    ``sentence`` is not of that form."""
+    job = _NEW_JOB_RE.match(sentence.strip())
+    if job:
+        if job.group("zorg"):
+            return f"我现在在{job.group('zorg').strip()}上班"
+        return f"I work at {job.group('eorg').strip()}"
     m = _CHANGED_VALUE_RE.match(sentence.strip())
-    if not m:
-        return None
-    if m.group("zx"):
+    if m and m.group("zx"):
         return f"我的{m.group('zx')}是{m.group('zy').strip()}"
-    return f"My {m.group('ex')} is {m.group('ey').strip()}"
+    if m:
+        return f"My {m.group('ex')} is {m.group('ey').strip()}"
+    moved = _MOVED_PLAN_RE.match(sentence.strip())
+    if moved and moved.group("za"):
+        return f"{moved.group('za')}改到{moved.group('zv').strip()}"
+    if moved and _WHEN_RE.search(moved.group("ev")):
+        return f"The {moved.group('ea')} moved to {moved.group('ev').strip()}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -158,31 +256,87 @@ def propositions(sentence: str) -> list[str]:
         if _MARKER_ONLY_RE.match(part):  # "From now on, call me Sam": one clause
             lead = part + ("，" if is_chinese(part) else ", ")
             continue
+        both = _EN_TWO_STATES_RE.match(part)
+        if both and not is_chinese(part):
+            # "I'm vegetarian and allergic to nuts": two facts about the user
+            out.extend(
+                [
+                    lead + f"{both.group('lead')} {both.group('a')}",
+                    f"{both.group('lead')} {both.group('b')}",
+                ]
+            )
+            lead = ""
+            continue
+        if _CONDITION_ONLY_RE.match(part) and not lead:
+            # "When I say 'the repo', I mean …": the condition belongs to its main clause
+            lead = part + ", "
+            continue
         out.append(lead + part)
         lead = ""
     return out
 
 
+def _is_person(name: str) -> bool:
+    """True for a Chinese person's name: 老王, 小李, 李医生, or a surname and a given name that is
+    no dictionary word (张伟; never 王府井 or 高兴)."""
+    if PERSON_RE.fullmatch(name):
+        return True
+    return (
+        len(name) in (2, 3)
+        and not is_word(name)
+        and not is_word(name[:2])
+        and not re.search(r"[会末定报一二三四五六日天年月的地得了期]", name[1:])  # 周会, 周末
+    )
+
+
 def holder_of(clause: str, previous: Holder | None) -> tuple[str, Holder | None]:
     """(clause rewritten to the first person, its third-party holder or None for the user).
 
-    ``previous`` is the holder of the clause before (a leading 他/she refers to it).
+    ``previous`` is the holder of the clause before (a leading 他/she refers to it). What
+    someone reports of themselves ("老王说他搬到北京了", "Tom told me he quit Google") and
+    hearsay ("听说老王…") are about that person, never the user.
     """
+    reported = _reported(clause)
+    if reported is not None:
+        rewritten, holder = holder_of(reported, previous)
+        if holder is not None:
+            return rewritten, holder
     if is_chinese(clause):
+        if _ZH_BARE_RELATION_RE.match(clause):
+            clause = "我的" + clause
         m = _ZH_HOLDER_RE.match(clause)
         if m:
             name = m.group("name") or ""
             phrase = f"用户的{m.group('rel')}{name}"
-            return "我" + clause[m.end() :], Holder(phrase, name or phrase)
+            rest = clause[m.end() :]
+            called = re.fullmatch(r"是([\u4e00-\u9fff]{2,3})(?:了|啦)?", rest)
+            if called and not name and _is_person(called.group(1)):
+                rest = "叫" + called.group(1)  # "我现在的老板是王敏": the boss's name
+            return "我" + rest, Holder(phrase, name or phrase)
         if previous is not None and _ZH_PRONOUN_RE.match(clause):
             return _ZH_PRONOUN_RE.sub("我", clause, count=1), previous
+        person = _ZH_NAMED_RE.match(clause)
+        if person and _is_person(person.group("name")):
+            name = person.group("name")
+            return "我" + clause[len(name) :], Holder(name, name)
         return clause, None
+    opened = _EN_OPENER_RE.sub("", clause, count=1)
+    if opened != clause and _EN_HOLDER_RE.match(opened):
+        clause = opened  # "Actually my sister lives in Chicago": the sister's fact
     m = _EN_HOLDER_RE.match(clause)
+    if m and re.match(
+        r"\s+(?:all |usually |always |often )?(?:call|calls|called) me\b", clause[m.end() :]
+    ):
+        return clause, None  # "My friends call me Sam": how the user is called
     if m:
         name = m.group("name") or ""
         phrase = f"The user's {m.group('rel')}" + (f" {name}" if name else "")
         rest = clause[m.end() :]
         lead = "my" if (m.group("poss") or m.group("poss2")) else "I"
+        called = re.fullmatch(r" is (?:now |called )?([A-Z][a-z]+(?: [A-Z][a-z]+)?)\.?", rest)
+        if called and lead == "I" and not name and called.group(1) not in _NOT_PERSON_WORDS:
+            # "My manager is Tom", "My new manager is Priya": the manager's name
+            return f"I am {called.group(1)}", Holder(phrase, phrase[:1].lower() + phrase[1:])
         return lead + rest, Holder(phrase, name or phrase[:1].lower() + phrase[1:])
     named = _EN_NAMED_RE.match(clause)
     if named and named.group("name").split()[0] not in _EN_NOT_NAMES:
@@ -200,6 +354,19 @@ def holder_of(clause: str, previous: Holder | None) -> tuple[str, Holder | None]
         lead = "my" if word in ("his", "her") else "I'm" if word.endswith("'s") else "I"
         return lead + clause[len(word) :], previous
     return clause, None
+
+
+def _reported(clause: str) -> str | None:
+    """The clause said of the speaker itself ("老王搬到北京了" for "老王说他搬到北京了",
+    "Tom quit Google" for "Tom told me he quit Google"), or None when it is not reported."""
+    if is_chinese(clause):
+        body = _ZH_HEARSAY_RE.sub("", clause, count=1)
+        m = _ZH_REPORTED_RE.match(body)
+        if m:
+            return m.group("who") + body[m.end() :]
+        return body if body != clause else None
+    m = _EN_REPORTED_RE.match(clause)
+    return m.group("who") + clause[m.end() :] if m else None
 
 
 _ZH_MARKERS = re.compile(
@@ -257,7 +424,35 @@ def distil(clause: str, holder: Holder | None) -> str:
     text = third_person(text[:1].upper() + text[1:] if text[:2] != "I " else text)
     if holder is not None:
         text = re.sub(r"^The user\b", holder.phrase, text, count=1)
+        if _PLURAL_HOLDER_RE.search(holder.phrase):  # "The user's parents live in Osaka"
+            text = re.sub(
+                rf"^({re.escape(holder.phrase)} (?:also |still |now |usually |often |never )?)(\w+'?\w*)",
+                lambda m: m.group(1) + _PLURAL_VERB.get(m.group(2), _plural_verb(m.group(2))),
+                text,
+                count=1,
+            )
     return _cut(text, EN_MAX_CHARS)
+
+
+#: Holders that are several people: their verb takes no third-person -s.
+_PLURAL_HOLDER_RE = re.compile(
+    r"\b(?:parents|kids|children|sons|daughters|sisters|brothers|siblings|friends|colleagues|"
+    r"grandparents|in-laws|roommates|folks|neighbors|neighbours|twins)$",
+    re.I,
+)
+_PLURAL_VERB = {"is": "are", "was": "were", "has": "have", "doesn't": "don't", "does": "do"}
+
+
+def _plural_verb(word: str) -> str:
+    """``lives`` -> ``live``, ``studies`` -> ``study``, ``goes`` -> ``go``; other words as
+    they are."""
+    if re.fullmatch(r"[a-z]+ies", word):
+        return word[:-3] + "y"
+    if re.fullmatch(r"[a-z]+(?:sh|ch|x|z|ss|o)es", word):
+        return word[:-2]
+    if re.fullmatch(r"[a-z]+[^s]s", word) and not re.fullmatch(r"[a-z]*(?:us|is|ss)", word):
+        return word[:-1]
+    return word
 
 
 def _cut(text: str, limit: int) -> str:

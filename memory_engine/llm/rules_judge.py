@@ -28,6 +28,14 @@ import hashlib
 import re
 from typing import Any
 
+from memory_engine.llm.rules_slots import (
+    canonical_attribute,
+    diet_conflict,
+    means_change,
+    strip_count,
+    time_slot_change,
+)
+
 #: Kinds with one value per holder and subject: a different value contradicts.
 SINGLE_VALUED = frozenset(
     {
@@ -60,15 +68,23 @@ def _norm(value: Any) -> str:
 #: "now", 其实…了): dropped before subjects are compared or keyed.
 _SUBJECT_EDGE_RE = re.compile(
     r"^(?:(?:now|actually|really|still|just|also|currently|gave up|given up|giving up|stopped|"
-    r"quit)(?: on)?\s+)+|"
+    r"quit|started|starting|began|start)(?: on)?\s+)+|"
     r"(?:\s+(?:after all|anymore|any more|any longer|at all|either|too|now|these days|"
     r"actually|really|though|as well))+$|"
-    r"^(?:其实|现在|目前|已经|还是|也|都|太|怎么|很少|常|再)+|(?:了|啦|呢|哦|呀|的|啊)+$"
+    r"^(?:其实|现在|目前|已经|还是|也|都|太|怎么|很少|常|再|开始|重新|又)+|(?:了|啦|呢|哦|呀|的|啊)+$"
 )
 
-#: A light verb before a Chinese object ("看恐怖片", "吃辣"): subjects that differ only by it
-#: are one subject.
-_LIGHT_VERB_RE = re.compile(r"^(?:看|听|吃|喝|玩|用|做|学|弹|打|读)(?=[\u4e00-\u9fff]{2})")
+#: A light verb before an object ("看恐怖片", "吃辣", "eat pork", stemmed "drink coffee"):
+#: subjects that differ only by it are one subject.
+_LIGHT_VERB_RE = re.compile(
+    r"^(?:看|听|吃|喝|玩|用|做|学|弹|打|读)(?=[\u4e00-\u9fff]{2})|"
+    r"^(?:eat|drink|play|watch|listen to|read|use|do)\s+(?=[a-z])"
+)
+#: Words that say a fact adds to what is stored ("I also run in the evening", 也, 还).
+_ADDS_RE = re.compile(r"\b(?:too|also|as well)\b|也|还(?!是)", re.I)
+#: A calendar date the extractor resolved ("今天" -> "用户2026-12-02坐地铁上班"): a fact holding
+#: one is a single occurrence, not a routine.
+_DATED_RE = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")
 
 #: The catch-all kind of a clause no pattern recognised: compared by subject with any kind.
 GENERIC_KIND = "statement"
@@ -81,6 +97,7 @@ def _subject(value: Any) -> str:
     previous = None
     while previous != text:
         previous, text = text, _SUBJECT_EDGE_RE.sub("", text).strip()
+    text = strip_count(text)  # "有三只猫" / "猫": one object, the count is its value
     return text if re.search(r"[\u4e00-\u9fff]", text) else _STEM_RE.sub("", text)
 
 
@@ -103,6 +120,31 @@ def _comparable(new: dict[str, Any], old: dict[str, Any]) -> bool:
     return bool(a and b) and (a == b or _contains(a, b))
 
 
+_NUMBER_WORDS = {
+    w: i
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve".split()
+    )
+}
+_ZH_DIGITS = {c: i for i, c in enumerate("零一二三四五六七八九十")} | {"两": 2}
+_COUNT_RE = re.compile(
+    r"\b(\d+|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+[a-z]+|"
+    r"(\d+|[一二两三四五六七八九十])(?:个|只|条|辆|套|台|本|位|口|家|匹|头|间|部)",
+    re.I,
+)
+
+
+def _count(content: Any) -> int | None:
+    """How many of a thing a fact's content says ("two cats" -> 2, "三只猫" -> 3), or None."""
+    m = _COUNT_RE.search(str(content or ""))
+    if not m:
+        return None
+    word = (m.group(1) or m.group(2)).lower()
+    if word.isdigit():
+        return int(word)
+    return _NUMBER_WORDS.get(word, _ZH_DIGITS.get(word))
+
+
 def _contains(a: str, b: str) -> bool:
     """True when one of ``a``, ``b`` holds the other (whole words for Latin text)."""
     if not a or not b or a == b:
@@ -112,6 +154,19 @@ def _contains(a: str, b: str) -> bool:
         return short in long
     stem = re.sub(r"(?<=[a-z]{3})(?:es|s)$", "", short)  # bears / bearded dragons
     return bool(re.search(rf"(?<![a-z]){re.escape(stem)}", long))
+
+
+def _free_of(long: str, short: str) -> bool:
+    """True when subject ``long`` names a thing without ``short`` ("alcohol-free beer",
+    "meatless burgers", "non-alcoholic beer", 无酒精啤酒, 不含猪肉的香肠, 去咖啡因咖啡); both as
+    :func:`_subject` returns them (Latin text stemmed)."""
+    if re.search(r"[\u4e00-\u9fff]", short):
+        return re.search(rf"(?:无|不含|零|脱|去){re.escape(short)}", long) is not None
+    stem = re.escape(re.sub(r"(?<=[a-z]{3})(?:es|s)$", "", short))
+    return (
+        re.search(rf"(?<![a-z]){stem}[a-z]*[- ]?(?:free|fre|less|les)\b", long) is not None
+        or re.search(rf"\b(?:non|no|un)-?{stem}", long) is not None
+    )
 
 
 def _overlap(a: str, b: str) -> bool:
@@ -168,11 +223,21 @@ def relation(new: dict[str, Any], old: dict[str, Any] | None) -> tuple[str, str]
             if kind == "schedule" and new.get("correction"):
                 return "contradicts", "the routine moved to another time"
             return "supplements", "the routine and its time"
-    if not _comparable(new, old):
-        return "unrelated", "different kind of fact"
+    if (
+        kind == "schedule"
+        and old.get("kind") == "event"
+        and (new.get("correction") or new.get("moved"))
+    ):
+        act, other = _subject(new.get("subject")), _subject(old.get("subject"))
+        if act and (act == other or _contains(act, other)):
+            return "contradicts", "the planned event moved"  # "下周三体检" / "体检改到下周五"
     a, b = _subject(new.get("subject")), _subject(old.get("subject"))
     if a != b and _LIGHT_VERB_RE.sub("", a) == _LIGHT_VERB_RE.sub("", b):
         a = b  # "看恐怖片" / "恐怖片": the same object, with or without its verb
+    if diet_conflict(new, old, _LIGHT_VERB_RE.sub("", a), _LIGHT_VERB_RE.sub("", b)):
+        return "contradicts", "eating meat against a meat-free diet"  # 素食者 / 现在吃肉了
+    if not _comparable(new, old):
+        return "unrelated", "different kind of fact"
     same_polarity = int(new.get("polarity", 1)) == int(old.get("polarity", 1))
     if kind == "event" and old.get("kind") == "event" and a == b and a:
         if _norm(new.get("content")) and _norm(new.get("content")) == _norm(old.get("content")):
@@ -181,7 +246,16 @@ def relation(new: dict[str, Any], old: dict[str, Any] | None) -> tuple[str, str]
             return "contradicts", "the event moved"
         return "supplements", "another event of the same kind"
     if kind in SINGLE_VALUED:
-        same_subject = a == b or (kind == "schedule" and _contains(a, b))
+        same_subject = (
+            a == b
+            or (kind == "schedule" and _contains(a, b))
+            or (kind == "attr" and new.get("correction") and bool(a) and b.endswith(a))
+            or (
+                kind == "attr"
+                and canonical_attribute(_norm(new.get("subject")))
+                == canonical_attribute(_norm(old.get("subject")))
+            )
+        )  # "my new number" replaces "my phone number", 新号码 replaces 电话
         if not same_subject and not (new.get("correction") and not a):
             return "unrelated", "different attribute"
         if new.get("temporary") and not old.get("temporary"):
@@ -204,9 +278,25 @@ def relation(new: dict[str, Any], old: dict[str, Any] | None) -> tuple[str, str]
         if int(new.get("polarity", 1)) < 0:
             return "unrelated", "denies another value"
         return "contradicts", f"{kind} changed"
+    if (
+        a != b
+        and same_polarity
+        and (time_slot_change(a, b) or means_change(a, b))
+        and not _ADDS_RE.search(str(new.get("content") or ""))
+        and not (new.get("temporary") and not old.get("temporary"))
+        # one dated occurrence ("今天我坐地铁上班") leaves the routine ("每天开车上班")
+        and not (
+            _DATED_RE.search(str(new.get("content") or ""))
+            and not _DATED_RE.search(str(old.get("content") or ""))
+        )
+    ):
+        return "contradicts", "the same routine at another time or by other means"  # 早上/晚上跑步
     if a == b and a:
         if new.get("temporary") and not old.get("temporary"):
             return "supplements", "temporary state next to a lasting fact"
+        counts = _count(new.get("content")), _count(old.get("content"))
+        if same_polarity and None not in counts and counts[0] != counts[1]:
+            return "contradicts", "the count changed"  # "two cats" -> "three cats now"
         if same_polarity:
             return "duplicate", "same subject and polarity"
         if old.get("temporary") and not new.get("temporary"):
@@ -215,6 +305,15 @@ def relation(new: dict[str, Any], old: dict[str, Any] | None) -> tuple[str, str]
     if _contains(a, b):
         if not same_polarity and int(new.get("polarity", 1)) < 0 and len(a) < len(b):
             return "contradicts", "denies the whole of what was stored"
+        if (
+            not same_polarity
+            and int(new.get("polarity", 1)) > 0
+            and len(a) > len(b)
+            and not _free_of(a, b)
+        ):
+            # "I don't drink alcohol" / "I drink alcohol now, mostly wine" (but not
+            # "alcohol-free beer", 无糖饼干: a thing without what was denied)
+            return "contradicts", "asserts a case of what was denied"
         return "supplements", "more specific or more general, both kept"
     if same_polarity and _overlap(a, b):
         return "supplements", "about the same thing, both kept"

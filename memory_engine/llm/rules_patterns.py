@@ -11,67 +11,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from memory_engine.llm.rules_names import is_place_name
 from memory_engine.llm.rules_polarity import polarity as clause_polarity
 from memory_engine.models import MemoryType
 
-SENTENCE_RE = re.compile(r"(?<=[。！？!?；;\n])|(?<=\.)\s+")
-
-CHITCHAT_RE = re.compile(
-    r"(?:你好|您好|嗨|哈喽|哈啰|在吗|谢谢你?|多谢|感谢|谢啦|好的|好滴|好|行|嗯+|哦+|噢+|哈+|呵呵|收到|"
-    r"明白了?|知道了|了解|再见|拜拜|晚安|早上好|早安|午安|下午好|晚上好|没问题|不客气|辛苦了?|对|是的|"
-    r"不错|太好了|厉害|棒|ok|okay|k|hi|hello|hey|yo|thanks|thank you|thank you so much|thx|ty|"
-    r"sure|got it|cool|great|nice|awesome|bye|goodbye|see you|good (?:morning|night|evening|"
-    r"afternoon)|yes|no|yeah|yep|nope|lol|haha|you're welcome|no problem|sounds good|perfect|"
-    r"alright|all right|hmm+|wow|ok thanks|okay thanks)",
-    re.I,
-)
-QUESTION_RE = re.compile(
-    r"[?？]\s*$|吗\s*[。]?$|^(?:请问|能不能|可不可以|是不是|有没有|为什么|怎么|什么|哪|谁)|"
-    r"^(?:what|how|why|when|where|who|which|can you|could you|would you|do you|does|is it|"
-    r"are you|is there|should i)\b",
-    re.I,
-)
-REQUEST_RE = re.compile(
-    r"^(?:请)?(?:帮我|帮忙|给我|替我|麻烦你?)(?:查|找|写|翻译|总结|看|算|搜|订|生成|改|发|讲|说|推荐|画|编|"
-    r"列|介绍|解释|想|做|来)|"
-    r"^(?:please )?(?:help me|summari[sz]e|translate|write|find|search|check|look up|"
-    r"calculate|draft|generate|show me|tell me|give me|list)\b",
-    re.I,
-)
-INSTRUCTION_RE = re.compile(
-    r"^请(?:用|以|始终|一直|都|总是)|(?:用|以)[^，,。]{1,8}(?:回答|回复|答复|交流|沟通)|"
-    r"^(?:when|whenever|if) (?:you|I)\b[^?]*,|"
-    r"^(?:please )?(?:keep|use|include|avoid|cite|format|write|answer|reply|respond|add|put|give|"
-    r"show|send|list|don't|do not)\b[^?]*\b(?:answers?|repl(?:y|ies)|responses?|messages?|emails?|"
-    r"code|words|units|sources|summar\w*|format|tone|bullet\w*|markdown|language|emojis?|"
-    r"for me|to me)\b|\bI(?: want|'d like| would like| need) you to\b|"
-    r"(?:别|不要|不能)(?:超过|太长|太短|带|加)|(?:的)?(?:步骤|流程)(?:是|[:：])|"
-    r"^(?:我)?以后|(?<![受伤完])以后(?=都|请|别|不要|记得|用|回复|每|先)|今后|"
-    r"(?:每天|每周.{0,4}?|每次|每个月|每晚)(?:都)?(?:帮|给|提醒|替)(?:我|用户)|从现在起|从今天起|每次|总是|一律|(?:别|不要|不用|请勿|勿)(?:再)?(?:给我|帮我|跟我|"
-    r"给用户|帮用户)|记住|"
-    r"^(?:please )?(?:always|never)\b|\b(?:from now on|in the future|going forward|please don't|don't ever|"
-    r"every time|remember that)\b",
-    re.I,
-)
-CHANGE_RE = re.compile(
-    r"改成|改到|改为|换成|换到|调整到|调到|挪到|移到|推迟到|提前到|延长到|延期到|"
-    r"\b(?:changed? to|moved? to|switch(?:ed)? to|reschedul\w* (?:to|for)|is now on|now on)\b",
-    re.I,
-)
-TEMPORARY_RE = re.compile(
-    r"最近(?![\u4e00-\u9fff]{0,4}的)|这几天|这两天|这阵子|这段时间|这段日子|这两周|这个月|暂时|临时|"
-    r"(?<!从)(?<!自)这周(?!开始|起)|(?<!从)本周(?!开始|起)|近期|近几天|(?:接下来|未来)(?:的)?(?:几|两|三|一)(?:天|周|个星期)|"
-    r"\b(?:these days|lately|recently|for now|for the (?:next|coming) (?:few|couple of|two|three|four|five|six|seven|eight|nine|ten|\d+) "
-    r"(?:days|weeks)|for a (?:few|couple of) (?:days|weeks)|this month|until it's (?:fixed|back)|"
-    r"(?<!starting )(?<!from )(?<!as of )(?<!beginning )this week|at the moment|right now|temporarily|for the time being|until (?:next )?(?:monday|"
-    r"tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next week|the end of))\b",
-    re.I,
-)
-WEEKDAY_RE = re.compile(
-    r"(?P<day>(?:周|星期|礼拜)[一二三四五六日天]|\b(?:monday|tuesday|wednesday|thursday|"
-    r"friday|saturday|sunday)s?\b)",
-    re.I,
-)
 _ME_ZH = r"(?:我|用户)"
 _ME_EN = r"(?:I|the user|[Tt]he user)"
 #: Where an English value ends; a dot inside a value ("sam@new.io", "3.5 kg") does not end it.
@@ -111,7 +54,7 @@ def normalise_subject(text: str) -> str:
     return re.sub(r"\s+", " ", t).strip(" ，,。.!！")
 
 
-Reader = Callable[[re.Match[str]], Match]
+Reader = Callable[[re.Match[str]], Match | None]
 
 
 def _p(pattern: str, flags: int = re.I) -> re.Pattern[str]:
@@ -143,6 +86,13 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     (
         _p(r"(?:have|has) an? ([\w\s-]{1,30}?) allergy"),
         lambda m: Match("allergy", _subj(m), importance=0.9, tags=("allergy", "health")),
+    ),
+    # a favourite ("我最喜欢的颜色是蓝色"): one value per thing, as "my favourite X is Y"
+    (
+        _p(
+            r"(?:我|用户)(?:现在|目前|一直|其实)?(?:最喜欢|最爱)的([^，,。.!！;；是]{1,10}?)是([^，,。.!！;；]{1,20})"
+        ),
+        lambda m: Match("attr", "favourite " + _subj(m), value=_subj(m, 2), tags=("preference",)),
     ),
     # preferences (negative first: 不喜欢 contains 喜欢)
     (
@@ -260,8 +210,9 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     ),
     (
         _p(
-            rf"{_ME_EN} (?:now |currently )?(?:don't |do not |doesn't |does not |no longer )?"
-            rf"(?:live|lives|am living|is living|am based|is based|am settled|'m based) in "
+            rf"(?:{_ME_EN} (?:now |currently )?(?:don't |do not |doesn't |does not |no longer )?"
+            rf"(?:live|lives|am living|is living|am based|is based|am settled)|"
+            rf"(?:I'm|I am|the user is)(?: now| currently| no longer| not)? (?:based|living|settled)) in "
             rf"([A-Z][\w\s-]{{1,30}}?){_TAIL}",
             0,
         ),
@@ -310,6 +261,34 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
             importance=0.7,
             polarity=-1,
             tags=("place", "work"),
+        ),
+    ),
+    (  # a role at a named employer: "我在美团做算法工程师" names the workplace (as in English)
+        _p(
+            r"(?:我|用户)(?:现在|目前)?在(?!家|家里|这|那)([^，,。.!！;；在]{2,10}?)(?:做|当|担任)"
+            r"[^，,。.!！;；]{0,8}?(?:工程师|经理|设计师|总监|主管|专家|顾问|实习生|老师|医生|律师|研究员|"
+            r"分析师|运营|开发|销售|编辑|记者|会计|护士|架构师|程序员|产品|技术|设计|测试|运维|市场|财务|人事)$"
+        ),
+        lambda m: _employer(_subj(m)),
+    ),
+    (  # joining an employer: "我上个月跳槽去了字节跳动", "我入职了美团", "I joined Microsoft last month"
+        _p(
+            r"(?:我|用户)(?:[^，,。跳入加]{0,8}?)(?:跳槽|入职)(?:去|到)?了?([^，,。.!！;；了]{2,15}?)"
+            r"(?:工作|上班|团队)?(?:了|啦)?$"
+        ),
+        lambda m: Match(
+            "workplace", "workplace", value=_subj(m), importance=0.7, tags=("place", "work")
+        ),
+    ),
+    (
+        _p(
+            rf"{_ME_EN} (?:just |recently |have |has |'ve )?(?:joined|started (?:working )?at|"
+            r"started a new job at|moved over to) ([A-Z][\w&.-]*(?: [A-Z][\w&.-]*)*)"
+            r"(?=$|[,.!;]| as | in | last | this | and | but )",
+            0,
+        ),
+        lambda m: Match(
+            "workplace", "workplace", value=_subj(m), importance=0.7, tags=("place", "work")
         ),
     ),
     (  # a role at a named employer: "I'm now a designer at Umbrella" names the workplace
@@ -370,8 +349,9 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     # amounts
     (
         _p(
-            r"(预算|工资|月薪|年薪|房租|报价|贷款|存款|花了|付了|价格|费用)[^，,。.!！;；\d]{0,6}"
-            r"([\d,.]+\s*(?:万|千|百)?\s*(?:元|块|美元|欧元|rmb|RMB)?)"
+            r"(预算|工资|月薪|年薪|房租|报价|贷款|存款|花了|付了|价格|费用)[^，,。.!！;；\d一二三四五六七八九十两]{0,6}"
+            r"((?:[\d,.]+\s*(?:万|千|百)?|[一二三四五六七八九十两]+(?:百|千|万|亿)[一二三四五六七八九十两百千万]*)"
+            r"\s*(?:元|块|美元|欧元|rmb|RMB)?)"
         ),
         lambda m: Match(
             "amount", normalise_subject(m.group(1)), value=m.group(2).strip(), tags=("amount",)
@@ -379,7 +359,7 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     ),
     (
         _p(
-            r"\b(budget|salary|rent|loan|savings|price|cost|fee)\b[^.,;!\d$€¥]{0,20}"
+            r"\b(budget|salary|rent|loan|savings|price|cost|fee)\b[^.,;!\d$€¥]{0,30}"
             r"([$€¥£]\s?[\d,.]+\s*(?:k|m|million|thousand)?|[\d,.]+\s*(?:dollars|usd|eur|euros|yuan|"
             r"rmb|k)\b)"
         ),
@@ -463,8 +443,8 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     # an age: "My son is 7", "I'm actually 34", "我女儿今年8岁"
     (
         _p(
-            r"(?:^|\s)(?:is|am|'m|are|turned|turns)(?: actually| now| already)? (\d{1,3})"
-            r"(?: years? old)?$"
+            r"(?:(?:^|\s)(?:is|am|are|turned|turns)|'m)(?: actually| now| already)? (\d{1,3})"
+            r"(?: years? old)?(?: (?:in|on|last|this|yesterday|today)\b[^,;]{0,30})?$"
         ),
         lambda m: Match("attr", "age", value=m.group(1), importance=0.6, tags=("personal",)),
     ),
@@ -528,6 +508,17 @@ def diet_subject(value: str) -> str:
     return _DIET_CANONICAL.get(text, text.replace("-", " "))
 
 
+_NEW_RE = re.compile(r"^(?:new |新的|新(?=[\u4e00-\u9fff]{2}))")
+
+
+def _employer(name: str) -> Match | None:
+    """The workplace of "我在美团做算法工程师", or None when the place is a city or region
+    ("在深圳做律师": an occupation, read by a later pattern)."""
+    if is_place_name(name):
+        return None
+    return Match("workplace", "workplace", value=name, importance=0.7, tags=("place", "work"))
+
+
 def match_patterns(sentence: str) -> Match | None:
     """The first pattern that matches ``sentence`` (table order), or None. The polarity of a
     positive pattern is read from the clause (``rules_polarity``)."""
@@ -535,8 +526,14 @@ def match_patterns(sentence: str) -> Match | None:
         m = pattern.search(sentence)
         if m:
             found = read(m)
+            if found is None:  # the pattern's reader declined (a place, not an employer)
+                continue
             if found.kind in ("deadline", "event") and not _has_time(sentence):
                 continue
+            if found.kind == "attr" and _NEW_RE.match(found.subject):
+                # "My new number is …", "我的新手机号是…": the value that replaces the old one
+                subject = _NEW_RE.sub("", found.subject)
+                found = replace(found, subject=subject, tags=(*found.tags, "correction"))
             if found.polarity == 1 and found.kind not in ("attr", "amount", "name", "address"):
                 end = m.start(1) if found.kind in _VERB_FIRST and m.re.groups else None
                 found = replace(found, polarity=clause_polarity(sentence, end))

@@ -46,7 +46,7 @@ _EN_VERBS = {
 _NOT_PRESENT_VERB = re.compile(
     r"^(?:is|was|has|had|did|does|will|would|can|could|should|must|might|may|shall|went|met|got|"
     r"made|took|gave|saw|ran|won|lost|left|came|sent|paid|spent|wrote|built|began|flew|drove|ate|"
-    r"found|bought|sold|told|said|knew|thought|felt|kept|held|brought|caught|taught|became|"
+    r"found|bought|sold|told|said|knew|thought|felt|kept|held|brought|caught|taught|became|quit|"
     r"the|a|an|and|or|but|not|to|in|on|at|of|for|with|from|by|as|too|also|"
     r"\w+ed|\w+ly|\w+s|\w+'\w*|\w*\d\w*)$",
     re.I,
@@ -62,6 +62,10 @@ def _third_singular(word: str) -> str:
     if re.search(r"(?:s|sh|ch|x|z|o)$", word):
         return word + "es"
     return word + "s"
+
+
+#: Stands for "me" / "myself" until the verbs after the subject agree.
+_OBJECT = "\x00user\x00"
 
 
 def third_person(text: str) -> str:
@@ -80,8 +84,8 @@ def third_person(text: str) -> str:
         (r"\bI\b", "the user"),
         (r"\b[Mm]y\b", "the user's"),
         (r"\b[Mm]ine\b", "the user's"),
-        (r"\b[Mm]yself\b", "the user"),
-        (r"\b[Mm]e\b", "the user"),
+        (r"\b[Mm]yself\b", _OBJECT),
+        (r"\b[Mm]e\b", _OBJECT),
     ]
     out = text
     for pattern, repl in subs:
@@ -92,10 +96,11 @@ def third_person(text: str) -> str:
         return m.group(1) + _EN_VERBS.get(word.lower(), _third_singular(word))
 
     out = re.sub(
-        r"(the user (?:also |really |usually |often |never |always |no longer |still |just |"
-        r"sometimes |rarely )?)([\w']+)",
+        r"(the user (?:(?:also|really|usually|often|never|always|no longer|still|just|sometimes|"
+        r"rarely|now|currently|mostly|finally|actually|already|only|generally|normally) )*)([\w']+)",
         agree,
         out,
     )
+    out = out.replace(_OBJECT, "the user")  # an object takes no agreement ("call me before")
     out = out.strip().rstrip(".")
     return out[:1].upper() + out[1:]

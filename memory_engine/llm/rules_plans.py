@@ -37,14 +37,16 @@ def trip(clause: str) -> Match | None:
     text = clause.strip()
     if is_chinese(text):
         m = _ZH_TRIP_RE.match(text)
-        if not m:
-            return None
+        if not m or re.search(r"跳槽|入职|转岗|调岗", text):
+            return None  # "跳槽去了字节跳动": a new employer, not a trip
         when = re.sub(
             r"打算|计划|准备|想|要|会|不|没|改|也",
             "",
             (m.group("w1") or "") + (m.group("w2") or ""),
         )
         where = m.group("where")
+        if when.startswith("每") or "每" in (m.group("w1") or ""):
+            return None  # "我每周一去健身房": a routine (a habit), not a trip
         when = when if _ZH_TRIP_TIME_RE.search(when) else ""
         planned = re.search(r"打算|计划|准备", text) or m.group("trip") or m.group("change")
         if not (when or planned):

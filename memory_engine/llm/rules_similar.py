@@ -13,11 +13,20 @@ the keys then call them unrelated or complementary. This fallback decides those 
   other than predicates and discourse words (喜欢, 现在, like, now, ...), or the new input must
   name a word of the stored fact that the new fact no longer holds ("不是上海，我在南京读研",
   "Not Berlin anymore, I relocated to Munich");
-* opposite polarity, cosine >= :data:`NEGATION_COSINE` -> ``contradicts``;
-* a change signal in the new input (:data:`CHANGE_RE`: 其实, 改成, 换成, 不再, 已经不, 搬到,
-  现在; actually, instead, no longer, anymore, switched, moved, now, ...): cosine >=
-  :data:`CHANGE_COSINE` for an explicit change word, :data:`WEAK_CHANGE_COSINE` for a time word
-  alone (现在 / now) -> ``contradicts``;
+* a fact about a named third party ("Anna is no longer my manager") is never related to one
+  about the user or someone else; a liking (preference, diet, allergy) and an attribute
+  (residence, workplace, a possession ...) never retire each other ("我其实很喜欢杭州的西湖"
+  leaves "我住在杭州");
+* opposite polarity on the same object (one fact's content words hold the other's, apart from
+  the negation: not "I'm not allergic to shellfish" after "allergic to peanuts"), or on a named
+  old value, cosine >= :data:`NEGATION_COSINE` -> ``contradicts``;
+* a change signal (:data:`CHANGE_RE`: 其实, 改成, 换成, 不再, 已经不, 搬到, 现在; actually,
+  instead, no longer, anymore, switched, moved, now, ...) in a clause of the new input about
+  either fact, a verb that acts on an object acting on a stored word ("I left Acme", never "I
+  left my umbrella in Berlin"; "new" as an adjective changes nothing), or a correction word
+  anywhere in it (记错了, 不对, scratch that, "35, not 34"); never when the input says it adds
+  ("too", 也): cosine >= :data:`CHANGE_COSINE` for an explicit change word,
+  :data:`WEAK_CHANGE_COSINE` for a time word alone (现在 / now) -> ``contradicts``;
 * no change signal, same polarity, the same content words and cosine >=
   :data:`DUPLICATE_COSINE` -> ``duplicate``;
 * no change signal, same polarity, a shared anchor and cosine >= :data:`SUPPLEMENT_COSINE` ->
@@ -44,6 +53,9 @@ NEGATION_COSINE = 0.5
 CHANGE_COSINE = 0.5
 #: Cosine from which a fact with only a time word (现在 / now) contradicts the stored one.
 WEAK_CHANGE_COSINE = 0.62
+#: Cosine from which a fact that says it switched ("我现在改喝拿铁了", "I've switched to coffee")
+#: replaces a stored one of the same kind without a shared word.
+SWITCH_COSINE = 0.45
 #: Cosine from which a fact sharing an anchor, without a change word, adds to the stored one.
 SUPPLEMENT_COSINE = 0.5
 #: Cosine from which a fact with the same content words and polarity is a duplicate.
@@ -51,12 +63,12 @@ DUPLICATE_COSINE = 0.8
 
 #: Explicit change words (a correction, a replacement, a stop, a move), Chinese and English.
 CHANGE_RE = re.compile(
-    r"其实|实际上|改(?!善|进|革)|换(?!季)|变成|变了|(?:瘦|胖|涨|降|升|减|增|长|提)到|不再|再也不|已经不|已经没|不.{0,6}了|"
+    r"其实|实际上|改(?!善|进|革)|换(?!季)|变成|变了|升级到|升级成|(?:瘦|胖|涨|降|升|减|增|长|提)到|不再|再也不|已经不|已经没|不.{0,6}了|"
     r"搬到|搬去|搬家|转到|转去|调到|调去|跳槽|辞职|离职|退出|放弃|戒了|戒掉|卖掉|卖了|停了|取消|"
     r"推迟|提前|延期|挪到|不对|说错|记错|弄错|搞错|口误|准确地说|更正|纠正|不是.{1,12}(?:而是|是)|不是[^，,。]{1,12}(?:[，,。]|$)|新的|新号|"
     r"\b(?:actually|instead|no longer|anymore|any more|any longer|not any|switched|switching|"
     r"changed|changing|moved|moving|relocated|relocating|replaced|transferred|transferring|gave up|given up|giving up|"
-    r"stopped|quit|left|sold|got rid of|cancell?ed|postponed|pushed|rescheduled|scratch that|"
+    r"stopped|quit|left|sold|got rid of|upgraded|upgrading|downgraded|traded in|cut out|cancell?ed|postponed|pushed|rescheduled|scratch that|"
     r"correction|I meant|I misspoke|my mistake|to be (?:precise|exact)|turns out|used to|not .{1,30} but|no more|new)\b|(?:^|[,;.]\s*)not \w+(?: \w+)?[,;]",
     re.I,
 )
@@ -72,12 +84,18 @@ _GENERIC_TERMS = frozenset(
     每天 经常 总是 通常 还 再 不 没 了 的 也 都 最 非常 特别 比较 真的 觉得 开始 继续 目前 如今
     user like love enjoy prefer hate use live be have go want plan now actual still realli usual
     alway often day everi also just current nowaday anymor longer thing get got make much lot
-    name call 住 家 喝 最 爱 最爱 名字 叫 叫做 称呼
+    name call 住 家 喝 最 爱 最爱 名字 叫 叫做 称呼 allerg allergi 过敏
     """.split()
 )
 #: Han characters that are never an anchor on their own (function words and holders).
 _GENERIC_CHARS = frozenset(
     "用户我你他她它的了是在有不没也都很就还又要会能说做去来到上下中和与个一条只把被住家喝最爱叫"
+)
+
+
+#: Terms of change and negation words themselves (a denial adds them to the stored words).
+_CHANGE_TERMS = frozenset(
+    tokenize("no longer anymore stopped quit gave up given up not 不再 已经不 戒 不 没 再也不 停")
 )
 
 
@@ -109,6 +127,135 @@ def names_old_value(new_text: str, new_content: str, old_content: str) -> bool:
     return any(len(t) > 1 and t in said and t not in kept for t in _anchors(old_content))
 
 
+#: Words that add to what is stored, never replace it ("I like black tea too", "我也喜欢…").
+_ADDITIVE_RE = re.compile(r"\b(?:too|as well|also|in addition)\b|也|还(?:有|喜欢|会|在)|另外", re.I)
+#: Change verbs that act on an object: they change the fact only when what they act on is the
+#: shared word ("I left Acme" / "I left my umbrella in Berlin"; "我换成苹果手机" / "我换了双鞋").
+_OBJECT_VERB_RE = re.compile(
+    r"\b(?:left|moved|switched|changed|sold|replaced|got rid of|upgraded)\s+"
+    r"(?P<obj>(?:my|a|an|his|her|our|their|the|some)\s+[\w'-]+"
+    r"(?:\s+(?!(?:at|in|on|to|from|behind|inside|under|near|by|with|for)\b)[\w'-]+)?)|"
+    r"\bnew\s+(?P<noun>[\w'-]+)",
+    re.I,
+)
+#: A place after a left or moved object: the thing was put somewhere, nothing changed.
+_PLACED_RE = re.compile(r"\s+(?:at|in|on|behind|inside|under|near|by|with)\b", re.I)
+#: A change verb before a bare two-word object ("switched gym shoes", "changed phone cases"):
+#: the second word is what changed.
+_BARE_OBJECT_RE = re.compile(
+    r"\b(?:switched|changed|replaced|upgraded|sold|swapped)\s+(?!(?:to|from|over|back|my|a|an|"
+    r"the|our|his|her|their|some|jobs?|careers?|plans?)\b)(?P<mod>[a-z][\w'-]*)\s+"
+    r"(?!(?:to|for|from|at|in|on|last|this|next|today|yesterday|recently|again|and|because)\b)"
+    r"(?P<head>[a-z][\w'-]*)",
+    re.I,
+)
+#: Words that make a whole sentence a correction, whichever clause they sit in.
+_CORRECTED_RE = re.compile(
+    r"记错|说错|弄错|搞错|口误|^不对|更正|纠正|准确地说|不是[^，,。]{1,12}[，,]|[，,]\s*不(?:是|叫|在|住)|"
+    r"\b(?:scratch that|I misspoke|my mistake|correction|to be (?:precise|exact)|I meant|oops)\b|"
+    r",\s*not (?:the |a |an )?[\w.-]+\s*[,.;!]?\s*$|,\s*not (?:the |a |an )?[\w.-]+,",
+    re.I,
+)
+_CLAUSE_SPLIT_RE = re.compile(r"[，,;；。.!！?？]|\s(?:and|but|so)\s", re.I)
+#: Kinds of what a holder likes or cannot have, and kinds of who and where they are: one of
+#: each never retires the other ("我住在杭州" / "我其实很喜欢杭州的西湖").
+_LIKING_KINDS = frozenset({"preference", "diet", "allergy", "health"})
+_ATTRIBUTE_KINDS = frozenset(
+    {"residence", "workplace", "origin", "name", "address", "attr", "amount", "has"}
+)
+
+
+def _changes_here(new_text: str, stored: set[str], own: set[str]) -> bool:
+    """True when a change word (:data:`CHANGE_RE`) of ``new_text`` sits in a clause about the
+    new fact (``own`` words) or the stored one (``stored``: the shared anchors and the stored
+    fact's words) and, for a verb that acts on an object, acts on a stored word: "I left Acme"
+    changes a stored "I work at Acme"; "I left my umbrella in Berlin" and "I bought a new
+    apartment in Berlin" change nothing stored. A correction word ("记错了", "scratch that")
+    makes the whole input a change."""
+    if _CORRECTED_RE.search(new_text):
+        return True
+    for clause in _CLAUSE_SPLIT_RE.split(new_text):
+        if not CHANGE_RE.search(clause) or not set(tokenize(clause)) & (stored | own):
+            continue
+        for m in _OBJECT_VERB_RE.finditer(clause):
+            if _PLACED_RE.match(clause, m.end()):
+                continue  # "I left my laptop at home": where a thing is, not a change of it
+            if set(tokenize(m.group("obj") or m.group("noun"))) & stored:
+                return True
+        rest = _OBJECT_VERB_RE.sub(" ", clause)
+        for m in _BARE_OBJECT_RE.finditer(rest):
+            modifier, head = tokenize(m.group("mod")), tokenize(m.group("head"))
+            if set(modifier) & stored and head and not set(head) & stored:
+                # "I switched gym shoes": the change is of the shoes, "gym" only qualifies them
+                rest = rest.replace(m.group(0), " ")
+        if CHANGE_RE.search(rest):
+            return True
+    return False
+
+
+#: Words that say the holder replaced one thing by another: a drink, a phone, a job.
+_SWITCH_RE = re.compile(
+    r"改(?:喝|吃|用|坐|开|骑|玩|听|看|做|学)|换成|换了|改成|改为|转做|转行|改行|"
+    r"\b(?:switched to|changed to|moved over to|went back to|gone back to|converted to|"
+    r"became an?|have become an?|replaced (?:it|my \w+) with)\b",
+    re.I,
+)
+#: Kinds a switch can replace (what one uses, does or prefers; not where one lives).
+_SWITCHABLE_KINDS = frozenset(
+    {"preference", "tool", "occupation", "habit", "statement", "state", "instruction"}
+)
+
+
+def _switched(new: dict[str, Any], old: dict[str, Any], new_text: str) -> bool:
+    """True when the new input says its holder switched ("改喝", "换成", "switched to",
+    "became a"), nothing in it says it adds ("too", 也), and both facts are of a kind a switch
+    replaces (:data:`_SWITCHABLE_KINDS`)."""
+    kinds = {str(new.get("kind") or ""), str(old.get("kind") or "")}
+    return (
+        kinds <= _SWITCHABLE_KINDS
+        and bool(_SWITCH_RE.search(new_text))
+        and not _ADDITIVE_RE.search(new_text)
+        and not _CHANGE_FREE_RE.search(new_text)
+    )
+
+
+#: A switch of something else than the fact: clothes, a seat, a channel ("换了件衣服").
+_CHANGE_FREE_RE = re.compile(r"换了?(?:件|身|双|个座|个位置|台)|changed (?:clothes|seats)", re.I)
+
+
+_NAMED_SUBJECT_RE = re.compile(
+    r"^(?P<name>[A-Z][a-z]+(?: [A-Z][a-z]+)?) (?:is|was|isn't|wasn't|has|had|hasn't|does|doesn't|"
+    r"did|didn't|will|won't|can|can't|\w+s|\w+ed)\b"
+)
+_NOT_A_NAME = frozenset(
+    {"The", "This", "That", "It", "There", "Our", "My", "We", "They", "He", "She"}
+)
+
+
+def _named_subject(content: str) -> str:
+    """The named third party a fact's content is about ("Anna is no longer the user's manager"
+    -> "anna"), or "" when it is about the user or unnamed."""
+    m = _NAMED_SUBJECT_RE.match(content.strip())
+    if not m or m.group("name").split()[0] in _NOT_A_NAME:
+        return ""
+    return m.group("name").lower()
+
+
+#: Where a denial starts in a fact's content ("the user is not …", "用户不是…").
+_NEGATION_AT_RE = re.compile(r"\b(?:not|never|no longer)\b|n't\b|不|没|别", re.I)
+
+
+def _denies_narrower(new_content: str, old_terms: set[str]) -> bool:
+    """True when what the new fact denies (its words from the negation on) holds every stored
+    word and more ("用户不是纯素食者" after "用户是素食者", "doesn't like tea with milk" after
+    "likes tea"); never for words before the negation ("Honestly the user is not …")."""
+    m = _NEGATION_AT_RE.search(new_content)
+    if not m or not old_terms:
+        return False
+    denied = _anchors(new_content[m.start() :]) - _CHANGE_TERMS
+    return old_terms < denied
+
+
 def similar_relation(
     new: dict[str, Any],
     old: dict[str, Any],
@@ -134,17 +281,43 @@ def similar_relation(
         return None
     if old and str(new.get("holder") or "user").lower() != str(old.get("holder") or "user").lower():
         return None
+    if _named_subject(new_content) != _named_subject(old_content):
+        return None  # "Anna is no longer my manager" is of Anna, not of "a sister named Anna"
     anchors = shared_anchors(new_content, old_content)
     named = names_old_value(new_text, new_content, old_content)
     if not anchors and not named:
+        if _switched(new, old, new_text) and cosine >= SWITCH_COSINE:
+            return "contradicts", f"switched to another one (cosine {cosine:.2f})"
         return None
     polarity_new, polarity_old = int(new.get("polarity", 1)), int(old.get("polarity", 1) or 1)
     about = ", ".join(sorted(anchors)) or "the corrected value"
-    if polarity_new != polarity_old and cosine >= NEGATION_COSINE:
+    kinds = {str(new.get("kind") or ""), str(old.get("kind") or "")}
+    # a liking and an attribute (a preference, a residence) never retire each other
+    may_retire = not (kinds & _LIKING_KINDS and kinds & _ATTRIBUTE_KINDS)
+    new_terms, old_terms = _anchors(new_content), _anchors(old_content)
+    # a denial is of the stored object itself, not of another one next to a shared word
+    # ("I'm not allergic to shellfish" leaves "allergic to peanuts"; "Anna is no longer my
+    # manager" leaves "a sister named Anna")
+    same_object = bool(new_terms) and (
+        new_terms - _CHANGE_TERMS <= old_terms or old_terms <= new_terms
+    )
+    # denying something more specific leaves the general fact ("我是素食者" / "我不是纯素食者",
+    # "I like tea" / "I don't like tea with milk")
+    narrower_denial = polarity_new < 0 < polarity_old and _denies_narrower(new_content, old_terms)
+    same_object = same_object and not narrower_denial
+    if (
+        may_retire
+        and polarity_new != polarity_old
+        and (same_object or named)
+        and cosine >= NEGATION_COSINE
+    ):
         return "contradicts", f"opposite polarity on {about} (cosine {cosine:.2f})"
-    if CHANGE_RE.search(new_text) and cosine >= CHANGE_COSINE:
+    # a fact said to add ("I like black tea too", 也) never replaces one of the same polarity
+    may_replace = may_retire and not _ADDITIVE_RE.search(new_text) and not narrower_denial
+    stored = anchors | old_terms
+    if may_replace and _changes_here(new_text, stored, new_terms) and cosine >= CHANGE_COSINE:
         return "contradicts", f"changed: {about} (cosine {cosine:.2f})"
-    if WEAK_CHANGE_RE.search(new_text) and anchors and cosine >= WEAK_CHANGE_COSINE:
+    if may_replace and WEAK_CHANGE_RE.search(new_text) and anchors and cosine >= WEAK_CHANGE_COSINE:
         return "contradicts", f"now different: {about} (cosine {cosine:.2f})"
     if (
         polarity_new == polarity_old

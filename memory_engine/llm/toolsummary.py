@@ -1,19 +1,21 @@
 """Structured tool outputs reduced to a few conclusions (deterministic, offline).
 
 An agent needs what a tool output *concludes* (order A1029 shipped, ETA 2026-12-04; 3 tests
-failed, test_login got 401), never the payload itself. ``summarise`` reads four shapes:
+failed, test_login got 401), never the payload itself. ``summarise`` reads these shapes:
 
 * JSON (an object, an array of records, or an API envelope such as ``{"data": [...]}``), of
   any size: id, status, dates and counts of the main record, or a count of the records with
   their statuses;
-* test-runner output (pytest, unittest, jest/go-style ``FAIL``/``ok`` lines): the totals and
-  each failing test with the assertion it failed on;
+* test-runner output, tables and logs (``toollines``): the totals and each failing test;
+  rows, statuses and the ids of rare ones; the errors a log counts, with their ids;
 * HTTP summaries (``HTTP/1.1 404 Not Found``, ``GET /api/x -> 500``, ``status: 503``);
 * ``key: value`` / ``key=value`` listings (ids, statuses, dates, counts only);
 * error tracebacks (Python ``Traceback``, ``SomeError: message`` lines, Java/JS ``Exception``):
   the error type, its message and where it was raised;
-* tables (``|``-separated, or CSV with a header row): the row count, the statuses counted and
-  the first ids.
+
+A success that says nothing else (``{"status": "ok"}``, a heartbeat) concludes nothing: it is
+not remembered. The conclusions of one output are joined into as few lines as fit
+(``toolconclusion.joined``): one output, one fact.
 
 Each conclusion is one short English line (at most ``CONCLUSION_MAX_CHARS``) with a ``subject``
 (what it is about, e.g. ``order A1029``) and a ``status`` the judge compares; nothing else of the
@@ -25,43 +27,50 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any
 
-#: Longest conclusion, in characters.
-CONCLUSION_MAX_CHARS = 120
-#: Most conclusions kept from one output.
-MAX_CONCLUSIONS = 4
+from memory_engine.llm.toolconclusion import (
+    CONCLUSION_MAX_CHARS,
+    ID_KEYS,
+    MAX_CONCLUSIONS,
+    STATUS_KEYS,
+    ZH_ID_RE,
+    ZH_STATUS_RE,
+    Conclusion,
+    joined,
+    quote,
+    short,
+)
+from memory_engine.llm.toolerrors import command_errors
+from memory_engine.llm.toollines import log_errors, table, test_run
 
-_ID_KEYS = ("id", "number", "no", "key", "name", "ref", "code", "sku", "uuid")
-_STATUS_KEYS = ("status", "state", "result", "outcome", "conclusion", "phase", "stage")
-_ZH_ID_RE = re.compile(r"(?:编号|单号|订单号|工单号|号码|号|ID|id)$")
-_ZH_STATUS_RE = re.compile(r"(?:状态|结果|进度)$")
-_ZH_DATE_RE = re.compile(r"(?:日期|时间|送达|到达|截止|到期)$")
+__all__ = [
+    "CONCLUSION_MAX_CHARS",
+    "MAX_CONCLUSIONS",
+    "RENDERED_HEADER",
+    "Conclusion",
+    "parse_rendered",
+    "render",
+    "status_lines",
+    "summarise",
+]
+
+_ZH_DATE_RE = re.compile(r"(?:日期|时间|送达|到达|截止|到期|起飞|出发|开始|结束|生效|发货|签收)$")
 _DATE_KEY_RE = re.compile(
     r"(?:^|_)(?:eta|date|deadline|due|at|on|time|delivery|delivered|shipped|expires?|"
-    r"created|updated|estimated_delivery|arrival)(?:_|$)|_at$|_date$|^eta",
+    r"created|updated|estimated_delivery|arrival|start|end|starts|ends|begins)(?:_|$)|_at$|_date$|^eta",
     re.I,
 )
 _COUNT_KEY_RE = re.compile(
-    r"(?:^|_)(?:count|total|num|size|qty|quantity|amount|items)(?:_|$)", re.I
-)
-_ERROR_KEYS = ("error", "message", "detail", "reason")
-_DATE_VALUE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$")
-_ENVELOPE_KEYS = ("data", "items", "results", "records", "rows", "entries", "hits", "list")
-
-_PYTEST_TOTAL_RE = re.compile(
-    r"(?P<parts>(?:\d+ (?:failed|passed|errors?|skipped|xfailed|xpassed|warnings?|deselected)"
-    r"(?:, )?)+)(?: in [\d.]+s)?",
+    r"(?:^|_)(?:count|total|num|size|qty|quantity|amount|items|balance|price|cost|fee)(?:_|$)|"
+    r"(?:余额|金额|价格|费用|总价|总额|数量|库存|积分|次数|人数)$",
     re.I,
 )
-_PYTEST_FAIL_RE = re.compile(
-    r"^(?:FAILED|ERROR)\s+(?P<test>[\w/.\-]+(?:::[\w\[\]\-.]+)+)(?:\s+-\s+(?P<why>.+))?$", re.M
-)
-_GENERIC_FAIL_RE = re.compile(
-    r"^(?:--- FAIL|FAIL|✕|✗|×)[:\s]+(?P<test>[\w/.:\-\[\] ]{2,80})$", re.M
-)
-_ASSERT_RE = re.compile(r"assert\w*\s+(?P<got>[\w.'\"]+)\s*==\s*(?P<want>[\w.'\"]+)")
+_ERROR_KEYS = ("error", "message", "detail", "reason", "errmsg", "description")
+_DATE_VALUE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$")
+_WS_RE = re.compile(r"\s+")
+_ENVELOPE_KEYS = ("data", "items", "results", "records", "rows", "entries", "hits", "list")
+
 _HTTP_LINE_RE = re.compile(
     r"^HTTP/[\d.]+\s+(?P<code>[1-5]\d\d)\s*(?P<text>[A-Za-z][\w \-]*)?", re.M
 )
@@ -69,22 +78,10 @@ _HTTP_CALL_RE = re.compile(
     r"\b(?P<method>GET|POST|PUT|PATCH|DELETE|HEAD)\s+(?P<path>\S+)\s*(?:->|=>|→|:|返回|returned|"
     r"responded with|status)\s*(?P<code>[1-5]\d\d)\b(?:\s+(?P<text>[A-Z][\w \-]{1,30}))?"
 )
-_KV_RE = re.compile(r"^\s*(?P<key>[A-Za-z_][\w .\-]{0,30}?)\s*[:=]\s*(?P<value>\S.{0,80}?)\s*$")
-
-
-@dataclass(frozen=True)
-class Conclusion:
-    """One conclusion: ``text`` (<= CONCLUSION_MAX_CHARS), its ``subject`` and ``status``."""
-
-    text: str
-    subject: str
-    status: str = ""
-    entities: tuple[str, ...] = field(default=())
-
-
-def _short(text: str) -> str:
-    text = re.sub(r"\s+", " ", text).strip()
-    return text if len(text) <= CONCLUSION_MAX_CHARS else text[: CONCLUSION_MAX_CHARS - 1] + "…"
+_KV_RE = re.compile(
+    r"^\s*(?P<key>[A-Za-z_][\w .\-]{0,30}?)\s*[:=]\s*(?P<value>\S.{0,80}?)\s*$|"
+    r"^\s*(?P<zhkey>[\u4e00-\u9fff][\u4e00-\u9fffA-Za-z]{0,11})\s*[:：]\s*(?P<zhvalue>\S.{0,80}?)\s*$"
+)
 
 
 def _scalar(value: Any) -> str | None:
@@ -96,10 +93,64 @@ def _scalar(value: Any) -> str | None:
     return None
 
 
+#: Status values that only say a call worked: with nothing else, no conclusion.
+_OK_VALUES = frozenset(
+    {"ok", "okay", "success", "succeeded", "true", "healthy", "up", "pong", "成功", "正常"}
+)
+#: Keys of an API envelope around the payload ({"code": 0, "msg": "success", "data": {...}}).
+_ENVELOPE_META = frozenset(
+    {
+        "status",
+        "code",
+        "msg",
+        "message",
+        "success",
+        "ok",
+        "error",
+        "errors",
+        "request_id",
+        "requestid",
+        "trace_id",
+        "timestamp",
+        "ts",
+        "meta",
+        "version",
+    }
+)
+_PAYLOAD_KEYS = ("data", "result", "payload", "body", "response")
+
+
+def _when(text: str) -> str:
+    """A date value as said: the day, and the time of day when it has one ("2026-03-11 10:15")."""
+    m = re.match(r"(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}))?", text)
+    if not m:
+        return text[:10]
+    return m.group(1) if not m.group(2) or m.group(2) == "00:00" else f"{m.group(1)} {m.group(2)}"
+
+
+def _unwrapped(data: dict[str, Any]) -> tuple[dict[str, Any], str] | None:
+    """The payload of a successful API envelope and its name ("user" for
+    ``{"status": "ok", "data": {"user": {...}}}``), or None when ``data`` is not one."""
+    inner_key = next((k for k in _PAYLOAD_KEYS if isinstance(data.get(k), dict)), None)
+    if inner_key is None or any(k.lower() not in _ENVELOPE_META for k in data if k != inner_key):
+        return None
+    failed = data.get("success") is False or data.get("ok") is False or data.get("error")
+    code = data.get("code")
+    if failed or (isinstance(code, int) and code not in (0, 200)):
+        return None
+    status = str(data.get("status", "ok")).lower()
+    if status not in _OK_VALUES and not status.startswith("2"):
+        return None
+    inner, hint = data[inner_key], ""
+    if len(inner) == 1 and isinstance(next(iter(inner.values())), dict):
+        hint, inner = next(iter(inner.items()))
+    return inner, hint
+
+
 def _label(key: str) -> str:
     """``order_id`` -> ``order``; ``ticketNumber`` -> ``ticket``; ``id`` -> ``record``."""
     words = re.sub(r"([a-z])([A-Z])", r"\1_\2", key).lower().split("_")
-    words = [w for w in words if w and w not in _ID_KEYS]
+    words = [w for w in words if w and w not in ID_KEYS]
     return " ".join(words) or "record"
 
 
@@ -115,7 +166,7 @@ def _record(obj: dict[str, Any], hint: str = "") -> Conclusion | None:
     ident = label = None
     for k, v in flat.items():
         words = re.sub(r"([a-z])([A-Z])", r"\1_\2", k).lower().split("_")
-        if words[-1] in _ID_KEYS and _scalar(v) and not isinstance(v, bool):
+        if words[-1] in ID_KEYS and _scalar(v) and not isinstance(v, bool):
             ident, label = _scalar(v), _label(k)
             break
     if ident is None and flat:
@@ -125,12 +176,12 @@ def _record(obj: dict[str, Any], hint: str = "") -> Conclusion | None:
             text0
             and re.fullmatch(r"[A-Za-z]*[-#]?\d[\w\-]{0,20}", text0)
             and not _DATE_KEY_RE.search(first_key)
-            and first_key.lower() not in _STATUS_KEYS
+            and first_key.lower() not in STATUS_KEYS
         ):
             ident, label = text0.lstrip("#"), _label(first_key)
     if ident is None:
         for k, v in flat.items():
-            if _ZH_ID_RE.search(k) and _scalar(v):
+            if ZH_ID_RE.search(k) and _scalar(v):
                 ident, label = _scalar(v), re.sub(r"(?:编号|号码|号|ID|id)$", "", k) or k
                 break
     kind = _scalar(flat.get("type") or flat.get("object") or flat.get("kind"))
@@ -142,7 +193,7 @@ def _record(obj: dict[str, Any], hint: str = "") -> Conclusion | None:
         (
             _scalar(flat[k])
             for k in flat
-            if k.lower().split("_")[-1] in _STATUS_KEYS or _ZH_STATUS_RE.search(k)
+            if k.lower().split("_")[-1] in STATUS_KEYS or ZH_STATUS_RE.search(k)
         ),
         None,
     )
@@ -157,26 +208,35 @@ def _record(obj: dict[str, Any], hint: str = "") -> Conclusion | None:
             continue
         if _DATE_KEY_RE.search(k) and _DATE_VALUE_RE.match(text):
             parts.append(
-                f"{k.replace('_', ' ').upper() if k.lower() == 'eta' else k.replace('_', ' ')} {text[:10]}"
+                f"{k.replace('_', ' ').upper() if k.lower() == 'eta' else k.replace('_', ' ')} {_when(text)}"
             )
         elif _COUNT_KEY_RE.search(k) and re.fullmatch(r"-?\d+(?:\.\d+)?", text):
             parts.append(f"{k.replace('_', ' ')} {text}")
-        elif k.lower() in _ERROR_KEYS and len(text) <= 60:
-            parts.append(f"{k} {text!r}")
+        elif k.lower().split("_")[-1] in _ERROR_KEYS and not isinstance(v, bool):
+            parts.insert(0, quote(text))  # what went wrong comes first: "Rate limit exceeded"
         elif _ZH_DATE_RE.search(k) and re.match(r"\d{4}-\d{2}-\d{2}", text):
-            parts.append(f"{k} {text[:10]}")
+            parts.append(f"{k} {_when(text)}")
     if ident is None and status is None:
         # no id or status: the record's short named values ("city Kyoto, forecast rain")
         named = [
             f"{k.replace('_', ' ')} {_scalar(v)}"
             for k, v in flat.items()
-            if isinstance(v, str) and _scalar(v) and len(str(v)) <= 30
+            if isinstance(v, str)
+            and _scalar(v)
+            and len(str(v)) <= 30
+            and k.lower().split("_")[-1] not in _ERROR_KEYS
+            and not (_DATE_KEY_RE.search(k) and _DATE_VALUE_RE.match(str(v)))  # said as a date
         ]
         if len(named) < 2 and not parts:
             return None
         parts = [p for p in parts if p not in named][:2] + named[:3]
     if ident is None and status is None and not parts:
         return None
+    if ident is None and not parts and str(status).lower() in _OK_VALUES:
+        return None  # {"status": "ok"}: the call worked, nothing to remember
+    erred = any(k.lower().split("_")[-1] in _ERROR_KEYS for k in flat)
+    if ident is None and label is None and erred:
+        label = "error"  # {"error": "plan expired"}
     subject = f"{label} {ident}" if ident else (label or "result")
     if re.search(r"[\u4e00-\u9fff]", "".join(flat)):  # Chinese keys: a Chinese conclusion
         text = (
@@ -190,7 +250,7 @@ def _record(obj: dict[str, Any], hint: str = "") -> Conclusion | None:
             head += f" is {status}"
         text = head + (": " + ", ".join(parts[:4]) if parts else "")
     return Conclusion(
-        _short(text), subject.lower(), (status or "").lower(), (ident,) if ident else ()
+        short(text), subject.lower(), (status or "").lower(), (ident,) if ident else ()
     )
 
 
@@ -207,8 +267,11 @@ def _json(text: str) -> list[Conclusion] | None:
     out: list[Conclusion] = []
     if isinstance(data, list):
         records = data
+    elif isinstance(data, dict) and (inner := _unwrapped(data)) is not None:
+        one = _record(inner[0], inner[1])
+        return [one] if one else None
     elif isinstance(data, dict):
-        own = any(k.lower() in _STATUS_KEYS or k.lower().endswith("id") for k in data)
+        own = any(k.lower() in STATUS_KEYS or k.lower().endswith("id") for k in data)
         lists = [
             k
             for k, v in data.items()
@@ -237,9 +300,7 @@ def _json(text: str) -> list[Conclusion] | None:
     statuses = Counter(
         str(
             _scalar(
-                next(
-                    (r[k] for k in r if k.lower() in _STATUS_KEYS or _ZH_STATUS_RE.search(k)), None
-                )
+                next((r[k] for k in r if k.lower() in STATUS_KEYS or ZH_STATUS_RE.search(k)), None)
             )
             or ""
         )
@@ -265,7 +326,11 @@ def _json(text: str) -> list[Conclusion] | None:
             ids = _ids_with_status(dicts, s) if len(statuses) > 1 and n <= 3 else []
             parts.append(f"{n} {s}" + (f" ({', '.join(ids)})" if ids else ""))
         summary += ": " + ", ".join(parts)
-    out.insert(0, Conclusion(_short(summary), "records", f"{len(records)}"))
+    out.insert(0, Conclusion(short(summary), "records", f"{len(records)}"))
+    if not statuses and 1 < len(dicts) <= 5:
+        # a short list of plain records (calendar events, search hits): the first ones
+        firsts = [c for c in (_record(r, hint) for r in dicts[:2]) if c]
+        return (out + firsts)[:MAX_CONCLUSIONS]
     failing = [
         c
         for c in (_record(r, hint) for r in dicts)
@@ -279,55 +344,20 @@ def _ids_with_status(records: list[dict[str, Any]], status: str) -> list[str]:
     "1 处理中 (T-9031)")."""
     out = []
     for r in records:
-        state = next(
-            (r[k] for k in r if k.lower() in _STATUS_KEYS or _ZH_STATUS_RE.search(k)), None
-        )
+        state = next((r[k] for k in r if k.lower() in STATUS_KEYS or ZH_STATUS_RE.search(k)), None)
         if str(_scalar(state) or "") != status:
             continue
         ident = next(
             (
                 _scalar(r[k])
                 for k in r
-                if k.lower() in _ID_KEYS or k.lower().endswith("id") or _ZH_ID_RE.search(k)
+                if k.lower() in ID_KEYS or k.lower().endswith("id") or ZH_ID_RE.search(k)
             ),
             None,
         )
         if ident:
             out.append(ident)
     return out[:3]
-
-
-def _tests(text: str) -> list[Conclusion] | None:
-    totals = None
-    for m in _PYTEST_TOTAL_RE.finditer(text):
-        line = text[text.rfind("\n", 0, m.start()) + 1 : text.find("\n", m.end()) % (len(text) + 1)]
-        summary_like = "==" in line or " in " in m.group(0) or "," in m.group("parts").strip(", ")
-        if summary_like and re.search(r"failed|passed", m.group("parts"), re.I):
-            totals = m
-    fails = list(_PYTEST_FAIL_RE.finditer(text)) or list(_GENERIC_FAIL_RE.finditer(text))
-    if totals is None and not fails:
-        return None
-    out: list[Conclusion] = []
-    if totals is not None:
-        parts = totals.group("parts").strip(", ")
-        failed = re.search(r"(\d+) failed", parts)
-        out.append(
-            Conclusion(_short(f"Test run: {parts}"), "test run", "failed" if failed else "passed")
-        )
-    for m in fails[: MAX_CONCLUSIONS - len(out)]:
-        name = m.group("test").split("::")[-1].strip()
-        why = (m.groupdict().get("why") or "").strip()
-        a = _ASSERT_RE.search(why)
-        if a:
-            detail = f"got {a.group('got')}, expected {a.group('want')}"
-            code = a.group("got") if re.fullmatch(r"[1-5]\d\d", a.group("got")) else None
-            if code:
-                detail = f"returns {code} (expected {a.group('want')})"
-        else:
-            detail = why[:60]
-        line = f"{name} failed" + (f": {detail}" if detail else "")
-        out.append(Conclusion(_short(line), f"test {name}", "failed", (name,)))
-    return out
 
 
 def _http(text: str) -> list[Conclusion] | None:
@@ -338,7 +368,7 @@ def _http(text: str) -> list[Conclusion] | None:
         subject = f"{m.group('method')} {path}"
         out.append(
             Conclusion(
-                _short(f"{subject} returned {m.group('code')}{reason}"),
+                short(f"{subject} returned {m.group('code')}{reason}"),
                 subject.lower(),
                 m.group("code"),
             )
@@ -361,7 +391,7 @@ def _http(text: str) -> list[Conclusion] | None:
 
 
 _EXCEPTION_RE = re.compile(
-    r"^\s*(?:[\w.]+\.)?(?P<type>[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Fault))"
+    r"^\s*(?:Exception in thread \"[^\"]*\"\s+)?(?:[\w.]+\.)?(?P<type>[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Fault))"
     r"(?::\s*(?P<message>.*))?$",
     re.M,
 )
@@ -388,47 +418,16 @@ def _traceback(text: str) -> list[Conclusion] | None:
             if f.group("file")
             else f" in {f.group('where')}"
         )
-    said = f"The run failed with {err.group('type')}" + (f" ({message[:50]})" if message else "")
-    return [Conclusion(_short(said + where), err.group("type").lower(), "error")]
-
-
-def _table(text: str) -> list[Conclusion] | None:
-    """A table's row count, statuses and first ids (``|``-separated or CSV with a header)."""
-    lines = [line.strip().strip("|") for line in text.strip().splitlines() if line.strip()]
-    lines = [line for line in lines if not re.fullmatch(r"[\s|:+\-=]+", line)]
-    lead = [] if not lines else [lines[0]] if not re.search(r"[|,\t]", lines[0]) else []
-    rows = lines[len(lead) :]
-    if len(rows) < 2:
-        return None
-    sep = "|" if all("|" in r for r in rows) else "\t" if all("\t" in r for r in rows) else ","
-    cells = [[c.strip() for c in r.split(sep)] for r in rows]
-    width = len(cells[0])
-    if width < 2 or any(len(c) != width for c in cells):
-        return None
-    header, body = [h.lower() for h in cells[0]], cells[1:]
-    status = next(
-        (i for i, h in enumerate(header) if h in _STATUS_KEYS or _ZH_STATUS_RE.search(h)), None
-    )
-    ident = next(
-        (
-            i
-            for i, h in enumerate(header)
-            if h in _ID_KEYS or h.endswith("id") or _ZH_ID_RE.search(h)
-        ),
-        0,
-    )
-    said = f"Table of {len(body)} rows"
-    if status is not None:
-        counts = Counter(row[status] for row in body)
-        said += ": " + ", ".join(f"{n} {s}" for s, n in counts.most_common(4))
-    ids = [row[ident] for row in body[:3] if row[ident]]
-    if ids:
-        said += " (" + ", ".join(ids) + (", …" if len(body) > 3 else "") + ")"
-    return [Conclusion(_short(said), "table", "")]
+    said = f"The run failed with {err.group('type')}" + (f" ({quote(message)})" if message else "")
+    return [Conclusion(short(said + where), err.group("type").lower(), "error")]
 
 
 def _key_values(text: str) -> list[Conclusion] | None:
-    pairs = [m.groupdict() for line in text.splitlines() if (m := _KV_RE.match(line))]
+    pairs = [
+        {"key": m.group("key") or m.group("zhkey"), "value": m.group("value") or m.group("zhvalue")}
+        for line in text.splitlines()
+        if (m := _KV_RE.match(line))
+    ]
     lines = [line for line in text.splitlines() if line.strip()]
     if len(pairs) < 2 or len(pairs) * 2 < len(lines):
         return None
@@ -447,14 +446,14 @@ def summarise(text: str, *, tool_output: bool = False) -> list[Conclusion] | Non
     Returns:
         At most ``MAX_CONCLUSIONS`` conclusions, or None (not structured: extract as text).
     """
-    for reader in (_json, _tests, _http, _traceback):
+    for reader in (_json, test_run, _http, _traceback, log_errors):
         found = reader(text)
         if found:
-            return found[:MAX_CONCLUSIONS]
+            return joined(found[:MAX_CONCLUSIONS])
     if tool_output:
-        found = _key_values(text) or _table(text)
+        found = command_errors(text) or _key_values(text) or table(text)
         if found:
-            return found[:MAX_CONCLUSIONS]
+            return joined(found[:MAX_CONCLUSIONS])
     return None
 
 
@@ -487,12 +486,13 @@ def parse_rendered(text: str) -> list[Conclusion] | None:
         if m:
             status = m.group("status") or m.group("code") or ("failed" if " failed" in line else "")
         ids = tuple(w for w in re.findall(r"\b[A-Za-z]*\d[\w\-]*\b", subject)[:1])
-        out.append(Conclusion(_short(line), subject, status.lower(), ids))
+        out.append(Conclusion(short(line), subject, status.lower(), ids))
     return out or None
 
 
 _STATUS_LINE_RE = re.compile(
     r"\b(?:succeeded|failed|passed|completed|deployed|timed out|crashed|aborted|rejected|approved|"
+    r"sent|created|saved|uploaded|booked|scheduled|merged|published|queued|"
     r"shipped|delivered|cancell?ed|errored|packet loss|unreachable|refused|denied|not found)\b|"
     r"成功|失败|完成|超时|已发货|已送达|已取消|拒绝|不可达",
     re.I,
@@ -518,5 +518,10 @@ def status_lines(text: str) -> list[Conclusion]:
         m = _STATUS_LINE_RE.search(line)
         start = max(0, line.rfind(" ", 0, max(0, m.start() - 18)) + 1) if m else 0
         said = line[start : m.end()] if m else line[:36]
-        out.append(Conclusion(_short(said[:1].upper() + said[1:]), said[:40].lower()))
-    return out[-MAX_CONCLUSIONS:]
+        if m and len(_WS_RE.sub(" ", text).strip()) > 40:
+            # what it was done to, when short: "Email sent to bob@example.com"
+            after = re.match(r"\s+(?:to|for|at|on|in|as)\s+[^\s,;()]{2,30}", line[m.end() :])
+            if after and len(said) + len(after.group(0)) < 40:
+                said += after.group(0)
+        out.append(Conclusion(short(said[:1].upper() + said[1:]), said[:40].lower()))
+    return joined(out[-MAX_CONCLUSIONS:])

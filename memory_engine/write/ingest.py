@@ -32,7 +32,7 @@ from typing import Any, Literal
 from dateutil import parser as dateparser
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from memory_engine.errors import IngestFormatError
+from memory_engine.errors import IngestFormatError, quoted
 from memory_engine.models import ID_PATTERN, MAX_TURN_INDEX
 from memory_engine.text import detect_script
 
@@ -154,7 +154,7 @@ def _session_of(where: str, value: Any) -> str:
     sid = str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else None
     if sid is None or not ID_PATTERN.match(sid):
         raise IngestFormatError(
-            f"{where}: session id must match [A-Za-z0-9_.:-]{{1,64}}, got {value!r}"
+            f"{where}: session id must match [A-Za-z0-9_.:-]{{1,64}}, got {quoted(value)}"
         )
     return sid
 

@@ -45,7 +45,7 @@ from memory_engine.security.policy import (
 from memory_engine.stores.base import BulkLoader, InsertOutcome, MemoryStore, NewMemory
 from memory_engine.text import clean_text
 from memory_engine.write.guard import is_memory_tool_call
-from memory_engine.write.legs import fill_legs
+from memory_engine.write.legs import embed_legs, fitted_legs, item_legs
 
 
 class WriteRequest(BaseModel):
@@ -135,13 +135,44 @@ def raw_extractor(settings: Settings) -> Extractor:
     return extract
 
 
+#: Deepest nesting of objects and lists a memory's metadata may have.
+MAX_METADATA_DEPTH = 32
+
+
+def _metadata_depth(value: Any, limit: int) -> int:
+    """Nesting depth of ``value`` (a scalar is 0), counted without recursion and stopping
+    once past ``limit``."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth + 1)
+        if deepest > limit:
+            return deepest
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
 def check_metadata(metadata: dict[str, Any], *, max_bytes: int = 16_384) -> None:
-    """Refuse metadata that is not a JSON object of at most ``max_bytes`` (UTF-8), or whose
-    reserved turn index (``models.TURN_KEY``) is not an int in 0..``MAX_TURN_INDEX``.
+    """Refuse metadata that is not a JSON object of at most ``max_bytes`` (UTF-8) nested at
+    most ``MAX_METADATA_DEPTH`` levels, or whose reserved turn index (``models.TURN_KEY``) is
+    not an int in 0..``MAX_TURN_INDEX``.
 
     Raises:
-        InvalidInputError: not JSON-serialisable, too large, or a malformed turn index.
+        InvalidInputError: not JSON-serialisable, nested too deeply, too large, or a
+            malformed turn index.
     """
+    if _metadata_depth(metadata, MAX_METADATA_DEPTH) > MAX_METADATA_DEPTH:
+        raise InvalidInputError(
+            f"metadata is nested deeper than {MAX_METADATA_DEPTH} levels",
+            field="metadata",
+        )
     check_turn_metadata(metadata)
     try:
         encoded = json.dumps(metadata, ensure_ascii=False, allow_nan=False)
@@ -241,8 +272,11 @@ EMBED_WINDOW_MEMORIES = 256
 COMMIT_MAX_MEMORIES = 128
 
 Group = list[tuple[int, Memory]]  # (request index, memory), whole requests only
-#: A group with its vectors (float32, one row per memory) or the typed error of embedding it.
-Embedded = tuple[Group, np.ndarray | MemoryEngineError]
+#: The extra legs' vectors of each memory of a group (``NewMemory.legs``), in group order.
+GroupLegs = list[dict[str, tuple[float, ...]]]
+#: A group with its vectors (float32, one row per memory) or the typed error of embedding it,
+#: and its memories' leg vectors (empty dicts when no leg is written or the group failed).
+Embedded = tuple[Group, np.ndarray | MemoryEngineError, GroupLegs]
 
 
 def _groups(pending: list[tuple[int, Memory]], size: int) -> list[Group]:
@@ -260,36 +294,52 @@ def _groups(pending: list[tuple[int, Memory]], size: int) -> list[Group]:
     return groups
 
 
-def _embed_window(window: list[Group], embedder: Embedder) -> list[Embedded]:
+def _embed_window(
+    window: list[Group], embedder: Embedder, legs: Mapping[str, Embedder] | None = None
+) -> list[Embedded]:
     """Embed every group of ``window`` in one embedder call; when that call fails, group by
-    group, so only the groups that fail on their own get the error."""
+    group, so only the groups that fail on their own get the error. Then the memories of the
+    groups that embedded, once per extra leg (``write.legs.embed_legs``; a failing leg is
+    left out, never failing the write)."""
 
     def embed(groups: list[Group]) -> np.ndarray:
         texts = [m.content for g in groups for _, m in g]
         return np.asarray(embedder.embed(texts), dtype=np.float32).reshape(len(texts), -1)
 
+    primary: list[tuple[Group, np.ndarray | MemoryEngineError]] = []
     try:
         vectors = embed(window)
     except MemoryEngineError as exc:
         if len(window) == 1:
-            return [(window[0], exc)]
-        out: list[Embedded] = []
-        for group in window:
+            primary = [(window[0], exc)]
+        for group in window if len(window) > 1 else ():
             try:
-                out.append((group, embed([group])))
+                primary.append((group, embed([group])))
             except MemoryEngineError as err:
-                out.append((group, err))
-        return out
+                primary.append((group, err))
+    else:
+        start = 0
+        for group in window:
+            primary.append((group, vectors[start : start + len(group)]))
+            start += len(group)
+    embedded = [m.content for g, v in primary if not isinstance(v, MemoryEngineError) for _, m in g]
+    leg_vectors = embed_legs(legs, embedded)
     result: list[Embedded] = []
-    start = 0
-    for group in window:
-        result.append((group, vectors[start : start + len(group)]))
-        start += len(group)
+    row = 0
+    for group, vecs in primary:
+        if isinstance(vecs, MemoryEngineError):
+            result.append((group, vecs, [{} for _ in group]))
+            continue
+        result.append((group, vecs, [item_legs(leg_vectors, row + i) for i in range(len(group))]))
+        row += len(group)
     return result
 
 
-def embedded_groups(groups: list[Group], embedder: Embedder) -> Iterator[Embedded]:
-    """Each group with its vectors, in order, embedded ``EMBED_WINDOW_MEMORIES`` at a time.
+def embedded_groups(
+    groups: list[Group], embedder: Embedder, legs: Mapping[str, Embedder] | None = None
+) -> Iterator[Embedded]:
+    """Each group with its vectors and leg vectors, in order, embedded
+    ``EMBED_WINDOW_MEMORIES`` at a time.
 
     With more than one window, the next window is embedded in a worker thread while the
     caller commits the current one (the model's matrix products release the GIL, the
@@ -306,22 +356,23 @@ def embedded_groups(groups: list[Group], embedder: Embedder) -> Iterator[Embedde
         size += len(group)
     if len(windows) <= 1:
         for window in windows:
-            yield from _embed_window(window, embedder)
+            yield from _embed_window(window, embedder, legs)
         return
     with ThreadPoolExecutor(1, thread_name_prefix="memory-embed") as pool:
-        future = pool.submit(_embed_window, windows[0], embedder)
+        future = pool.submit(_embed_window, windows[0], embedder, legs)
         for following in [*windows[1:], None]:
             done = future.result()
             if following is not None:
-                future = pool.submit(_embed_window, following, embedder)
+                future = pool.submit(_embed_window, following, embedder, legs)
             yield from done
 
 
-def _new_memory(mem: Memory, vector: np.ndarray) -> NewMemory:
+def _new_memory(mem: Memory, vector: np.ndarray, legs: dict[str, tuple[float, ...]]) -> NewMemory:
     return NewMemory(
         memory=mem,
         embedding=tuple(vector.tolist()),
         terms=tuple(memory_terms(mem.content, mem.entities)),
+        legs=legs,
     )
 
 
@@ -337,26 +388,23 @@ def _write_bulk(
     actor: str,
     reason: str | None,
     legs: Mapping[str, Embedder] | None = None,
-    leg_store: object = None,
 ) -> None:
-    """One ``bulk_insert`` of every group that embeds; the store streams the items while
-    the next windows embed (float32 vectors, so memory stays bounded); then the extra dense
-    legs of the created memories (``write.legs.fill_legs``)."""
+    """One ``bulk_insert`` of every group that embeds, with the extra legs' vectors; the
+    store streams the items while the next windows embed (float32 vectors, so memory stays
+    bounded)."""
     flat: list[int] = []
-    flat_mems: list[Memory] = []
     seen: set[int] = set()
 
     def items() -> Iterator[NewMemory]:
-        for group, vectors in embedded_groups(groups, embedder):
+        for group, vectors, group_legs in embedded_groups(groups, embedder, legs):
             seen.update(idx for idx, _ in group)
             if isinstance(vectors, MemoryEngineError):
                 for idx, _ in group:
                     failed[idx] = vectors.to_dict()
             else:
-                for (idx, mem), vector in zip(group, vectors, strict=True):
+                for (idx, mem), vector, mem_legs in zip(group, vectors, group_legs, strict=True):
                     flat.append(idx)
-                    flat_mems.append(mem)
-                    yield _new_memory(mem, vector)
+                    yield _new_memory(mem, vector, mem_legs)
             if progress:
                 progress(len(seen))
 
@@ -369,16 +417,6 @@ def _write_bulk(
             failed[idx] = exc.to_dict()
             outcomes[idx] = []
         return
-    fill_legs(
-        leg_store,
-        legs,
-        [
-            (m.id, m.content)
-            for m, o in zip(flat_mems, stored, strict=True)
-            if o.status == "created"
-        ],
-        scope=scope,
-    )
     for idx, outcome in zip(flat, stored, strict=True):
         outcomes[idx].append(outcome)
     if progress:
@@ -387,23 +425,27 @@ def _write_bulk(
 
 def _commit_group(
     group: Group,
-    vectors: np.ndarray,
+    items: list[NewMemory],
     store: MemoryStore,
     *,
     scope: Scope,
     actor: str,
     reason: str | None,
 ) -> tuple[dict[int, list[InsertOutcome]], dict[int, dict[str, Any]]]:
-    """Insert one group in one store transaction; when it fails, request by request, so only
-    the requests that fail on their own get the error (and none is half-written).
+    """Insert one group (``items``: its memories ready to insert, in group order) in one
+    store transaction; when it fails, once more without the leg vectors the store's leg
+    records no longer take (``write.legs.fitted_legs``), then request by request, so only the
+    requests that fail on their own get the error (and none is half-written).
 
     Returns:
         (outcomes of the stored requests, errors of the failed ones), by request index.
     """
-    items = [_new_memory(m, v) for (_, m), v in zip(group, vectors, strict=True)]
     try:
         stored = store.insert(items, scope=scope, actor=actor, reason=reason)
     except MemoryEngineError as exc:
+        fitted = fitted_legs(store, items)  # a leg replaced meanwhile never fails the write
+        if fitted is not None:
+            return _commit_group(group, fitted, store, scope=scope, actor=actor, reason=reason)
         requests = sorted({idx for idx, _ in group})
         if len(requests) == 1:
             return {}, {requests[0]: exc.to_dict()}
@@ -413,7 +455,7 @@ def _commit_group(
             rows = [i for i, (j, _) in enumerate(group) if j == idx]
             ok, bad = _commit_group(
                 [group[i] for i in rows],
-                vectors[rows],
+                [items[i] for i in rows],
                 store,
                 scope=scope,
                 actor=actor,
@@ -462,8 +504,8 @@ def write_batch(
         progress: called with the number of requests finished after each committed
             transaction; on the bulk path, after each embedded group, and once more after the
             commit.
-        legs: extra dense legs (leg -> embedder): each committed transaction's created
-            memories are embedded once per leg and their vectors stored (``write.legs.fill_legs``).
+        legs: extra dense legs (leg -> embedder): the memories are embedded once per leg
+            with their window and the vectors written by the same insert (``NewMemory.legs``).
     """
     results: dict[int, WriteResult] = {}
     pending: list[tuple[int, Memory]] = []
@@ -507,31 +549,22 @@ def write_batch(
             actor=actor,
             reason=reason,
             legs=legs,
-            leg_store=store,
         )
     else:
         finished: set[int] = set()
-        ready: list[tuple[Group, np.ndarray]] = []  # embedded, not yet committed
+        ready: list[tuple[Group, list[NewMemory]]] = []  # embedded, not yet committed
 
         def commit() -> None:
             if not ready:
                 return
             group = [item for g, _ in ready for item in g]
-            vectors = np.concatenate([v for _, v in ready])
+            items = [item for _, its in ready for item in its]
             ready.clear()
             done, errors = _commit_group(
-                group, vectors, store, scope=scope, actor=actor, reason=reason
+                group, items, store, scope=scope, actor=actor, reason=reason
             )
-            created: list[tuple[uuid.UUID, str]] = []
             for idx, stored in done.items():
                 outcomes[idx].extend(stored)
-                mems = [m for j, m in group if j == idx]
-                created.extend(
-                    (o.memory_id, m.content)
-                    for m, o in zip(mems, stored, strict=True)
-                    if o.status == "created"
-                )
-            fill_legs(store, legs, created, scope=scope)
             for idx, error in errors.items():
                 failed[idx] = error
                 outcomes[idx] = []
@@ -539,7 +572,7 @@ def write_batch(
             if progress:
                 progress(len(finished))
 
-        for group, vectors in embedded_groups(_groups(pending, batch), embedder):
+        for group, vectors, group_legs in embedded_groups(_groups(pending, batch), embedder, legs):
             if isinstance(vectors, MemoryEngineError):
                 # no vectors: none of these requests' memories is stored
                 for idx, _ in group:
@@ -550,7 +583,15 @@ def write_batch(
                 if progress:
                     progress(len(finished))
                 continue
-            ready.append((group, vectors))
+            ready.append(
+                (
+                    group,
+                    [
+                        _new_memory(m, v, g)
+                        for (_, m), v, g in zip(group, vectors, group_legs, strict=True)
+                    ],
+                )
+            )
             if sum(len(g) for g, _ in ready) >= COMMIT_MAX_MEMORIES:
                 commit()
         commit()

@@ -20,6 +20,8 @@ import uuid
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 from memory_engine.deps import EngineDeps, check_scope
 from memory_engine.errors import InvalidInputError, MemoryEngineError, error_from_dict
 from memory_engine.llm.usage import UsageMeter, metering
@@ -164,17 +166,20 @@ class WriteService:
         )  # raises the typed error
         mode = mode or self._deps.settings.write.mode
         metadata = with_turn(metadata or {}, turn, session_id=scope.session_id)
-        req = WriteRequest(
-            text=text,
-            source=source,
-            source_ref=source_ref,
-            observed_at=observed_at,
-            memory_type=memory_type,
-            importance=importance,
-            tags=tuple(tags),
-            entities=tuple(entities),
-            metadata=metadata,
-        )
+        try:
+            req = WriteRequest(
+                text=text,
+                source=source,
+                source_ref=source_ref,
+                observed_at=observed_at,
+                memory_type=memory_type,
+                importance=importance,
+                tags=tuple(tags),
+                entities=tuple(entities),
+                metadata=metadata,
+            )
+        except ValidationError as exc:  # a wrong type from the caller: the typed error
+            raise InvalidInputError.of_validation("invalid write", exc) from None
         if mode == "extract" or not wait:
             self.rate_limit(check_scope(scope))
             if not wait:

@@ -13,6 +13,7 @@ from memory_engine.entities import (
     entity_refs,
     entity_terms,
     memory_terms,
+    mentioned_entities,
 )
 from memory_engine.errors import InvalidInputError
 from memory_engine.models import MemoryFilter
@@ -106,3 +107,22 @@ def test_kinds_come_from_the_name_or_its_key() -> None:
         ("priya", "person"),
         ("北京", None),  # too long to be a kind
     ]
+
+
+@pytest.mark.parametrize(
+    ("content", "known", "linked"),
+    [
+        ("Open AI wants the security review done", "OpenAI", True),
+        ("Coca Cola approved the design", "Coca-Cola", True),
+        ("JP Morgan raised the credit line", "J.P. Morgan", True),
+        ("Priya approved the vacation", "Priya Shah", True),
+        ("I opened a ticket", "OpenAI", False),  # letters inside another word
+        ("Ruiz moved the appointment", "Dr. Ruiz", True),
+        ("Dr moved the appointment", "Dr. Ruiz", False),  # a title alone names nobody
+        ("AI helps with the review", "AI Labs", False),  # an acronym is no first name
+    ],
+)
+def test_a_known_name_written_another_way_is_linked(content: str, known: str, linked: bool) -> None:
+    """Spaces, dots and hyphens inside a Latin name, and a known person's first name alone,
+    link the memory to the entity the tenant already has."""
+    assert (mentioned_entities(content, [(entity_key(known), known)]) == [known]) is linked

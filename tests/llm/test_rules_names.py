@@ -114,3 +114,19 @@ def test_a_standing_instruction_is_a_procedure(text: str) -> None:
 )
 def test_a_one_off_request_is_no_instruction(text: str) -> None:
     assert _facts(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "entity"),
+    [
+        ("Open AI wants the security review done by May.", "Open AI"),
+        ("J.P. Morgan wants our tax documents by April.", "J.P. Morgan"),
+        ("字节跳动的面试官约我下周二二面", "字节跳动"),
+        ("京东物流下个月涨价百分之五", "京东物流"),
+    ],
+)
+def test_an_organisation_opening_a_sentence_is_kept_and_named(text: str, entity: str) -> None:
+    """Acronyms and initials in an English name, a Chinese organisation before its staff
+    (的面试官) or with an industry suffix (物流): the fact is kept and names the organisation."""
+    facts = RulesLLM().extract(ExtractInput(text=text, observed_at=NOW))[0].facts
+    assert facts and entity in facts[0].entities

@@ -81,9 +81,25 @@ def test_other_people_and_more_detail_never_supersede(
 def test_the_fallback_needs_a_shared_word_and_the_same_holder() -> None:
     new = {"kind": "statement", "holder": "user", "polarity": 1}
     args = {"new_text": "我现在改用支付宝了", "cosine": 0.9}
+    # no shared word: only a switch ("改用") close in meaning relates them; 用户改用支付宝 and
+    # 用户喜欢吃辣 are ~0.3 apart on USE-m3, below SWITCH_COSINE
     assert (
         similar_relation(
-            new, dict(new), new_content="用户改用支付宝", old_content="用户喜欢吃辣", **args
+            new,
+            dict(new),
+            new_content="用户改用支付宝",
+            old_content="用户喜欢吃辣",
+            **{**args, "cosine": 0.3},
+        )
+        is None
+    )
+    assert (
+        similar_relation(
+            new,
+            dict(new),
+            new_content="用户用支付宝",
+            old_content="用户喜欢吃辣",
+            **{**args, "new_text": "我现在用支付宝"},
         )
         is None
     )
@@ -204,3 +220,76 @@ def test_a_moved_plan_or_deadline_supersedes(embedder: UseM3Embedder, first: str
 )
 def test_a_misremembered_fact_is_corrected(embedder: UseM3Embedder, first: str, second: str):
     assert "contradicts" in _relations(embedder, first, second)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # a change word acting on another object, or "new" as an adjective
+        ("I work in Berlin", "I bought a new apartment in Berlin"),
+        ("I work in Berlin", "My new colleague is from Berlin"),
+        ("I live in Berlin", "I left my umbrella in Berlin"),
+        ("I work at the hospital", "I moved my car to the hospital parking"),
+        # said to add, or a liking next to a residence
+        ("I like green tea", "Actually I like black tea too"),
+        ("我住在杭州", "我其实很喜欢杭州的西湖"),
+        ("I live in Hangzhou", "Actually I love West Lake in Hangzhou"),
+        # a denial of another object next to a shared predicate or word
+        ("I'm allergic to peanuts", "I'm not allergic to shellfish"),
+        ("我对花生过敏", "我对海鲜不过敏"),
+        ("I'm learning Japanese", "I don't like Japanese food"),
+        # about a named third party, not the user
+        ("I have a sister named Anna", "Anna is no longer my manager"),
+        ("我住在上海", "老王搬到北京了"),
+        ("我住在上海", "张伟现在住在北京"),
+        ("我喜欢喝茶", "老王不喜欢喝茶"),
+        ("I work at Google", "Tom left Google"),
+        # what someone reports of themselves, hearsay, a relation named without 我
+        ("我住在上海", "老王说他搬到北京了"),
+        ("我住在上海", "小李告诉我她搬到北京了"),
+        ("我住在上海", "听说老王搬到北京了"),
+        ("我喜欢喝茶", "老王说他不喜欢喝茶"),
+        ("我对花生过敏", "同事说她对花生不过敏"),
+        ("我住在上海", "同事搬到北京了"),
+        ("我喜欢喝茶", "妈妈不喜欢喝茶"),
+        ("I work at Google", "Tom told me he quit Google"),
+        ("I live in Shanghai", "Anna told me she moved to Beijing"),
+    ],
+)
+def test_no_false_supersession(embedder: UseM3Embedder, first: str, second: str) -> None:
+    assert "contradicts" not in _relations(embedder, first, second)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Anna lives in Paris", "Anna moved to Berlin"),  # the same named person
+        ("I have two cats", "I have three cats now"),  # a count changed
+        ("我最喜欢的颜色是蓝色", "我最喜欢的颜色是绿色"),
+        ("My phone number is 13800001111", "My new phone number is 13900002222"),
+        ("我妈妈住在上海", "我妈妈其实住在北京"),
+        ("I'm 34 years old.", "Oops, I'm 35, not 34."),
+        ("I drive a Honda Civic", "I sold the Civic, I drive a Tesla now"),
+    ],
+)
+def test_changes_the_keys_or_the_fallback_now_see(
+    embedder: UseM3Embedder, first: str, second: str
+) -> None:
+    assert "contradicts" in _relations(embedder, first, second)
+
+
+@pytest.mark.parametrize(
+    ("text", "holder"),
+    [
+        ("老王说他搬到北京了", "老王"),
+        ("听说老王搬到北京了", "老王"),
+        ("同事不喜欢喝茶", "用户的同事"),
+        ("我儿子对花生不过敏", "用户的儿子"),
+        ("Tom said he moved to Beijing", "tom"),
+        ("Anna told me she doesn't like tea", "anna"),
+        ("我说我搬到北京了", "user"),  # the user's own report stays the user's
+    ],
+)
+def test_reported_and_bare_relation_facts_name_their_holder(text: str, holder: str) -> None:
+    (fact,) = RulesLLM().extract(ExtractInput(text=text, observed_at=NOW))[0].facts
+    assert dict(fact.key)["holder"] == holder

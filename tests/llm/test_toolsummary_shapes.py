@@ -40,7 +40,8 @@ def test_an_http_response_body_is_read_too() -> None:
     assert texts == ["User 88: renews at 2026-04-01"]
     error = json.dumps({"error": "plan expired"})
     texts = _texts(f"HTTP/1.1 402 Payment Required\n\n{error}")
-    assert texts[0] == "HTTP response 402 Payment Required" and len(texts) == 2
+    # one output, one fact: the status and what the body says, joined
+    assert texts == ["HTTP response 402 Payment Required; Error: plan expired"]
 
 
 def test_a_rare_status_names_its_records() -> None:
@@ -48,3 +49,77 @@ def test_a_rare_status_names_its_records() -> None:
     rows.append({"工单号": "T-9031", "状态": "处理中"})
     (first, *_) = _texts(json.dumps({"查询": "本周工单", "工单": rows}, ensure_ascii=False))
     assert first == "Tool returned 21 records for 本周工单: 20 已关闭, 1 处理中 (T-9031)"
+
+
+def test_a_failing_test_run_is_one_conclusion_with_its_failures() -> None:
+    out = (
+        "collected 42 items\n\n"
+        "FAILED tests/test_api.py::test_create_user - AssertionError: expected 201, got 500\n"
+        "FAILED tests/test_api.py::test_delete_user - KeyError: 'id'\n"
+        "==================== 2 failed, 40 passed in 3.21s ===================="
+    )
+    assert _texts(out) == [
+        "Test run: 2 failed, 40 passed; test_create_user failed: expected 201, got 500; "
+        "test_delete_user failed: KeyError"
+    ]
+    jest = "PASS src/a.test.js\nFAIL src/cart.test.js\n\nTests:       1 failed, 11 passed, 12 total"
+    assert _texts(jest) == ["Test run: 1 failed, 11 passed; src/cart.test.js failed"]
+
+
+def test_sql_shell_and_aligned_tables() -> None:
+    psql = (
+        " id | customer | status  | amount\n----+----------+---------+--------\n"
+        " 17 | Alice    | paid    | 120.50\n 18 | Bob      | overdue |  99.00\n"
+        " 21 | Carol    | overdue |  45.00\n(3 rows)\n"
+    )
+    assert _texts(psql) == ["Table of 3 rows: 2 overdue, 1 paid (17, 18, 21)"]
+    pods = (
+        "NAME                 READY   STATUS             RESTARTS   AGE\n"
+        "web-5d9f7c8b6-x2k4p  1/1     Running            0          2d\n"
+        "worker-7c6d9f-8hj2m  1/1     Running            0          2d\n"
+        "db-0                 1/1     Running            0          9d\n"
+        "api-6f8b7d9c5-q9w3e  0/1     CrashLoopBackOff   12         3h"
+    )
+    assert _texts(pods) == ["Table of 4 rows: 3 Running, 1 CrashLoopBackOff (api-6f8b7d9c5-q9w3e)"]
+    df = (
+        "$ df -h /\nFilesystem      Size  Used Avail Use% Mounted on\n"
+        "/dev/sda1        50G   47G  3.0G  94% /"
+    )
+    assert _texts(df) == ["Table of 1 row; /dev/sda1 use% 94%"]
+
+
+def test_a_log_gives_its_errors_and_ids_never_its_lines() -> None:
+    log = (
+        "2026-03-09 14:02:11 INFO  [payment-service] charging order O-7781\n"
+        "2026-03-09 14:02:41 ERROR [payment-service] Timeout calling Stripe API after 30s "
+        "(order_id=O-7781)\n"
+        "2026-03-09 14:02:42 WARN  [payment-service] retrying (1/3)\n"
+        "2026-03-09 14:03:15 ERROR [payment-service] giving up on order O-7781 after 3 retries"
+    )
+    assert _texts(log) == [
+        "2 errors logged by payment-service: Timeout calling Stripe API after (O-7781)"
+    ]
+    zh = (
+        "2026-03-09 10:00:01 INFO 收到支付回调 order=P-2231\n"
+        "2026-03-09 10:00:01 ERROR 支付回调处理失败 order=P-2231 原因=签名校验错误\n"
+        "2026-03-09 10:00:05 INFO 健康检查通过"
+    )
+    assert _texts(zh) == ["日志记录了1条错误：支付回调处理失败 order=P-2231 原因=签名校验错误"]
+    assert _texts("2026-03-09 10:00:01 INFO started\n2026-03-09 10:00:02 INFO ready") == []
+
+
+def test_a_bare_success_concludes_nothing_and_an_envelope_is_opened() -> None:
+    assert _texts(json.dumps({"status": "ok"})) == []
+    user = {
+        "status": "ok",
+        "data": {"user": {"id": 4412, "name": "Li Wei", "renews_at": "2026-04-01"}},
+    }
+    assert _texts(json.dumps(user)) == ["User 4412: renews at 2026-04-01"]
+    balance = {"code": 0, "msg": "success", "data": {"账户": "6222-0001", "余额": "1280.50"}}
+    assert _texts(json.dumps(balance, ensure_ascii=False)) == ["账户 6222-0001，余额 1280.50"]
+    limited = {"error": {"code": 429, "message": "Rate limit exceeded", "retry_after": 60}}
+    assert _texts(json.dumps(limited)) == ["Error 429: Rate limit exceeded"]
+    flight = {"航班号": "CA1234", "状态": "延误", "预计起飞": "2026-03-11T10:15:00+08:00"}
+    assert _texts(json.dumps(flight, ensure_ascii=False)) == [
+        "航班号 CA1234：延误，预计起飞 2026-03-11 10:15"
+    ]

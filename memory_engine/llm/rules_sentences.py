@@ -1,0 +1,226 @@
+"""Sentence-level reading for the ``rules`` extractor: sentences of an input, small talk
+(greetings, how one feels, the weather), a Chinese clause whose subject was dropped, clauses that
+only announce a change, the sentences a fact came from, and whether a clause names someone.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from memory_engine.llm import rules_facts
+from memory_engine.llm.rules_acts import CHITCHAT_RE, QUESTION_RE, SENTENCE_RE, TEMPORARY_RE
+from memory_engine.llm.rules_names import names_in
+from memory_engine.llm.rules_patterns import Match
+from memory_engine.llm.rules_polarity import is_chinese
+from memory_engine.llm.schemas import Fact
+from memory_engine.models import MemoryType
+from memory_engine.text import tokenize
+
+__all__ = [
+    "PASSING_KINDS",
+    "reworded",
+    "PASSING_RE",
+    "adds_detail",
+    "is_chitchat",
+    "names_someone",
+    "source_sentences",
+    "split_sentences",
+    "subject_dropped",
+    "without_announcements",
+]
+
+
+_ABBREV_RE = re.compile(
+    r"\b(?:Dr|Mr|Mrs|Ms|Prof|St|Jr|Sr|vs|etc|e\.g|i\.e|No|approx|Inc|Corp|Co|Ltd|Bros)\.$", re.I
+)
+#: Capital initials before a name ("J.P. Morgan", "the U.S. office"): no sentence ends there.
+_INITIALS_RE = re.compile(r"(?<![\w.])[A-Z]\.(?:[A-Z]\.)+$")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text`` (。！？!?；;. and newlines end one; commas and the dot of an
+    abbreviation such as "Dr." do not)."""
+    out: list[str] = []
+    for piece in (s.strip() for s in SENTENCE_RE.split(text) if s and s.strip()):
+        if out and (_ABBREV_RE.search(out[-1]) or _INITIALS_RE.search(out[-1])):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
+
+
+def is_chitchat(text: str) -> bool:
+    """True when every clause is a greeting, thanks, acknowledgement or emoji."""
+    clauses = [c.strip() for c in re.split(r"[，,。.!！?？~～]+", text) if c.strip()]
+    return all(
+        CHITCHAT_RE.fullmatch(c)
+        or not re.search(r"\w", c)
+        or all(CHITCHAT_RE.fullmatch(w) or not re.search(r"\w", w) for w in c.split())
+        for c in clauses
+    )
+
+
+#: A plan called off or moved, without a subject: "体检取消了", "周五的聚餐改期了".
+_CALLED_OFF_RE = re.compile(r"^[\u4e00-\u9fff\d]{2,12}?(?:被)?(?:取消|改期|延期|推迟)了?$")
+
+
+def subject_dropped(clause: str) -> tuple[str, Match] | None:
+    """A Chinese clause without its subject that a first-person pattern recognises when the
+    user is put back ("现在住在深圳" -> "我现在住在深圳"), with that match; else None."""
+    if not is_chinese(clause) or re.match(r"^(?:我|用户|他|她|它|你)", clause):
+        return None
+    if re.match(r"^(?:我|用户)(?!们)", TIME_FIRST_RE.sub("", clause)):
+        return None  # "下周我请假": the subject is there, after the time
+    restored = "我" + clause
+    found = rules_facts.analyse(restored)
+    if (
+        found is not None
+        and found.kind in ("statement", "event")
+        and TIME_FIRST_RE.match(clause)
+        and TIME_FIRST_RE.sub("", clause).strip("，,。！!～~啊呀吧")[2:]  # 3+ characters of plan
+        and not PASSING_RE.search(clause)
+    ):
+        # a dated plan said without its subject ("周五晚上和朋友吃火锅"): the user's event
+        return restored, replace(found, kind="event", memory_type=MemoryType.EPISODIC)
+    if found is not None and _CALLED_OFF_RE.match(clause):
+        # a plan called off or moved, said without its subject ("体检取消了", "聚餐改期了")
+        return restored, replace(found, kind="statement", memory_type=MemoryType.EPISODIC)
+    if found is not None and found.kind in ("statement", "state") and TEMPORARY_RE.search(clause):
+        # a temporary state said without its subject ("这个月在控糖")
+        return restored, replace(found, kind="state", tags=("state",))
+    if found is None or found.kind in ("statement", "instruction", "event", "state", "about"):
+        return None  # only a recognised attribute, preference or plan is put back on the user
+    return restored, found
+
+
+#: How one feels or what the weather is right now, a greeting or a joke: small talk, never a
+#: fact ("今天好累啊", "我今天有点无聊", "周末愉快", "哈哈笑死我了", "I'm bored", "I'm just curious").
+PASSING_RE = re.compile(
+    r"^(?:我|用户|I'm|I am|the user is|that's|this is|it's)?\s*(?:今天|现在|最近|真的|有点|好|很|真|太|"
+    r"特别|just|so|really|a bit|a little|kind of|pretty|very|\s)*(?:无聊|累|困|饿|开心|高兴|难过|烦|"
+    r"郁闷|愉快|快乐|bored|tired|curious|hungry|sleepy|happy|sad|excited|confused|interesting|"
+    r"funny|cool)(?:了|啊|呀|死了|极了)?$|天气(?:真|很|挺|好|不错)|笑死|^(?:明天|周末|下周|今晚)见$|"
+    r"怎么样$|^[\u4e00-\u9fff]{0,4}(?:下雨|下雪|刮风|降温|升温|雾霾|台风)(?:了|啦)?$|^(?:that's|that is|it's|this is) (?:so |really |very |pretty )?(?:interesting|funny|cool|"
+    r"great|nice|amazing|awesome|fascinating)\b|"
+    # what one is doing this minute: "我先去吃个饭", "待会聊", "我刚下班", "我在地铁上",
+    # "I'm heading out for lunch", "back in 30", "Sorry, I was away for a bit", "brb"
+    r"^(?:我|用户)?(?:先|马上|这就|得|要)?去(?:吃个?饭|吃午饭|吃晚饭|吃点东西|洗个?澡|睡觉|睡了|"
+    r"开个?会|上个?厕所|洗手间|忙了?|买个?东西|拿个?快递|接个?孩子|做饭)(?:了|啦)?$|"
+    r"^(?:我|用户)?(?:待会儿?|一会儿?|回头|等下|晚点)(?:再)?(?:聊|说|回来|见|找你)(?:吧|哈|啊)?$|"
+    r"^(?:我|用户)?刚(?:刚)?(?:下班|下课|到家|到公司|起床|睡醒|醒|吃完饭?|回来|忙完|开完会)(?:了|啊)?$|"
+    r"^(?:我|用户)?(?:现在|正)?(?:在|正在)(?:地铁|公交|路|车|高铁|飞机|出租车|外面)上?(?:呢)?$|"
+    r"信号不(?:太|怎么)?好|^(?:我|用户)?(?:累|困|饿|热|冷|忙)死了?$|"
+    r"^(?:I'm |I am |the user is )?(?:heading out|stepping out|stepping away|off to (?:bed|lunch|"
+    r"work|a meeting)|going to (?:grab|get) (?:lunch|coffee|a coffee|a bite|food|dinner)|grabbing "
+    r"(?:lunch|coffee|a coffee|a bite|dinner)|back in (?:a (?:bit|sec|minute)|\d+))\b|"
+    r"^(?:sorry,? )?(?:I was|the user was) (?:away|afk|busy|out|offline)\b|"
+    r"^(?:brb|afk|be right back|gtg|got to go|gotta go|never ?mind|forget it|let's move on|"
+    r"moving on)\b|"
+    r"^(?:我|用户)?(?:有点事[，,]?)?(?:先)?(?:走了|撤了|下了|忙了|闪了)$|^(?:我|用户)?有点事$|"
+    r"^(?:I'm |I am |the user is )?(?:just )?(?:browsing|looking around|asking|wondering|"
+    r"on (?:my|the user's) phone|on mobile|on the (?:train|bus|subway|road))\b",
+    re.I,
+)
+
+#: Kinds a passing remark is read as (never a preference, an allergy, a name ...).
+PASSING_KINDS = frozenset({"statement", "state", "event", "about"})
+
+#: A clause that opens with when it happens (周五晚上, 明天, 下周三, 3月5号, 今晚).
+TIME_FIRST_RE = re.compile(
+    r"^(?:这|下|上|本)?(?:个)?(?:周|星期|礼拜)[一二三四五六日天末]|^(?:今天|明天|后天|今晚|明晚|明早|"
+    r"周末|下周|下个?月|月底|年底)|^\d{1,2}月\d{1,2}[号日]|^\d{1,2}[号日]"
+)
+
+
+#: A clause that only announces a change whose new value the next clause gives ("We moved",
+#: "My daughter changed schools", "I got rid of the Civic", "Not Berlin anymore").
+_ANNOUNCEMENT_RE = re.compile(
+    r"^(?:the user(?:'s [\w ]{1,20})?|we|our [\w ]{1,20}|my [\w ]{1,20}|[A-Z][a-z]+)"
+    r"(?: has| have| just)? (?:moved|changed [\w ]{1,20}|switched [\w ]{1,20}|got rid of [\w ]{1,30}|"
+    r"sold [\w ]{1,30}|left [\w ]{1,30}|(?:has |have )?changed)$|^not [\w ]{1,30}$|"
+    r"^(?:用户的?)?[\u4e00-\u9fff]{1,6}(?:搬家|搬|换|改|变|更新)$|"
+    r"^(?:用户)?(?:已经)?从[^，,。]{1,10}(?:离职|辞职|毕业|搬走|搬出来|退出|出来)$",
+    re.I,
+)
+
+
+def without_announcements(facts: list[Fact]) -> list[Fact]:
+    """The facts of one sentence without those that only announce the change a later fact of
+    the sentence states (that fact is marked as a correction)."""
+    out: list[Fact] = []
+    for i, fact in enumerate(facts):
+        later = facts[i + 1 :]
+        if later and _ANNOUNCEMENT_RE.match(fact.content.strip()):
+            nxt = later[0]
+            facts[i + 1] = nxt.model_copy(update={"key": {**nxt.key, "correction": True}})
+            continue
+        out.append(facts[i])
+    return out
+
+
+def source_sentences(content: str, text: str) -> str:
+    """The sentences of ``text`` a fact came from: those sharing a keyword term with its
+    content (all of ``text`` when none does), so a change word of another sentence of the
+    same input does not apply to it."""
+    terms = set(tokenize(content))
+    sentences = split_sentences(text)
+    picked = [s for s in sentences if terms & set(tokenize(s))]
+    return " ".join(picked) if picked else text
+
+
+def names_someone(clause: str) -> bool:
+    """True when a clause no pattern read names a person or an organisation and says
+    something of them ("老张说周三下雨就改周四", "Priya from Globex called about the invoice")."""
+    if is_chinese(clause):
+        long_enough = len(clause) >= 6 and not clause.startswith(("不是", "不"))
+    else:
+        long_enough = len(clause.split()) >= 4 and not re.match(r"(?:not|no)\b", clause, re.I)
+    return long_enough and bool(names_in(clause)) and not QUESTION_RE.search(clause)
+
+
+def adds_detail(new: str, old: str) -> bool:
+    """True when ``new`` is ``old`` followed by another clause ("用户喜欢画画，尤其是水彩画"
+    after "用户喜欢画画")."""
+    a, b = new.strip().rstrip("。."), old.strip().rstrip("。.")
+    rest = a[len(b) :] if a.lower().startswith(b.lower()) else ""
+    return bool(re.match(r"^[，,;；]\s*\S{2,}", rest))
+
+
+#: "No pork for me (anymore)", "No more late meetings for me": a standing refusal.
+_NO_FOR_ME_RE = re.compile(
+    r"^(?:and |but |so )?no (?:more )?(?!problem|worries|way|idea|need|thanks|doubt|rush|pressure)"
+    r"(?P<x>[a-z][\w\s'-]{1,30}?) for (?:me|the user)"
+    r"(?P<more>,? any ?more)?(?:,? (?:please|thanks|thank you))?$",
+    re.I,
+)
+#: A Chinese object put first and its verb denied, the subject left out: "日语早就不学了",
+#: "咖啡我已经不喝了" (topicalised; "牛奶我是不喝的" is read by the patterns).
+_ZH_TOPIC_DENIED_RE = re.compile(
+    r"^(?P<obj>(?!今天|明天|昨天|现在|最近|晚上|早上|中午|这|那|我|你|他|她)[\u4e00-\u9fffA-Za-z]{1,8}?)"
+    r"(?:我|用户)?(?:是)?(?:早就|已经|早|从来|一点都|一点也|根本|再也)?(?:不|没)(?:再)?"
+    r"(?P<verb>学|吃|喝|用|玩|看|抽|买|做|打|练|听|养|开|骑|坐)(?:了|的|啦)?$"
+)
+#: A switch said with 改 + verb, the subject left out: "现在改学韩语", "改喝茶了".
+_ZH_SWITCHED_RE = re.compile(
+    r"^(?:我|用户)?(?P<when>现在|如今|目前|最近)?(?:已经)?改(?P<verb>学|吃|喝|用|玩|看|练|听|养|开|骑|坐)"
+    r"(?P<obj>[\u4e00-\u9fffA-Za-z0-9]{1,10}?)(?:了|啦)?$"
+)
+
+
+def reworded(clause: str) -> str:
+    """``clause`` in the plain first-person form the patterns read, for idioms they do not:
+    "No pork for me" -> "I don't want pork"; "日语早就不学了" -> "我不再学日语了"; "现在改学韩语"
+    -> "我现在学韩语" (the change itself is read from the sentence). Else ``clause``."""
+    text = clause.strip()
+    m = _NO_FOR_ME_RE.match(text)
+    if m:
+        return f"I don't want {m.group('x')}" + (" anymore" if m.group("more") else "")
+    m = _ZH_TOPIC_DENIED_RE.match(text)
+    if m and len(m.group("obj")) >= 2:  # "不再" only when the clause says it stopped
+        again = "再" if re.search(r"早就|已经|再|了$|啦$", text) else ""
+        return f"我不{again}{m.group('verb')}{m.group('obj')}" + ("了" if again else "")
+    m = _ZH_SWITCHED_RE.match(text)
+    if m:
+        return f"我{m.group('when') or ''}{m.group('verb')}{m.group('obj')}"
+    return clause

@@ -1,0 +1,83 @@
+"""Command-line tool errors reduced to their conclusion (a part of ``toolsummary``): what failed
+and why, in a short line, never the output itself.
+
+Read shapes (any tool that prints an error line): ``error: …`` / ``fatal: …`` (git, kubectl,
+cargo, gcc), ``error[E0308]: …`` with a ``--> file:line:col`` location (rustc), ``npm ERR! code
+…`` (npm, yarn), ``ERROR: …`` / ``Error: …`` lines, ``E: …`` (apt), a rejected ``git push``
+(``! [rejected]``), and Chinese ``错误：…`` / ``报错：…``. The conclusion names the error code
+when there is one (E0308, ERESOLVE, exit status), the message (at most ``QUOTE_MAX_CHARS``) and
+where it was raised. An output without such a line concludes nothing here.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory_engine.llm.toolconclusion import Conclusion, quote, short
+
+__all__ = ["command_errors"]
+
+_ERROR_LINE_RE = re.compile(
+    r"^\s*(?:npm ERR!|yarn error|(?:error|fatal|Error|ERROR|FATAL)"
+    r"(?:\[(?P<code>[A-Z]?\d{3,5})\]| (?P<num>\d{3,5})(?: \(\w+\))?)?:|"
+    r"E:|错误[:：]|报错[:：]|失败[:：])\s*(?P<msg>\S.*)$",
+    re.M,
+)
+_NPM_CODE_RE = re.compile(r"^\s*npm ERR! code (?P<code>[A-Z][A-Z0-9_]{2,})\s*$", re.M)
+_LOCATION_RE = re.compile(r"^\s*-->\s*(?P<file>[\w./\\-]+):(?P<line>\d+)", re.M)
+_REJECTED_RE = re.compile(r"^\s*!\s*\[(?:remote )?rejected\]", re.M)
+_EXIT_RE = re.compile(
+    r"\b(?:exit(?:ed)?(?: with)?(?: status| code)?|returned)\s+(?P<code>[1-9]\d{0,2})\b", re.I
+)
+#: Messages that only say the run stopped, not why (kept only when no other error is given).
+_GENERIC_MSG_RE = re.compile(
+    r"^(?:could not compile|aborting due to|failed to compile|command failed|"
+    r"A complete log of this run|Process completed with exit code)",
+    re.I,
+)
+
+
+def command_errors(text: str) -> list[Conclusion] | None:
+    """The conclusion of a command's error output: "The command failed with E0308 (mismatched
+    types) at src/cart.rs line 88", "git push was rejected: failed to push some refs", or None
+    when ``text`` holds no error line."""
+    found = [m for m in _ERROR_LINE_RE.finditer(text) if m.group("msg").strip()]
+    rejected = _REJECTED_RE.search(text)
+    if not found and not rejected:
+        return None
+    npm = _NPM_CODE_RE.search(text)
+    useful = [m for m in found if not _GENERIC_MSG_RE.match(m.group("msg"))] or found
+    if npm:
+        useful = [m for m in useful if not m.group("msg").startswith("code ")] or useful
+    first = useful[0] if useful else None
+    message = first.group("msg").strip() if first else ""
+    message = re.sub(r"^(?:code\s+)", "", message)
+    code = (first.group("code") or first.group("num") if first else None) or (
+        npm.group("code") if npm else None
+    )
+    if code and message.startswith(code):
+        message = message[len(code) :].strip(" :")
+    where = _LOCATION_RE.search(text)
+    zh = bool(re.search(r"[\u4e00-\u9fff]", message))
+    if zh:
+        said = (
+            "命令执行失败"
+            + (f"（{code}）" if code else "")
+            + (f"：{quote(message)}" if message else "")
+        )
+        if where:
+            said += f"，位置 {where.group('file')} 第{where.group('line')}行"
+    else:
+        if rejected and "push" in text:
+            said = "git push was rejected"
+        else:
+            said = "The command failed" + (f" with {code}" if code else "")
+        if message:
+            said += f" ({quote(message)})" if code or not rejected else f": {quote(message)}"
+        if where:
+            said += f" at {where.group('file')} line {where.group('line')}"
+        exit_code = _EXIT_RE.search(text)
+        if exit_code and not code:
+            said += f", exit code {exit_code.group('code')}"
+    ids = tuple(x for x in (code,) if x)
+    return [Conclusion(short(said), "command", "error", ids)]
