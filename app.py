@@ -136,65 +136,29 @@ def _home() -> None:
     st.switch_page(OVERVIEW, query_params=st.query_params.to_dict())
 
 
+#: The pages after the Overview, in sidebar order: (file name in ``pages/`` = URL path = the
+#: ``nav.<name>`` title key, Material icon).
+PAGES = [
+    ("memories", ":material/database:"),
+    ("query_replay", ":material/manage_search:"),
+    ("retention", ":material/hourglass_bottom:"),
+    ("audit", ":material/history:"),
+    ("context_preview", ":material/chat:"),
+    ("write_inspector", ":material/edit_note:"),
+    ("write_eval", ":material/fact_check:"),
+    ("conflicts", ":material/rule:"),
+    ("isolation", ":material/shield:"),
+]
+
 page = st.navigation(
     [
         st.Page(
             _home, title=t("nav.overview", LANG), url_path="home", default=True, visibility="hidden"
         ),
         OVERVIEW,
-        st.Page(
-            "pages/memories.py",
-            title=t("nav.memories", LANG),
-            icon=":material/database:",
-            url_path="memories",
-        ),
-        st.Page(
-            "pages/query_replay.py",
-            title=t("nav.query_replay", LANG),
-            icon=":material/manage_search:",
-            url_path="query_replay",
-        ),
-        st.Page(
-            "pages/retention.py",
-            title=t("nav.retention", LANG),
-            icon=":material/hourglass_bottom:",
-            url_path="retention",
-        ),
-        st.Page(
-            "pages/audit.py",
-            title=t("nav.audit", LANG),
-            icon=":material/history:",
-            url_path="audit",
-        ),
-        st.Page(
-            "pages/context_preview.py",
-            title=t("nav.context_preview", LANG),
-            icon=":material/chat:",
-            url_path="context_preview",
-        ),
-        st.Page(
-            "pages/write_inspector.py",
-            title=t("nav.write_inspector", LANG),
-            icon=":material/edit_note:",
-            url_path="write_inspector",
-        ),
-        st.Page(
-            "pages/write_eval.py",
-            title=t("nav.write_eval", LANG),
-            icon=":material/fact_check:",
-            url_path="write_eval",
-        ),
-        st.Page(
-            "pages/conflicts.py",
-            title=t("nav.conflicts", LANG),
-            icon=":material/rule:",
-            url_path="conflicts",
-        ),
-        st.Page(
-            "pages/isolation.py",
-            title=t("nav.isolation", LANG),
-            icon=":material/shield:",
-            url_path="isolation",
+        *(
+            st.Page(f"pages/{name}.py", title=t(f"nav.{name}", LANG), icon=icon, url_path=name)
+            for name, icon in PAGES
         ),
     ],
     position="sidebar" if SIGNED_IN else "hidden",  # nothing to browse before sign-in

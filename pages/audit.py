@@ -146,7 +146,7 @@ st.subheader(t("audit.diff_header", lang))
 by_id = {e.id: e for e in events if e.id is not None}
 choices = [r["id"] for r in shown if r["id"] is not None][:500]
 url_event = state.get_param(QP_EVENT)
-wanted = int(url_event) if url_event and url_event.isdigit() else None
+wanted = view.event_id(url_event)
 if wanted is not None and wanted not in choices and wanted in by_id:
     choices.insert(0, wanted)  # a linked event outside the current filters stays selectable
 if wanted is not None and wanted not in by_id:

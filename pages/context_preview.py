@@ -5,7 +5,9 @@ token budget trimmed. Token counts come from ``engine.context`` itself.
 URL parameters (besides ``tenant``, ``lang``), written when the form is run: ``src``
 (``session`` or ``paste``), ``session``, ``q`` (the input), ``task``, ``budget``, ``paste`` (the
 pasted turns, up to ``MAX_URL_TEXT`` characters) and ``system`` (a changed system prompt). A
-link or a reload with ``q`` shows the same preview (computed once per session and view)."""
+link or a reload with ``q`` shows the same preview (computed once per session and view) as a
+what-if that records nothing: opening a link stores no search trace, counts no access and
+restores no archived memory (only a press of Assemble does, and links its trace)."""
 
 from __future__ import annotations
 
@@ -97,8 +99,9 @@ if source == "paste" and len((pasted or "").strip()) > MAX_URL_TEXT:
 cached = st.session_state.get(RESULT)
 linked = bool(query.strip()) and (source == "session" or bool((pasted or "").strip()))
 result: ContextResult | None = None
+recorded = submitted  # the preview's recall stored its trace (a run, not a link)
 if not submitted and cached is not None and cached[0] == url_view:
-    result = cached[1]  # this view's preview, computed earlier in this session
+    result, recorded = cached[1], cached[2]  # this view's preview, computed in this session
 elif submitted or linked:  # a submit, or a link / reload holding a whole view
     with guard(lang, stop=False), st.spinner(t("common.searching", lang)):
         view = None
@@ -114,8 +117,9 @@ elif submitted or linked:  # a submit, or a link / reload holding a whole view
             system_prompt=system_prompt,
             budget_tokens=int(budget),
             view=view,
+            save_trace=submitted,  # a link or a reload records nothing (see module doc)
         )
-        st.session_state[RESULT] = (url_view, result)
+        st.session_state[RESULT] = (url_view, result, submitted)
 if result is None:
     st.stop()
 
@@ -141,7 +145,9 @@ if result.memories:
     st.dataframe(context_view.memories_frame(result, lang), hide_index=True, key="mi_c_memories")
 else:
     st.caption(t("ctx.no_memories", lang))
-if result.trace_id is not None:
+if not recorded:
+    st.caption(t("ctx.link_not_recorded", lang))
+elif result.trace_id is not None:
     st.page_link(
         "pages/query_replay.py",
         label=t("ctx.trace_link", lang),

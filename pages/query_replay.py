@@ -95,6 +95,7 @@ with st.form("mi_search"):
         0.0,
         step=0.001,
         format="%.4f",
+        help=t("replay.min_score_help", lang),
         key="mi_q_min_score",
     )
     budget = c[2].number_input(t("replay.token_budget", lang), 0, step=100, key="mi_q_budget")

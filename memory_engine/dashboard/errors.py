@@ -67,7 +67,7 @@ def _not_found_message(exc: MemoryNotFoundError, lang: str) -> str:
     ):
         if exc.details.get(detail) is not None:
             return t(key, lang, id=str(exc.details[detail])[:80])
-    return t("error.not_found", lang, message=exc.message.rstrip("."))
+    return t("error.not_found", lang, message=exc.message.rstrip(".")[:300])  # may quote a link
 
 
 def show_error(exc: BaseException, lang: str) -> None:

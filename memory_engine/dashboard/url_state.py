@@ -31,6 +31,7 @@ No parsing here touches Streamlit; the codecs are plain functions (tested alone)
 from __future__ import annotations
 
 import math
+import re
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -65,8 +66,22 @@ def _text_encode(value: Any) -> str:
     return str(value or "").strip()
 
 
-#: Free text (search box, an id filter); blank = default.
-TEXT = Codec(_text_encode, lambda raw: raw.strip() or "", "")
+#: Control characters no text field can hold (NUL is refused by PostgreSQL; the others are
+#: never typed): a URL carrying one is garbage, not a value to search for. Tab and line
+#: breaks stay (a pasted conversation has them).
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _text_decode(raw: str) -> str:
+    """URL text -> a text widget's value; ValueError for text with control characters."""
+    if _CONTROL.search(raw):
+        raise ValueError("control characters in a text parameter")
+    return raw.strip()
+
+
+#: Free text (search box, an id filter); blank = default; text with control characters
+#: (``%00``) is dropped.
+TEXT = Codec(_text_encode, lambda raw: _text_decode(raw) or "", "")
 
 
 def text(default: str, *, max_chars: int = 4000) -> Codec:
@@ -81,7 +96,7 @@ def text(default: str, *, max_chars: int = 4000) -> Codec:
         value = str(value or "").strip()
         return "" if value == default.strip() or len(value) > max_chars else value
 
-    return Codec(encode, lambda raw: raw.strip() or default, default)
+    return Codec(encode, lambda raw: _text_decode(raw) or default, default)
 
 
 def choices(allowed: Iterable[Any], *, many: bool = True) -> Codec:

@@ -152,3 +152,12 @@ def journal_engine(
     engine.stop_write_worker()
     engine.flush_accesses()
     journal.close()
+
+
+@pytest.fixture
+def dashboard_server(dashboard_env: dict[str, str], tmp_path: Path) -> Iterator[str]:
+    """URL of ``streamlit run app.py`` on a free port, using the test database."""
+    from tests.dashboard.browser import streamlit_server
+
+    with streamlit_server(dashboard_env, tmp_path) as url:
+        yield url

@@ -25,11 +25,11 @@ import pytest
 
 from bench.dashboard_first_search import time_search
 from memory_engine import MemoryEngine
+from tests.dashboard.browser import browser_page, needs_chromium
 from tests.dashboard.test_app_chinese_ui import PAGES, seed_chinese_tenant
-from tests.dashboard.test_browser import CHROMIUM, CHROMIUM_ARGS, dashboard_server  # noqa: F401
 from tests.dashboard.untranslated import english_runs
 
-pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs /usr/bin/chromium")
+pytestmark = needs_chromium
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 #: The 中文 screenshots (same file names).
@@ -96,7 +96,6 @@ def test_every_page_in_chinese_in_the_browser(
     dash_engine: MemoryEngine,
     record_property: Callable[[str, object], None],
 ) -> None:
-    from playwright.sync_api import sync_playwright
 
     seeded = seed_chinese_tenant(dash_engine, extract=False)
     problems: dict[str, list[str]] = {}
@@ -106,29 +105,23 @@ def test_every_page_in_chinese_in_the_browser(
             'the 中文 screenshots need a CJK font: run `eval "$(scripts/cjk-font.sh)"` '
             "(sets FONTCONFIG_FILE), then UPDATE_SCREENSHOTS=1 again"
         )
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1440, "height": 1000})
-            page.set_default_timeout(60_000)
-            for path in URL_PATHS:
-                page.goto(f"{dashboard_server}/{path}?tenant={seeded.tenant}&lang=zh")
-                _settled(page)
-                found = english_runs(_visible_text(page), (*seeded.data, *STREAMLIT_CHROME))
-                if found:
-                    problems[path] = sorted(set(found))
-                if update:  # the screenshots: Query Replay with the seeded search open
-                    shown = f"&trace={seeded.trace_id}" if path == "query_replay" else ""
-                    for lang, folder in (("zh", SCREENSHOTS_ZH), ("en", SCREENSHOTS)):
-                        page.goto(
-                            f"{dashboard_server}/{path}?tenant={seeded.tenant}&lang={lang}{shown}"
-                        )
-                        _settled(page)
-                        _drawn(page)
-                        folder.mkdir(parents=True, exist_ok=True)
-                        page.screenshot(path=str(folder / f"{path}.png"))
-        finally:
-            browser.close()
+    with browser_page(width=1440, height=1000) as page:
+        for path in URL_PATHS:
+            page.goto(f"{dashboard_server}/{path}?tenant={seeded.tenant}&lang=zh")
+            _settled(page)
+            found = english_runs(_visible_text(page), (*seeded.data, *STREAMLIT_CHROME))
+            if found:
+                problems[path] = sorted(set(found))
+            if update:  # the screenshots: Query Replay with the seeded search open
+                shown = f"&trace={seeded.trace_id}" if path == "query_replay" else ""
+                for lang, folder in (("zh", SCREENSHOTS_ZH), ("en", SCREENSHOTS)):
+                    page.goto(
+                        f"{dashboard_server}/{path}?tenant={seeded.tenant}&lang={lang}{shown}"
+                    )
+                    _settled(page)
+                    _drawn(page)
+                    folder.mkdir(parents=True, exist_ok=True)
+                    page.screenshot(path=str(folder / f"{path}.png"))
     assert not problems, problems
     missing = [
         str(folder.relative_to(SCREENSHOTS.parent) / f"{p}.png")
@@ -147,18 +140,12 @@ def test_first_search_of_a_fresh_server_answers(
 ) -> None:
     """The server has just started (its warm-up runs in the background): the first search, run
     as soon as the page is ready, answers with the seeded memory; its time is recorded."""
-    from playwright.sync_api import sync_playwright
 
     seeded = seed_chinese_tenant(dash_engine, extract=False)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1440, "height": 1000})
-            figures = time_search(page, dashboard_server, seeded.tenant, "用户喜欢喝什么", "zh")
-            # table cells are drawn on a canvas: the DOM cell is attached but hidden
-            page.get_by_text("用户早上喜欢喝红茶").first.wait_for(state="attached")
-        finally:
-            browser.close()
+    with browser_page(width=1440, height=1000) as page:
+        figures = time_search(page, dashboard_server, seeded.tenant, "用户喜欢喝什么", "zh")
+        # table cells are drawn on a canvas: the DOM cell is attached but hidden
+        page.get_by_text("用户早上喜欢喝红茶").first.wait_for(state="attached")
     record_property("first_search_s", figures["search_s"])
     record_property("page_ready_s", figures["page_ready_s"])
     print(json.dumps({"test": "dashboard_first_search", **figures}))

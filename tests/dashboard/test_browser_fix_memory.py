@@ -13,36 +13,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from memory_engine import MemoryEngine, MemoryFilter, MemoryStatus, Scope
 from memory_engine.dashboard.i18n import t
-from tests.dashboard.test_browser import CHROMIUM, CHROMIUM_ARGS, pytestmark, streamlit_server
+from tests.dashboard.browser import browser_page, needs_chromium, pick_option, streamlit_server
 
-__all__ = ["pytestmark"]
-
-
-def _pick(page: Any, widget: Any, typed: str, option: str, *, multi: bool = False) -> None:
-    """Open a select widget, filter its (virtualised) list by ``typed``, click ``option``; a
-    multiselect's list stays open and is closed with Escape (never a selectbox's: Escape
-    clears its choice, as it does for a user)."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    choice = page.get_by_role("option", name=re.compile(re.escape(option)))
-    for _attempt in range(3):  # a late rerun of the page can close an opened list
-        # the text input itself: a click on the widget's middle can land on a chosen tag
-        widget.get_by_role("combobox").click()
-        page.keyboard.type(typed)
-        try:
-            choice.first.wait_for(state="visible", timeout=15_000)
-            break
-        except PlaywrightTimeout:
-            page.keyboard.press("Escape")
-    choice.first.click()
-    if multi:
-        page.keyboard.press("Escape")
+pytestmark = needs_chromium
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -53,9 +31,8 @@ def test_fix_a_bad_memory(
     dash_engine: MemoryEngine,
     tmp_path: Path,
 ) -> None:
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    expect.set_options(timeout=60_000)  # the first save loads the embedding model
     tenant = make_tenant(extra=26)  # 26 conversation notes: pages of 25 + 1
     scope = Scope.of(tenant)
     notes = MemoryFilter(text_contains="Conversation note")
@@ -70,132 +47,125 @@ def test_fix_a_bad_memory(
     def rows(first: int, last: int) -> str:
         return t("memories.rows", lang, first=first, last=last, total=26)
 
-    with streamlit_server(dashboard_env, tmp_path) as url, sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1200})
-            page.set_default_timeout(60_000)
-            page.goto(f"{url}/memories?tenant={tenant}&lang={lang}")
-            expect(
-                page.get_by_text(t("memories.rows", lang, first=1, last=25, total=30))
-            ).to_be_visible()
+    with (
+        streamlit_server(dashboard_env, tmp_path) as url,
+        browser_page(width=1400, height=1200) as page,
+    ):
+        page.goto(f"{url}/memories?tenant={tenant}&lang={lang}")
+        expect(
+            page.get_by_text(t("memories.rows", lang, first=1, last=25, total=30))
+        ).to_be_visible()
 
-            # find it by a filter, then page to it: both land in the URL
-            search = page.get_by_label(t("memories.filter_text", lang), exact=True)
-            search.fill("Conversation note")
-            search.press("Enter")
-            expect(page.get_by_text(rows(1, 25))).to_be_visible()
-            expect(page).to_have_url(re.compile(r"q=Conversation(\+|%20)note"))
-            page.get_by_role("button", name=t("memories.next", lang)).click()
-            expect(page.get_by_text(rows(26, 26))).to_be_visible()
-            expect(page).to_have_url(re.compile(r"page=2"))
+        # find it by a filter, then page to it: both land in the URL
+        search = page.get_by_label(t("memories.filter_text", lang), exact=True)
+        search.fill("Conversation note")
+        search.press("Enter")
+        expect(page.get_by_text(rows(1, 25))).to_be_visible()
+        expect(page).to_have_url(re.compile(r"q=Conversation(\+|%20)note"))
+        page.get_by_role("button", name=t("memories.next", lang)).click()
+        expect(page.get_by_text(rows(26, 26))).to_be_visible()
+        expect(page).to_have_url(re.compile(r"page=2"))
 
-            # a reload shows the same view; back walks to the page before
-            page.reload()
-            expect(page.get_by_text(rows(26, 26))).to_be_visible()
-            expect(page.get_by_label(t("memories.filter_text", lang), exact=True)).to_have_value(
-                "Conversation note"
-            )
-            page.go_back()
-            expect(page.get_by_text(rows(1, 25))).to_be_visible()
-            page.go_forward()
-            expect(page.get_by_text(rows(26, 26))).to_be_visible()
+        # a reload shows the same view; back walks to the page before
+        page.reload()
+        expect(page.get_by_text(rows(26, 26))).to_be_visible()
+        expect(page.get_by_label(t("memories.filter_text", lang), exact=True)).to_have_value(
+            "Conversation note"
+        )
+        page.go_back()
+        expect(page.get_by_text(rows(1, 25))).to_be_visible()
+        page.go_forward()
+        expect(page.get_by_text(rows(26, 26))).to_be_visible()
 
-            # open it, fix its content with a reason
-            chooser = page.get_by_test_id("stSelectbox").filter(has_text=t("memories.select", lang))
-            _pick(page, chooser, f"number {number}", f"number {number}")
-            expect(page).to_have_url(re.compile(f"memory={target.id}"))
-            heading = page.get_by_role(
-                "heading", name=t("memories.detail", lang, short_id=str(target.id)[:8])
-            )
-            expect(heading).to_be_visible()
+        # open it, fix its content with a reason
+        chooser = page.get_by_test_id("stSelectbox").filter(has_text=t("memories.select", lang))
+        pick_option(page, chooser, f"number {number}", f"number {number}")
+        expect(page).to_have_url(re.compile(f"memory={target.id}"))
+        heading = page.get_by_role(
+            "heading", name=t("memories.detail", lang, short_id=str(target.id)[:8])
+        )
+        expect(heading).to_be_visible()
 
-            # a reload of that URL shows the same view: filter, page and the memory
-            page.reload()
-            expect(heading).to_be_visible()
-            expect(page.get_by_text(rows(26, 26))).to_be_visible()
-            expect(page.get_by_label(t("memories.filter_text", lang), exact=True)).to_have_value(
-                "Conversation note"
-            )
-            form = page.get_by_test_id("stForm")
-            content = form.get_by_label(t("memories.content", lang))
-            expect(content).to_have_value(target.content)
+        # a reload of that URL shows the same view: filter, page and the memory
+        page.reload()
+        expect(heading).to_be_visible()
+        expect(page.get_by_text(rows(26, 26))).to_be_visible()
+        expect(page.get_by_label(t("memories.filter_text", lang), exact=True)).to_have_value(
+            "Conversation note"
+        )
+        form = page.get_by_test_id("stForm")
+        content = form.get_by_label(t("memories.content", lang))
+        expect(content).to_have_value(target.content)
 
-            # preview the fix: the diff shows the old and the new line
-            content.fill(fixed)
-            form.get_by_label(t("memories.reason", lang)).fill("wrong garden")
-            form.get_by_role("button", name=t("memories.preview", lang), exact=True).click()
-            diff = page.get_by_test_id("stCode")
-            expect(diff).to_contain_text(f"-{target.content}")
-            expect(diff).to_contain_text(f"+{fixed}")
-            assert dash_engine.get(scope, target.id).version == 1  # a preview changes nothing
-            form.get_by_role("button", name=t("memories.save", lang), exact=True).click()
-            expect(page.get_by_text(t("memories.saved", lang, version=2))).to_be_visible()
-            # the reason typed for the edit is still there for the next action
-            expect(
-                page.locator(".st-key-mi_lifecycle").get_by_label(
-                    t("memories.lifecycle_reason", lang)
-                )
-            ).to_have_value("wrong garden")
+        # preview the fix: the diff shows the old and the new line
+        content.fill(fixed)
+        form.get_by_label(t("memories.reason", lang)).fill("wrong garden")
+        form.get_by_role("button", name=t("memories.preview", lang), exact=True).click()
+        diff = page.get_by_test_id("stCode")
+        expect(diff).to_contain_text(f"-{target.content}")
+        expect(diff).to_contain_text(f"+{fixed}")
+        assert dash_engine.get(scope, target.id).version == 1  # a preview changes nothing
+        form.get_by_role("button", name=t("memories.save", lang), exact=True).click()
+        expect(page.get_by_text(t("memories.saved", lang, version=2))).to_be_visible()
+        # the reason typed for the edit is still there for the next action
+        expect(
+            page.locator(".st-key-mi_lifecycle").get_by_label(t("memories.lifecycle_reason", lang))
+        ).to_have_value("wrong garden")
 
-            # the history shows the edit with its reason; a reload shows the fixed content
-            history_reason = page.locator("td[role=gridcell]", has_text="wrong garden")
-            expect(history_reason.first).to_be_attached()
-            page.reload()
-            expect(
-                page.get_by_test_id("stForm").get_by_label(t("memories.content", lang))
-            ).to_have_value(fixed)
-            expect(history_reason.first).to_be_attached()
-            expect(
-                page.locator("td[role=gridcell]", has_text=t("value.action.update", lang)).first
-            ).to_be_attached()
-            page.screenshot(path=str(tmp_path / f"fix_memory_edited_{lang}.png"), full_page=True)
+        # the history shows the edit with its reason; a reload shows the fixed content
+        history_reason = page.locator("td[role=gridcell]", has_text="wrong garden")
+        expect(history_reason.first).to_be_attached()
+        page.reload()
+        expect(
+            page.get_by_test_id("stForm").get_by_label(t("memories.content", lang))
+        ).to_have_value(fixed)
+        expect(history_reason.first).to_be_attached()
+        expect(
+            page.locator("td[role=gridcell]", has_text=t("value.action.update", lang)).first
+        ).to_be_attached()
+        page.screenshot(path=str(tmp_path / f"fix_memory_edited_{lang}.png"), full_page=True)
 
-            # delete: the page asks first (a reload started a new session: type the reason)
-            lifecycle = page.locator(".st-key-mi_lifecycle")
-            lifecycle.get_by_label(t("memories.lifecycle_reason", lang)).fill("wrong garden")
-            lifecycle.get_by_role("button", name=t("memories.delete", lang), exact=True).click()
-            expect(page.get_by_text(t("memories.confirm_yes", lang))).to_be_visible()
-            assert dash_engine.get(scope, target.id).status is MemoryStatus.ACTIVE
-            page.get_by_role("button", name=t("memories.confirm_yes", lang)).click()
-            deleted = t("value.status.deleted", lang)
-            expect(
-                page.get_by_text(t("memories.status_changed", lang, status=deleted, version=3))
-            ).to_be_visible()
-            expect(page.get_by_text(t("memories.deleted_note", lang))).to_be_visible()
-            assert dash_engine.get(scope, target.id).status is MemoryStatus.DELETED
-            page.screenshot(path=str(tmp_path / f"fix_memory_deleted_{lang}.png"), full_page=True)
+        # delete: the page asks first (a reload started a new session: type the reason)
+        lifecycle = page.locator(".st-key-mi_lifecycle")
+        lifecycle.get_by_label(t("memories.lifecycle_reason", lang)).fill("wrong garden")
+        lifecycle.get_by_role("button", name=t("memories.delete", lang), exact=True).click()
+        expect(page.get_by_text(t("memories.confirm_yes", lang))).to_be_visible()
+        assert dash_engine.get(scope, target.id).status is MemoryStatus.ACTIVE
+        page.get_by_role("button", name=t("memories.confirm_yes", lang)).click()
+        deleted = t("value.status.deleted", lang)
+        expect(
+            page.get_by_text(t("memories.status_changed", lang, status=deleted, version=3))
+        ).to_be_visible()
+        expect(page.get_by_text(t("memories.deleted_note", lang))).to_be_visible()
+        assert dash_engine.get(scope, target.id).status is MemoryStatus.DELETED
+        page.screenshot(path=str(tmp_path / f"fix_memory_deleted_{lang}.png"), full_page=True)
 
-            # undo it from the flash message
-            undo = t("memories.undo", lang, action=t("value.action.delete", lang))
-            page.get_by_role("button", name=undo).first.click()  # the flash message's
-            expect(
-                page.get_by_text(
-                    t("memories.undone", lang, n=1, action=t("value.action.delete", lang))
-                )
-            ).to_be_visible()
-            restored = dash_engine.get(scope, target.id)
-            assert (restored.status, restored.content) == (MemoryStatus.ACTIVE, fixed)
+        # undo it from the flash message
+        undo = t("memories.undo", lang, action=t("value.action.delete", lang))
+        page.get_by_role("button", name=undo).first.click()  # the flash message's
+        expect(
+            page.get_by_text(t("memories.undone", lang, n=1, action=t("value.action.delete", lang)))
+        ).to_be_visible()
+        restored = dash_engine.get(scope, target.id)
+        assert (restored.status, restored.content) == (MemoryStatus.ACTIVE, fixed)
 
-            # back to page 1, archive two rows in one bulk action
-            page.get_by_role("button", name=t("memories.prev", lang)).click()
-            expect(page.get_by_text(rows(1, 25))).to_be_visible()
-            panel = page.locator(".st-key-mi_bulk")
-            picker = panel.get_by_test_id("stMultiSelect")
-            for memory in bulk:
-                _pick(page, picker, str(memory.id)[:8], str(memory.id)[:8], multi=True)
-            apply = panel.get_by_role("button", name=t("memories.bulk_apply", lang, n=2))
-            expect(apply).to_be_enabled()
-            apply.click()
-            expect(page.get_by_text(t("memories.archived_n", lang, n=2))).to_be_visible()
-            archived = t("value.status.archived", lang)
-            table = page.get_by_test_id("stDataFrame").first
-            for memory in bulk:  # the table shows both rows archived
-                row = table.locator("tr", has_text=str(memory.id))
-                expect(row.locator("td[role=gridcell]", has_text=archived)).to_be_attached()
-            page.screenshot(path=str(tmp_path / f"fix_memory_bulk_{lang}.png"), full_page=True)
-        finally:
-            browser.close()
+        # back to page 1, archive two rows in one bulk action
+        page.get_by_role("button", name=t("memories.prev", lang)).click()
+        expect(page.get_by_text(rows(1, 25))).to_be_visible()
+        panel = page.locator(".st-key-mi_bulk")
+        picker = panel.get_by_test_id("stMultiSelect")
+        for memory in bulk:
+            pick_option(page, picker, str(memory.id)[:8], str(memory.id)[:8], multi=True)
+        apply = panel.get_by_role("button", name=t("memories.bulk_apply", lang, n=2))
+        expect(apply).to_be_enabled()
+        apply.click()
+        expect(page.get_by_text(t("memories.archived_n", lang, n=2))).to_be_visible()
+        archived = t("value.status.archived", lang)
+        table = page.get_by_test_id("stDataFrame").first
+        for memory in bulk:  # the table shows both rows archived
+            row = table.locator("tr", has_text=str(memory.id))
+            expect(row.locator("td[role=gridcell]", has_text=archived)).to_be_attached()
+        page.screenshot(path=str(tmp_path / f"fix_memory_bulk_{lang}.png"), full_page=True)
 
     assert {dash_engine.get(scope, m.id).status for m in bulk} == {MemoryStatus.ARCHIVED}
     for memory in bulk:

@@ -3,21 +3,18 @@ run it from the page, then find its events on the Audit page (Playwright + Debia
 
 from __future__ import annotations
 
-import os
 import re
 from datetime import timedelta
 from pathlib import Path
-
-import pytest
 
 from memory_engine import MemoryEngine, Scope
 from memory_engine.models import EventAction, Memory, MemoryStatus, utcnow
 from memory_engine.stores.base import NewMemory
 from memory_engine.text import content_hash, tokenize
+from tests.dashboard.browser import browser_page, needs_chromium
 from tests.dashboard.conftest import new_tenant
-from tests.dashboard.test_browser import CHROMIUM, CHROMIUM_ARGS, dashboard_server  # noqa: F401
 
-pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs /usr/bin/chromium")
+pytestmark = needs_chromium
 
 
 def _aged(engine: MemoryEngine, tenant: str, text: str, importance: float, days: int) -> str:
@@ -41,40 +38,33 @@ def test_run_maintenance_then_audit_in_browser(
     dash_engine: MemoryEngine,
     tmp_path: Path,
 ) -> None:
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    expect.set_options(timeout=60_000)
     tenant = new_tenant("brret")
     low = _aged(dash_engine, tenant, "it rained a little on that tuesday", 0.01, 200)
     _aged(dash_engine, tenant, "Ann's passport expires in 2031", 1.0, 1)
     _aged(dash_engine, tenant, "Ann's favourite tea is sencha", 0.8, 30)
 
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1400})
-            page.set_default_timeout(60_000)
-            page.goto(f"{dashboard_server}/retention?tenant={tenant}")
-            expect(page.get_by_role("heading", name="Retention and forgetting")).to_be_visible()
-            expect(
-                page.get_by_text("The next maintenance would archive 1, purge 0 and expire 0.")
-            ).to_be_visible()
-            page.get_by_text(
-                f"I understand this archives and purges (erases) memories of {tenant}."
-            ).click()
-            page.get_by_role("button", name="Run maintenance now").click()
-            expect(
-                page.get_by_text(re.compile(r"Done: archived 1, purged 0, expired 0"))
-            ).to_be_visible()
-            page.screenshot(path=str(tmp_path / "retention_run.png"), full_page=True)
+    with browser_page(width=1400, height=1400) as page:
+        page.goto(f"{dashboard_server}/retention?tenant={tenant}")
+        expect(page.get_by_role("heading", name="Retention and forgetting")).to_be_visible()
+        expect(
+            page.get_by_text("The next maintenance would archive 1, purge 0 and expire 0.")
+        ).to_be_visible()
+        page.get_by_text(
+            f"I understand this archives and purges (erases) memories of {tenant}."
+        ).click()
+        page.get_by_role("button", name="Run maintenance now").click()
+        expect(
+            page.get_by_text(re.compile(r"Done: archived 1, purged 0, expired 0"))
+        ).to_be_visible()
+        page.screenshot(path=str(tmp_path / "retention_run.png"), full_page=True)
 
-            page.get_by_test_id("stSidebar").get_by_role("link", name="Audit").click()
-            expect(page.get_by_role("heading", name="Event log")).to_be_visible()
-            expect(page).to_have_url(re.compile(rf"/audit\?.*tenant={re.escape(tenant)}"))
-            expect(page.get_by_text("The latest 4 of 4 events (newest first).")).to_be_visible()
-            page.screenshot(path=str(tmp_path / "audit.png"), full_page=True)
-        finally:
-            browser.close()
+        page.get_by_test_id("stSidebar").get_by_role("link", name="Audit").click()
+        expect(page.get_by_role("heading", name="Event log")).to_be_visible()
+        expect(page).to_have_url(re.compile(rf"/audit\?.*tenant={re.escape(tenant)}"))
+        expect(page.get_by_text("The latest 4 of 4 events (newest first).")).to_be_visible()
+        page.screenshot(path=str(tmp_path / "audit.png"), full_page=True)
 
     s = Scope.of(tenant)
     assert dash_engine.get(s, low).status is MemoryStatus.ARCHIVED

@@ -4,20 +4,17 @@ choice stays in the URL (``streamlit run app.py`` subprocess + Playwright/Chromi
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable
 from pathlib import Path
-
-import pytest
 
 from memory_engine import MemoryEngine
 from memory_engine.config import Settings
 from memory_engine.stores.qdrant.store import QdrantStore
 from memory_engine.stores.transfer import copy_stores
-from tests.dashboard.test_browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server
+from tests.dashboard.browser import browser_page, needs_chromium, streamlit_server
 
-pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="needs /usr/bin/chromium")
+pytestmark = needs_chromium
 
 
 def test_pick_qdrant_in_the_sidebar_and_see_parity(
@@ -26,7 +23,7 @@ def test_pick_qdrant_in_the_sidebar_and_see_parity(
     dash_engine: MemoryEngine,
     tmp_path: Path,
 ) -> None:
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     tenant = make_tenant()
     folder = str(tmp_path / "qdrant")
@@ -36,24 +33,17 @@ def test_pick_qdrant_in_the_sidebar_and_see_parity(
 
     env = {**dashboard_env, "MEMORY_QDRANT_PATH": folder}
     with streamlit_server(env, tmp_path) as url:
-        expect.set_options(timeout=60_000)
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            try:
-                page = browser.new_page(viewport={"width": 1400, "height": 1000})
-                page.set_default_timeout(60_000)
-                page.goto(f"{url}/?tenant={tenant}")
-                sidebar = page.get_by_test_id("stSidebar")
-                expect(sidebar.get_by_text("Store: postgres")).to_be_visible()
-                sidebar.get_by_text("Qdrant", exact=True).click()
-                expect(page).to_have_url(re.compile(r"store=qdrant"))
-                expect(sidebar.get_by_text("Store: qdrant")).to_be_visible()
-                sidebar.get_by_role("link", name="Memories").click()
-                expect(page.get_by_role("heading", name="Memories")).to_be_visible()
-                expect(page).to_have_url(re.compile(r"/memories\?.*store=qdrant"))
-                sidebar.get_by_role("link", name="Overview").click()
-                expect(page.get_by_text("Parity: both stores hold the same 4")).to_be_visible()
-                expect(sidebar.get_by_text("Store: qdrant")).to_be_visible()
-                page.screenshot(path=str(tmp_path / "browser_stores.png"), full_page=True)
-            finally:
-                browser.close()
+        with browser_page(width=1400, height=1000) as page:
+            page.goto(f"{url}/?tenant={tenant}")
+            sidebar = page.get_by_test_id("stSidebar")
+            expect(sidebar.get_by_text("Store: postgres")).to_be_visible()
+            sidebar.get_by_text("Qdrant", exact=True).click()
+            expect(page).to_have_url(re.compile(r"store=qdrant"))
+            expect(sidebar.get_by_text("Store: qdrant")).to_be_visible()
+            sidebar.get_by_role("link", name="Memories").click()
+            expect(page.get_by_role("heading", name="Memories")).to_be_visible()
+            expect(page).to_have_url(re.compile(r"/memories\?.*store=qdrant"))
+            sidebar.get_by_role("link", name="Overview").click()
+            expect(page.get_by_text("Parity: both stores hold the same 4")).to_be_visible()
+            expect(sidebar.get_by_text("Store: qdrant")).to_be_visible()
+            page.screenshot(path=str(tmp_path / "browser_stores.png"), full_page=True)

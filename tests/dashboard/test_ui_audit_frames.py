@@ -103,3 +103,18 @@ def test_receipt_rows_frame_and_exports() -> None:
     assert [r["check"] for r in rows] == ["row", "search"] and rows[1]["ok"] == "False"
     assert json.loads(receipts.receipt_export(details, "json")) == details
     assert receipts.check_label("new_place", "en") == "new_place"
+
+
+def test_a_link_s_time_zone_and_event_id_are_read_safely() -> None:
+    """``?tz=`` and ``?event=`` hold whatever a link says: a zone name too long for a file name
+    (OSError) and digits ``int`` refuses (``²``, 5,000 digits) once stopped the Audit page."""
+    from datetime import UTC
+
+    from memory_engine.dashboard.frames.audit import event_id, zone
+
+    for name in ("x" * 5000, "9" * 300, "../../etc/passwd", "中文", "UTC\x00", ""):
+        assert zone(name) is UTC, name
+    assert str(zone("Asia/Shanghai")) == "Asia/Shanghai"
+    for raw in ("²", "9" * 5000, "١٢", "-1", "1.5", " ", None, "12a"):
+        assert event_id(raw) is None, raw
+    assert event_id(" 42 ") == 42

@@ -77,6 +77,9 @@ def test_not_found_is_one_clean_sentence() -> None:
     assert error_message(MemoryNotFoundError("no such row"), "en") == (
         "Not found in this tenant (no such row)."
     )
+    # a ?write= link quoting 5,000 characters is shown clipped
+    long = error_message(MemoryNotFoundError(f"write {'x' * 5000} not found"), "zh")
+    assert len(long) < 400 and long != error_message(MemoryNotFoundError("x"), "en")
 
 
 def test_error_message_for_settings_validation_and_unexpected_errors() -> None:

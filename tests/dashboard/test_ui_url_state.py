@@ -103,3 +103,16 @@ def test_numbers_flags_ids_and_moments() -> None:
     assert prompt.decode("  ") == "You are helpful."
     actors = url_state.many_of(lambda: ["api", "dashboard"])
     assert actors.decode("dashboard,bogus,api") == ["dashboard", "api"]
+
+
+def test_text_with_control_characters_is_dropped_not_searched() -> None:
+    """A link carrying ``%00`` (NUL, refused by PostgreSQL) or another control character in a
+    text parameter is garbage: the default is used; Chinese, markup, tabs and line breaks stay."""
+    prompt = url_state.text("You are helpful.")
+    for codec, default in ((url_state.TEXT, ""), (prompt, "You are helpful.")):
+        for bad in ("\x00", "abc\x00def", "\x1b[31mred", "x\x7f"):
+            with pytest.raises(ValueError):
+                codec.decode(bad)
+        assert codec.decode("  我住在北京 <b>x</b> ") == "我住在北京 <b>x</b>"
+        assert codec.decode("user: hi\n\tassistant: 你好") == "user: hi\n\tassistant: 你好"
+        assert codec.decode("   ") == default

@@ -28,13 +28,29 @@ MAX_EVENTS = 2_000
 
 def zone(name: str | None) -> tzinfo:
     """The time zone named ``name`` (IANA, e.g. ``Asia/Shanghai``: the browser's,
-    ``st.context.timezone``); UTC when None, empty or unknown."""
-    if name:
+    ``st.context.timezone``); UTC when None, empty, unknown or not a zone name (a ``?tz=``
+    link can hold anything: a name too long for a file name once raised OSError)."""
+    if name and len(name) <= MAX_ZONE_NAME:
         try:
             return ZoneInfo(name)
-        except (ZoneInfoNotFoundError, ValueError):
+        except (ZoneInfoNotFoundError, ValueError, OSError):
             pass
     return UTC
+
+
+#: Longest accepted time-zone name (the longest IANA name has 32 characters).
+MAX_ZONE_NAME = 64
+
+
+def event_id(raw: str | None) -> int | None:
+    """The event id in a ``?event=`` value: ASCII digits, at most 18 (a 64-bit id), else None
+    (``²`` or 5,000 digits are no id; ``int`` raised ValueError on both)."""
+    if raw is None:
+        return None
+    raw = raw.strip()
+    if not raw or not raw.isascii() or not raw.isdigit() or len(raw) > 18:
+        return None
+    return int(raw)
 
 
 def local_time(value: datetime | str | None, tz: tzinfo) -> str:

@@ -69,6 +69,12 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
         "en": "No memory of this tenant matched the input.",
         "zh": "该租户没有与输入匹配的记忆。",
     },
+    "ctx.link_not_recorded": {
+        "en": "Shown from a link: nothing was recorded (no search trace stored, no access "
+        "counted, no archived memory restored). Press Assemble to record this search.",
+        "zh": "由链接打开：未记录任何内容（不保存搜索追踪、不计访问次数、不恢复已归档记忆）。"
+        "点击「组装」以记录本次搜索。",
+    },
     "ctx.trace_link": {
         "en": "Open the search trace in Query Replay",
         "zh": "在查询回放中打开搜索追踪",

@@ -18,7 +18,17 @@ STRINGS: Final[dict[str, dict[str, str]]] = {
     "replay.k": {"en": "k (memories returned)", "zh": "k（返回的记忆数）"},
     "replay.dense": {"en": "Dense leg (embeddings, cosine)", "zh": "向量检索（余弦相似度）"},
     "replay.keyword": {"en": "Keyword leg (BM25)", "zh": "关键词检索（BM25）"},
-    "replay.min_score": {"en": "Minimum rrf score (min_score)", "zh": "最低 rrf 分数（min_score）"},
+    "replay.min_score": {
+        "en": "Minimum RRF rank score (min_score)",
+        "zh": "最低 RRF 排名分数（min_score）",
+    },
+    "replay.min_score_help": {
+        "en": "Compared with each candidate's reciprocal-rank score (rrf, the sum over legs of "
+        "1 / (rrf_k + rank)), which every fusion computes; not with the fused score, which is "
+        "a z-score blend by default. 0 keeps every candidate.",
+        "zh": "与每个候选的倒数排名分数（rrf，各路检索 1 / (rrf_k + 排名) 之和）比较，任何融合方式都会计算它；"
+        "不是与融合分数比较（默认是 z-score 加权融合）。0 表示保留所有候选。",
+    },
     "replay.token_budget": {"en": "Token budget (0 = unlimited)", "zh": "Token 预算（0 = 不限）"},
     "replay.run": {"en": "Run search", "zh": "执行搜索"},
     "replay.need_leg": {"en": "Turn on at least one leg.", "zh": "请至少开启一个检索通道。"},
