@@ -4,8 +4,9 @@
   or ``--set fusion=zscore``, ``--set session_weight=0.3``);
 * ``--grid FILE``: a JSON list of such override dicts; every configuration is measured in one
   process and printed as one JSON line each; a dict may also set the calibration constants of
-  the relevance floor (``calibrated_match_cosine``: ``{"<model>": cosine}``,
-  ``match_cosine_per_doubling``, ``floor_leg_share``; :func:`calibrated_floors`);
+  the relevance floor (``calibrated_match_cosine`` and ``latin_match_cosine``:
+  ``{"<model>": cosine}``, ``match_cosine_per_doubling``, ``floor_leg_share``, ``vouch_leg_share``;
+  :func:`calibrated_floors`);
 * ``--data-dir DIR`` (in each benchmark): the ingested store is kept there; a later run on the
   same folder skips the tenants already stored, so several runs (defaults, grids) share one
   ingest. Settings may also be given as ``MEMORY_*`` variables;
@@ -243,13 +244,22 @@ def engine_no_answer(
 #: Grid keys that are not ``SearchOptions`` fields but calibration constants of
 #: ``retrieval/thresholds.py``, set for one configuration: ``calibrated_match_cosine``
 #: (``{"<model name>": match cosine}`` over ``CALIBRATED_MATCH_COSINE``, so each dense leg's
-#: match cosine is calibrated on its own; ``match_cosine`` sets one value for every leg) and
+#: match cosine is calibrated on its own; ``match_cosine`` sets one value for every leg),
+#: ``latin_match_cosine`` (the same over ``LATIN_MATCH_COSINE``, for Latin-script queries) and
 #: ``match_cosine_per_doubling`` (``MATCH_COSINE_PER_DOUBLING``, the long-query lowering) and
-#: ``floor_leg_share`` (``FLOOR_LEG_SHARE``, which dense legs vouch for a query).
-CALIBRATION_KEYS = ("calibrated_match_cosine", "match_cosine_per_doubling", "floor_leg_share")
+#: ``floor_leg_share`` (``FLOOR_LEG_SHARE``, which dense legs keep candidates for a query) and
+#: ``vouch_leg_share`` (``VOUCH_LEG_SHARE``, which of them can open the block alone).
+CALIBRATION_KEYS = (
+    "calibrated_match_cosine",
+    "latin_match_cosine",
+    "match_cosine_per_doubling",
+    "floor_leg_share",
+    "vouch_leg_share",
+)
 _CONSTANTS = {
     "match_cosine_per_doubling": "MATCH_COSINE_PER_DOUBLING",
     "floor_leg_share": "FLOOR_LEG_SHARE",
+    "vouch_leg_share": "VOUCH_LEG_SHARE",
 }
 
 
@@ -266,18 +276,24 @@ def calibrated_floors(overrides: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
     from memory_engine.retrieval import thresholds
 
     options = {k: v for k, v in overrides.items() if k not in CALIBRATION_KEYS}
-    per_model = overrides.get("calibrated_match_cosine") or {}
-    saved = dict(thresholds.CALIBRATED_MATCH_COSINE)
+    tables = {
+        "calibrated_match_cosine": thresholds.CALIBRATED_MATCH_COSINE,
+        "latin_match_cosine": thresholds.LATIN_MATCH_COSINE,
+    }
+    saved_tables = {key: dict(table) for key, table in tables.items()}
     saved_constants = {name: getattr(thresholds, name) for name in _CONSTANTS.values()}
-    thresholds.CALIBRATED_MATCH_COSINE.update({str(k): float(v) for k, v in per_model.items()})
+    for key, table in tables.items():
+        per_model = overrides.get(key) or {}
+        table.update({str(k): float(v) for k, v in per_model.items()})
     for key, name in _CONSTANTS.items():
         if key in overrides:
             setattr(thresholds, name, float(overrides[key]))
     try:
         yield options
     finally:
-        thresholds.CALIBRATED_MATCH_COSINE.clear()
-        thresholds.CALIBRATED_MATCH_COSINE.update(saved)
+        for key, table in tables.items():
+            table.clear()
+            table.update(saved_tables[key])
         for name, value in saved_constants.items():
             setattr(thresholds, name, value)
 

@@ -28,6 +28,7 @@ import gc
 import hashlib
 import json
 import logging
+import os
 import statistics
 import sys
 import tempfile
@@ -107,6 +108,7 @@ def run_config(
     warmup: int = 0,
     series: list[dict[str, Any]] | None = None,
     second_leg: bool = False,
+    server_url: str | None = None,
 ) -> dict[str, Any]:
     # gc_freeze as in the MCP server and the dashboard (long-running processes); the library
     # default is off (see memory_engine.retrieval.gcfreeze)
@@ -119,7 +121,8 @@ def run_config(
 
     from memory_engine.stores.postgres.embedded import embedded_url, start_embedded_server
 
-    owner = embedded_url(start_embedded_server(base))
+    # a separate server's owner login (CREATEDB), or the embedded server in ``base``
+    owner = server_url or embedded_url(start_embedded_server(base))
     with psycopg.connect(owner, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{db}"')
     settings = settings.model_copy(
@@ -352,13 +355,29 @@ def main() -> None:
         "HNSW index), as the default engine does with USE-m3: stored vectors are synthetic "
         "(see fill_leg_directly), queries are embedded by a 512-d hashing embedder",
     )
+    ap.add_argument(
+        "--database-url",
+        default=os.environ.get("MEMORY_DATABASE_URL"),
+        help="owner login of a separate PostgreSQL server with pgvector (needs CREATEDB; each "
+        "configuration gets a new database); default: MEMORY_DATABASE_URL, else the embedded server",
+    )
     args = ap.parse_args()
     series: list[dict[str, Any]] | None = [] if args.series else None
     rng = np.random.default_rng(7)
     tmp = tempfile.TemporaryDirectory(prefix="latency-bench-") if args.data_dir is None else None
     base = Path(tmp.name) if tmp else args.data_dir
     results = [
-        run_config(size, t, args.queries, base, rng, args.warmup, series, args.multilingual_leg)
+        run_config(
+            size,
+            t,
+            args.queries,
+            base,
+            rng,
+            args.warmup,
+            series,
+            args.multilingual_leg,
+            server_url=args.database_url,
+        )
         for size in args.sizes
         for t in args.tenants
     ]

@@ -12,7 +12,8 @@ For each store (the embedded PostgreSQL and Qdrant local mode, each in a fresh d
    as a user runs it. It is killed with SIGKILL in the middle: on PostgreSQL when half of the
    memories have staged vectors (watched from another connection); on Qdrant local mode (the
    running command holds the folder, nothing else can read it) after the time PostgreSQL took
-   to reach half, and the staged count is read once the folder is free again.
+   to reach half, and the staged count is read once the folder is free again; a run killed
+   before it staged any vector is started again with twice the wait (``kill_attempts``).
 3. ``memory-engine reembed --json`` runs again and must finish the switch and verify it.
 
 Meanwhile a separate search process (``--search-loop``) searches a known memory of each
@@ -28,7 +29,11 @@ Prints one JSON object: ``{"memories", "from", "to", "stores": {store: {"memorie
 ``memories_per_s`` = memories / seconds, ``kill_at`` the memories with staged vectors when the
 first run was killed, ``resumed_ok`` the re-run's verified switch with every memory found,
 ``searches_during`` the searches answered between the first run's start and the re-run's
-end, ``search_errors`` searches that failed or did not return the memory searched for.
+end, ``search_errors`` searches that failed or did not return the memory searched for (the first
+three errors in ``search_error_samples``).
+Stopped by SIGTERM (a time limit), it still prints the object: the stores measured so far,
+the running one as ``{"incomplete": true}``, and ``"stopped_by": "SIGTERM"``. Progress lines
+(one per phase, with seconds since the store's start) go to stderr.
 """
 
 from __future__ import annotations
@@ -50,6 +55,9 @@ sys.path.insert(0, str(REPO))
 OLD_MODEL = "all-MiniLM-L6-v2"
 NEW_MODEL = "universal-sentence-encoder-multilingual-3"
 TENANTS = ("zh-chat", "en-notes")
+#: Qdrant local mode: runs killed before staging anything are started again with twice the
+#: wait, this many runs at most.
+KILL_ATTEMPTS = 4
 
 
 def _text(tenant: str, i: int) -> str:
@@ -134,12 +142,40 @@ def _staged(store: Any) -> int:
 
 
 def _reembed(env: dict[str, str], batch: int, *, json_out: bool) -> subprocess.Popen[str]:
+    """Start ``memory-engine reembed``. The run to be killed (``json_out`` false) writes its
+    output (progress bar included) to nothing: an unread pipe would fill and stall it."""
     args = [sys.executable, "-m", "memory_engine.cli", "reembed", "--batch", str(batch)]
     if json_out:
         args.append("--json")
-    return subprocess.Popen(
-        args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
+        out: int = subprocess.PIPE
+    else:
+        out = subprocess.DEVNULL
+    return _started(subprocess.Popen(args, env=env, stdout=out, stderr=out, text=True))
+
+
+#: Child processes and data folders of the running store, ended and removed when stopped.
+_CHILDREN: list[subprocess.Popen[Any]] = []
+_FOLDERS: list[tuple[Path, str]] = []
+
+
+def _started(proc: subprocess.Popen[Any]) -> subprocess.Popen[Any]:
+    _CHILDREN.append(proc)
+    return proc
+
+
+def _abandon() -> None:
+    """Kill this run's child processes (by their own pid) and remove its data folders."""
+    for proc in _CHILDREN:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=60)
+    for folder, store in _FOLDERS:
+        _cleanup(folder, store)
+
+
+def _phase(store: str, what: str, started: float) -> None:
+    """One progress line on stderr (stdout holds only the JSON object)."""
+    print(f"[reembed {store}] {time.time() - started:7.1f} s  {what}", file=sys.stderr, flush=True)
 
 
 def search_loop(folder: Path, store: str, log: Path, stop: Path, memories: int) -> None:
@@ -194,16 +230,22 @@ def search_loop(folder: Path, store: str, log: Path, stop: Path, memories: int) 
 def _searcher(store: str, folder: Path, memories: int) -> subprocess.Popen[bytes]:
     """Start the separate search process (:func:`search_loop`) on ``folder``."""
     args = ["--search-loop", store, str(folder), "--memories", str(memories)]
-    return subprocess.Popen(
-        [sys.executable, str(Path(__file__).resolve()), *args],
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+    return _started(
+        subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), *args],
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+        )
     )
 
 
 def _run_store(store: str, memories: int, batch: int, kill_after_s: float | None) -> dict[str, Any]:
     folder = Path(tempfile.mkdtemp(prefix=f"bench-reembed-{store}-"))
+    _FOLDERS.append((folder, store))
     old, new = _env(folder, store, "minilm"), _env(folder, store, "use_m3")
+    t0 = time.time()
+    _phase(store, f"filling {memories} memories", t0)
     fill_s = _fill(old, memories)
+    _phase(store, "filled; searcher starts", t0)
     log, stop = folder / "searches.jsonl", folder / "stop"
     searcher = _searcher(store, folder, memories)
     time.sleep(8.0 if store == "postgres" else 4.0)  # the searcher answers before the run
@@ -211,9 +253,11 @@ def _run_store(store: str, memories: int, batch: int, kill_after_s: float | None
         stop.touch()
         searcher.wait(timeout=60)
     started = time.time()
+    _phase(store, "first reembed run starts", t0)
     first = _reembed(new, batch, json_out=False)
     half = memories // 2
     staged_at_kill = 0
+    attempts = 1
     if store == "postgres":
         watcher = _open_store(old)
         try:
@@ -225,28 +269,44 @@ def _run_store(store: str, memories: int, batch: int, kill_after_s: float | None
         finally:
             watcher.close()
         to_half = time.time() - started
-    else:
-        time.sleep(kill_after_s or 60.0)
-        to_half = time.time() - started
-    killed_alive = first.poll() is None
-    first.send_signal(signal.SIGKILL)
-    first.wait(timeout=60)
+        killed_alive = first.poll() is None
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=60)
+    else:  # the folder is the running command's: kill on time, then count what it staged
+        wait = kill_after_s or 60.0
+        while True:
+            time.sleep(wait)
+            to_half = time.time() - started
+            killed_alive = first.poll() is None
+            first.send_signal(signal.SIGKILL)
+            first.wait(timeout=60)
+            watcher = _open_store(new)
+            try:
+                staged_at_kill = _staged(watcher)
+            finally:
+                watcher.close()
+            if staged_at_kill > 0 or not killed_alive or attempts >= KILL_ATTEMPTS:
+                break
+            wait *= 2  # killed before it staged anything: no resume to test, start again
+            attempts += 1
+            _phase(
+                store, f"killed before any vector was staged; again, kill after {wait:.0f} s", t0
+            )
+            first = _reembed(new, batch, json_out=False)
     first_s = time.time() - started
+    _phase(store, f"first run killed ({'running' if killed_alive else 'had ended'})", t0)
     if store == "qdrant":
-        watcher = _open_store(new)
-        try:
-            staged_at_kill = _staged(watcher)
-        finally:
-            watcher.close()
         stop.unlink()
         searcher = _searcher(store, folder, memories)
         time.sleep(6.0)  # searches between the kill and the re-run
         stop.touch()
         searcher.wait(timeout=60)
     rerun_started = time.time()
+    _phase(store, f"re-run starts ({staged_at_kill} staged at the kill)", t0)
     second = _reembed(new, batch, json_out=True)
     stdout, stderr = second.communicate(timeout=3600)
     rerun_s = time.time() - rerun_started
+    _phase(store, f"re-run ended (exit {second.returncode})", t0)
     ended = time.time()
     if store == "qdrant":
         stop.unlink()
@@ -289,6 +349,7 @@ def _run_store(store: str, memories: int, batch: int, kill_after_s: float | None
         "kill_at": staged_at_kill,
         "killed_while_running": killed_alive,
         "seconds_to_kill": round(to_half, 1),
+        "kill_attempts": attempts,
         "rerun_seconds": round(rerun_s, 1),
         "rerun_embedded": runs[0]["embedded"] if runs else 0,
         "resumed_ok": resumed_ok,
@@ -296,6 +357,10 @@ def _run_store(store: str, memories: int, batch: int, kill_after_s: float | None
         "search_errors": sum(
             1 for r in during + after if not r.get("ok") and not r.get("busy") and not r.get("restart")
         ),
+        "search_error_samples": [
+            r.get("error") for r in during + after
+            if not r.get("ok") and not r.get("busy") and not r.get("restart")
+        ][:3],
         "searches_refused_busy": sum(1 for r in during if r.get("busy")),
         "searcher_restarts": sum(1 for r in rows if r.get("restart")),
         "searches_after_switch": sum(1 for r in after if r.get("ok") and r.get("model") == NEW_MODEL),
@@ -305,6 +370,7 @@ def _run_store(store: str, memories: int, batch: int, kill_after_s: float | None
     if not resumed_ok:
         out["rerun_report"] = report
     _cleanup(folder, store)
+    _FOLDERS.remove((folder, store))
     return out
 
 
@@ -342,13 +408,28 @@ def main() -> None:
         return
     result: dict[str, Any] = {"memories": args.memories, "from": OLD_MODEL, "to": NEW_MODEL}
     stores: dict[str, Any] = {}
-    kill_after: float | None = args.kill_after
-    for store in args.stores:
-        stores[store] = _run_store(store, args.memories, args.batch, kill_after)
-        if store == "postgres":
-            kill_after = stores[store]["seconds_to_kill"]
     result["stores"] = stores
+    kill_after: float | None = args.kill_after
+
+    def stopped(signum: int, _frame: object) -> None:
+        raise _Stopped(signal.Signals(signum).name)
+
+    signal.signal(signal.SIGTERM, stopped)  # a time limit (``timeout``) still gets the JSON
+    try:
+        for store in args.stores:
+            stores[store] = {"incomplete": True}
+            stores[store] = _run_store(store, args.memories, args.batch, kill_after)
+            if store == "postgres":
+                kill_after = stores[store]["seconds_to_kill"]
+    except _Stopped as exc:
+        result["stopped_by"] = str(exc)
+        _abandon()
     print(json.dumps(result, ensure_ascii=False))
+
+
+class _Stopped(Exception):
+    """SIGTERM arrived: the stores measured so far are printed, the running one as
+    ``{"incomplete": true}``."""
 
 
 if __name__ == "__main__":

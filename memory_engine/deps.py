@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 from memory_engine.config import Settings
 from memory_engine.config.layout import JOURNAL_FILE
 from memory_engine.embedding.base import Embedder
-from memory_engine.errors import InvalidInputError, MemoryNotFoundError
+from memory_engine.errors import QUOTE_LIMIT, InvalidInputError, MemoryNotFoundError, quoted
 from memory_engine.llm import WriteLLM, build_llm
 from memory_engine.models import Scope, utcnow
 from memory_engine.stores.base import MemoryStore
@@ -90,7 +90,9 @@ def as_uuid(value: uuid.UUID | str) -> uuid.UUID:
     try:
         return uuid.UUID(str(value))
     except ValueError as exc:
-        raise MemoryNotFoundError(f"no memory {value!r}", memory_id=value) from exc
+        raise MemoryNotFoundError(
+            f"no memory {quoted(value)}", memory_id=str(value)[:QUOTE_LIMIT]
+        ) from exc
 
 
 class EngineDeps:

@@ -10,6 +10,18 @@ from __future__ import annotations
 
 from typing import Any
 
+#: Characters of a caller's value an error message quotes at most.
+QUOTE_LIMIT = 80
+
+
+def quoted(value: Any, limit: int = QUOTE_LIMIT) -> str:
+    """``repr(value)`` for an error message, cut to ``limit`` characters with the value's full
+    length stated, so a 5,000-character id never fills a terminal, a log line or a page."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(str(value))} characters)"
+
 
 class MemoryEngineError(Exception):
     """Base class: any failure the engine reports on purpose."""
@@ -40,6 +52,16 @@ class InvalidInputError(MemoryEngineError):
     """Raised when caller input fails validation (types, ranges, formats)."""
 
     code = "invalid_input"
+
+    @classmethod
+    def of_validation(cls, what: str, exc: Any) -> InvalidInputError:
+        """The typed error of a pydantic ``ValidationError`` ``exc``: ``what`` and the first
+        five refused fields with pydantic's reason (never the refused value)."""
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e.get('loc', ())) or '(input)'}: {e.get('msg', '')}"
+            for e in exc.errors()[:5]
+        )
+        return cls(f"{what}: {problems}", fields=problems)
 
 
 class EmptyContentError(InvalidInputError):
@@ -214,8 +236,10 @@ def _all_subclasses(cls: type[MemoryEngineError]) -> list[type[MemoryEngineError
 def error_from_dict(data: dict[str, Any]) -> MemoryEngineError:
     """Rebuild the typed error from its canonical shape (``to_dict`` output).
 
-    Unknown codes give the base ``MemoryEngineError``.
+    Unknown codes give the base ``MemoryEngineError``. A code belongs to the class that
+    declares it, never to a subclass that only inherits it (``MemoryAlreadyActiveError`` keeps
+    ``invalid_input``, so an ``invalid_input`` error is an ``InvalidInputError``).
     """
-    by_code = {c.code: c for c in _all_subclasses(MemoryEngineError)}
+    by_code = {c.code: c for c in _all_subclasses(MemoryEngineError) if "code" in vars(c)}
     cls = by_code.get(str(data.get("error")), MemoryEngineError)
     return cls(str(data.get("message", "")), **dict(data.get("details") or {}))

@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from memory_engine.entities import entity_key
-from memory_engine.errors import InvalidInputError, TenantScopeError
+from memory_engine.errors import InvalidInputError, TenantScopeError, quoted
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 
@@ -105,7 +105,7 @@ def check_turn_metadata(metadata: dict[str, Any]) -> None:
     if TURN_KEY in metadata and explicit_turn(metadata) is None:
         raise InvalidInputError(
             f"the turn index (metadata[{TURN_KEY!r}]) must be an integer 0..{MAX_TURN_INDEX}, "
-            f"got {metadata[TURN_KEY]!r}",
+            f"got {quoted(metadata[TURN_KEY])}",
             field=f"metadata.{TURN_KEY}",
         )
 
@@ -153,7 +153,7 @@ class Scope(_Frozen):
             return None
         if not isinstance(value, str) or not ID_PATTERN.match(value):
             raise TenantScopeError(
-                f"{info.field_name} must match [A-Za-z0-9_.:-]{{1,64}}, got {value!r}",
+                f"{info.field_name} must match [A-Za-z0-9_.:-]{{1,64}}, got {quoted(value)}",
                 field=info.field_name,
             )
         return value

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -46,7 +47,9 @@ PG_TEST_DIM = 32
 
 @pytest.fixture(scope="session")
 def pg_server_url() -> Iterator[str]:
-    """Owner URL of a session-wide embedded PostgreSQL (pgserver) in a fresh temp dir.
+    """Owner URL of a session-wide embedded PostgreSQL (pgserver) in a fresh temp dir, or of the
+    separate server named by ``MEMORY_TEST_DATABASE_URL`` (its login needs ``CREATEDB``; pgvector
+    must be installed in ``template1``, see bench/external_server.py).
 
     The data folder is a ``tempfile.mkdtemp`` dir, not pytest's ``tmp_path_factory``: as root,
     pgserver runs postgres as a separate system user, and every pytest session start resets
@@ -64,6 +67,10 @@ def pg_server_url() -> Iterator[str]:
         stop_embedded_server,
     )
 
+    external = os.environ.get("MEMORY_TEST_DATABASE_URL")
+    if external:  # a separate server (bench/external_server.py): nothing to start or stop
+        yield external
+        return
     data_dir = Path(tempfile.mkdtemp(prefix="memory-engine-test-pg-")) / "data"
     try:
         url = embedded_url(start_embedded_server(data_dir))

@@ -100,6 +100,12 @@ def _print_summary(report: dict[str, Any], out: Console) -> None:
     if report.get("legs"):
         legs = ", ".join(f"{leg} ({state})" for leg, state in report["legs"].items())
         out.print(f"dense legs copied: {legs}; {t.get('leg_vectors_copied', 0)} leg vectors")
+        for leg in (leg for leg, state in report["legs"].items() if state == "filling"):
+            out.print(
+                f"[yellow]note:[/yellow] the target's {leg} leg is not searched until "
+                f"`memory-engine reembed --leg {leg}` (pointed at the target) fills the "
+                "memories still without its vector"
+            )
 
 
 @app.command("copy")

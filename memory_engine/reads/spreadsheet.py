@@ -4,9 +4,10 @@ Two things go wrong when such a file is opened in Excel or LibreOffice:
 
 - encoding: without a byte-order mark, Excel on Windows decodes the file in the ANSI code page,
   so Chinese text turns into mojibake. The output starts with the UTF-8 BOM (``utf-8-sig``).
-- formulas (CSV injection, OWASP): a cell starting with ``= + - @``, a tab or a carriage return
-  is evaluated; memory content can come from tool outputs and imports. Such a cell gets a
-  leading apostrophe, which spreadsheets show as text and hide.
+- formulas (CSV injection, OWASP): a cell starting with ``= + - @`` (also full-width, or after
+  spaces and invisible characters), a tab, a carriage return or a line feed is evaluated;
+  memory content can come from tool outputs and imports. Such a cell gets a leading
+  apostrophe, which spreadsheets show as text and hide.
 
 Nothing else changes; the JSON exports stay exact.
 """
@@ -21,15 +22,25 @@ from typing import Any
 
 __all__ = ["spreadsheet_csv", "spreadsheet_cell"]
 
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+#: A formula sign: ASCII, and the full-width forms (＝ ＋ － ＠) that spreadsheets in CJK
+#: locales read as the ASCII sign; a cell starting with one (or with tab, CR or LF) is evaluated.
+_FORMULA_SIGNS = "=+-@\uff1d\uff0b\uff0d\uff20\t\r\n"
+#: What a spreadsheet may skip before the sign: spaces (ASCII, no-break, ideographic) and
+#: invisible characters (zero-width space/joiners, word joiner, byte-order mark).
+_SKIPPED = " \u00a0\u3000\u200b\u200c\u200d\u2060\ufeff"
 
 
 def spreadsheet_cell(value: Any) -> Any:
-    """One cell: lists and dicts as JSON, formula-like strings prefixed with ``'``."""
+    """One cell: lists and dicts as JSON, formula-like strings prefixed with ``'``.
+
+    Formula-like: the first character other than a space or an invisible character is a
+    formula sign (``= + - @``, full-width ``＝ ＋ － ＠``) or the cell starts with a tab, CR or LF.
+    """
     if isinstance(value, (list, dict)):
         value = json.dumps(value, ensure_ascii=False)
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
-        return "'" + value
+    if isinstance(value, str) and value:
+        if value[0] in _FORMULA_SIGNS or value.lstrip(_SKIPPED)[:1] in tuple(_FORMULA_SIGNS):
+            return "'" + value
     return value
 
 

@@ -165,14 +165,33 @@ def test_engine_no_answer_searches_with_the_default_block_and_the_overrides() ->
 
 def test_calibrated_floors_sets_the_constants_for_one_configuration_only() -> None:
     model = "all-MiniLM-L6-v2"
-    before = thresholds.CALIBRATED_MATCH_COSINE[model], thresholds.MATCH_COSINE_PER_DOUBLING
-    config = {"k": 5, "calibrated_match_cosine": {model: 0.9}, "match_cosine_per_doubling": 0.0}
+
+    multilingual = "universal-sentence-encoder-multilingual-3"
+
+    def constants() -> tuple[float, float, float, float]:
+        return (
+            thresholds.CALIBRATED_MATCH_COSINE[model],
+            thresholds.LATIN_MATCH_COSINE[multilingual],
+            thresholds.MATCH_COSINE_PER_DOUBLING,
+            thresholds.VOUCH_LEG_SHARE,
+        )
+
+    before = constants()
+    config = {
+        "k": 5,
+        "calibrated_match_cosine": {model: 0.9},
+        "latin_match_cosine": {multilingual: 0.7},
+        "match_cosine_per_doubling": 0.0,
+        "vouch_leg_share": 0.75,
+    }
     with calibrated_floors(config) as options:
         assert options == {"k": 5}
         assert thresholds.CALIBRATED_MATCH_COSINE[model] == 0.9
         assert thresholds.match_cosine_for(model, None, query_terms=64) == 0.9
-    after = thresholds.CALIBRATED_MATCH_COSINE[model], thresholds.MATCH_COSINE_PER_DOUBLING
-    assert after == before
+        assert thresholds.match_cosine_for(multilingual, None, cjk_share=0.0) == 0.7
+        weights = {"dense": 1.0, "dense_ml": 0.5}
+        assert thresholds.vouching_legs(weights, ["dense", "dense_ml"]) == {"dense"}
+    assert constants() == before
 
 
 def test_even_sample_spreads_over_the_list() -> None:

@@ -44,3 +44,28 @@ def test_audit_export_uses_it() -> None:
     event = {"id": 1, "at": "t", "action": "create", "actor": "x", "memory_id": "m"}
     rows = _read(export_bytes([{**event, "reason": "=1+1"}], "csv"))
     assert rows[0]["reason"] == "'=1+1"
+
+
+@pytest.mark.parametrize(
+    "cell",
+    [
+        '＝HYPERLINK("http://evil.invalid","点击")',  # full-width signs (CJK spreadsheets)
+        "＋1+1",
+        "－1+1",
+        "＠SUM(A1)",
+        " =1+1",  # after spaces or invisible characters
+        "\u3000=1+1",
+        "\u200b=cmd|' /C calc'!A0",
+        "\ufeff@SUM(A1)",
+        "\n=1+1",
+    ],
+)
+def test_disguised_formula_cells_are_neutralised(cell: str) -> None:
+    row = _read(spreadsheet_csv([{"content": cell}], ["content"]))[0]
+    assert row["content"] == "'" + cell
+
+
+@pytest.mark.parametrize("cell", ["我对花生过敏", " 住在北京", "a=b", "1-2", "邮箱 a@b.cn", ""])
+def test_plain_cells_are_kept(cell: str) -> None:
+    row = _read(spreadsheet_csv([{"content": cell}], ["content"]))[0]
+    assert row["content"] == cell
