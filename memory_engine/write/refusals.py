@@ -24,7 +24,8 @@ from memory_engine.security.policy import redact_stored
 from memory_engine.stores.base import MemoryStore
 from memory_engine.text import clean_text
 from memory_engine.write.journal import WriteJournal
-from memory_engine.write.raw import SCREENED_FIELDS, WriteRequest, screen_request
+from memory_engine.write.raw import WriteRequest
+from memory_engine.write.request_checks import SCREENED_FIELDS, screen_request
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,6 @@ store's audit events to the trail.
 
 from __future__ import annotations
 
-import logging
 import threading
 import uuid
 from collections.abc import Callable, Sequence
@@ -32,16 +31,11 @@ from memory_engine.write.consolidate import ConsolidationReport, consolidate
 from memory_engine.write.extract import Outcome, PipelineParts, reinforce, run_extract
 from memory_engine.write.ingest import Turn
 from memory_engine.write.limits import TokenBuckets
-from memory_engine.write.raw import (
-    WriteRequest,
-    WriteResult,
-    check_metadata,
-    write_batch,
-)
+from memory_engine.write.raw import WriteRequest, WriteResult, write_batch
 from memory_engine.write.records import AcceptedWrite, WriteAction, WriteMode
 from memory_engine.write.refusals import screen_or_refuse
-
-log = logging.getLogger(__name__)
+from memory_engine.write.request_checks import check_metadata
+from memory_engine.write.worker import QueueWorker
 
 
 def _result(index: int, outcome: Outcome) -> WriteResult:
@@ -83,15 +77,17 @@ class WriteService:
         deps: the bundle (settings, store, embedder, llm, journal, extractor, lock).
 
     State: the LLM call limit (``llm_max_concurrency`` concurrent calls, shared by every
-    write of this service), the per-session token buckets and the background worker thread.
+    write of this service), the per-session token buckets and the background worker
+    (``write/worker.QueueWorker``).
     """
 
     def __init__(self, deps: EngineDeps) -> None:
         self._deps = deps
         self._call_limit: threading.BoundedSemaphore | None = None
         self._buckets: TokenBuckets | None = None
-        self._worker: threading.Thread | None = None
-        self._worker_stop: threading.Event | None = None
+        self._worker = QueueWorker(
+            lambda batch: self.process_pending_writes(max_items=batch), deps.lock
+        )
 
     def _parts(self) -> PipelineParts:
         deps = self._deps
@@ -488,31 +484,11 @@ class WriteService:
 
     def start_write_worker(self, *, poll_seconds: float = 0.2) -> None:
         """Start the background thread that drains the queue (idempotent)."""
-        with self._deps.lock:
-            if self._worker is not None and self._worker.is_alive():
-                return
-            stop = threading.Event()
-
-            def loop() -> None:
-                while not stop.is_set():
-                    try:
-                        if self.process_pending_writes(max_items=50) == 0:
-                            stop.wait(poll_seconds)
-                    except Exception:  # keep draining; the row is marked failed or retried
-                        log.exception("write worker step failed")
-                        stop.wait(poll_seconds)
-
-            self._worker_stop = stop
-            self._worker = threading.Thread(target=loop, name="memory-write-worker", daemon=True)
-            self._worker.start()
+        self._worker.start(poll_seconds=poll_seconds)
 
     def stop_write_worker(self, timeout: float = 10.0) -> None:
         """Stop the background worker after its current write."""
-        if self._worker_stop is not None:
-            self._worker_stop.set()
-        if self._worker is not None:
-            self._worker.join(timeout)
-        self._worker = None
+        self._worker.stop(timeout)
 
     def wait_for_writes(
         self,

@@ -13,7 +13,7 @@ from memory_engine.errors import (
     MemoryEngineError,
     error_from_dict,
 )
-from memory_engine.write.raw import MAX_METADATA_DEPTH, check_metadata
+from memory_engine.write.request_checks import MAX_METADATA_DEPTH, check_metadata
 
 
 def _declaring() -> list[type[MemoryEngineError]]:
