@@ -15,27 +15,18 @@ import numpy as np
 import psycopg
 from psycopg import sql
 
-from memory_engine.models import Memory, MemorySource, MemoryType, Scope, Trace, TraceCandidate
+from memory_engine.models import Memory, Scope, Trace
 from memory_engine.stores.base import NewMemory
 from tests.conftest import PG_TEST_DIM, PG_TEST_MODEL, new_tenant_id
+from tests.support.traces import one_candidate_trace
 
 BASE = datetime(2026, 6, 1, tzinfo=UTC)
 
 
 def _trace(scope: Scope, query: str, minute: int, memory_id: uuid.UUID | None = None) -> Trace:
-    cand = TraceCandidate(
-        memory_id=memory_id or uuid.uuid4(),
-        content="我喜欢乌龙茶" if memory_id else "c",
-        memory_type=MemoryType.EPISODIC,
-        source=MemorySource.CONVERSATION,
-        scores={"rrf": 0.03},
-    )
-    return Trace(
-        tenant_id=scope.tenant_id,
-        scope=scope,
-        query=query,
-        created_at=BASE + timedelta(minutes=minute),
-        candidates=[cand],
+    content = "我喜欢乌龙茶" if memory_id else "c"
+    return one_candidate_trace(
+        scope, query, BASE + timedelta(minutes=minute), memory_id=memory_id, content=content
     )
 
 

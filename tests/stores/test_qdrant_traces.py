@@ -15,28 +15,18 @@ import pytest
 from qdrant_client import QdrantClient, models
 
 from memory_engine.config import Settings
-from memory_engine.models import MemorySource, MemoryType, Scope, Trace, TraceCandidate
+from memory_engine.models import Scope, Trace
 from memory_engine.stores.qdrant.codec import derived_id, to_us
 from memory_engine.stores.qdrant.store import QdrantStore
 from memory_engine.stores.trace_order import StoredTrace, TraceOrdinals, number_traces
+from tests.support.traces import one_candidate_trace
 
 BASE = datetime(2026, 6, 1, tzinfo=UTC)
 
 
 def _trace(scope: Scope, query: str, minute: int) -> Trace:
-    cand = TraceCandidate(
-        memory_id=uuid.uuid4(),
-        content="我喜欢乌龙茶",
-        memory_type=MemoryType.EPISODIC,
-        source=MemorySource.CONVERSATION,
-        scores={"rrf": 0.03},
-    )
-    return Trace(
-        tenant_id=scope.tenant_id,
-        scope=scope,
-        query=query,
-        created_at=BASE + timedelta(minutes=minute),
-        candidates=[cand],
+    return one_candidate_trace(
+        scope, query, BASE + timedelta(minutes=minute), content="我喜欢乌龙茶"
     )
 
 
