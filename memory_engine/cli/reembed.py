@@ -77,6 +77,11 @@ def reembed_command(
                 only_leg=leg,
                 batch=batch,
                 progress=on_progress,
+                list_tenants=None
+                if tenant
+                else lambda: store.admin_tenant_ids(
+                    actor="memory-engine reembed", reason="reembed: tenants created during the run"
+                ),
             )
     except MemoryEngineError as exc:
         if as_json:
@@ -89,7 +94,7 @@ def reembed_command(
             store.close()
     report = {
         "ok": all(r.ok for r in runs),
-        "tenants": len(tenants),
+        "tenants": len({t for r in runs for t in r.verified} | set(tenants)),
         "legs": [r.to_dict() for r in runs],
     }
     if as_json:

@@ -14,7 +14,10 @@ rebuild marker), so a run killed at any point is finished by running the command
 the batch in flight is embedded twice. Verification, per tenant: every embedded memory has
 the vector, and a sample of freshly embedded memories finds itself first on the leg (cosine
 >= :data:`VERIFY_MIN_COSINE`). Writes during a run: new memories get the leg's vector from the
-write path (a leg's ``filling`` state) or are picked up by the final pass before the switch.
+write path (a leg's ``filling`` state) or are picked up by the final pass before the switch;
+a tenant whose first memory is written during a store-wide run is found by listing the
+tenants again (``list_tenants``) before the switch and before a leg is marked ready, and is
+filled and verified like the others.
 Processes still running with the old embedder must be restarted after a primary switch.
 """
 
@@ -204,6 +207,34 @@ def _fill_late(
     run.ok = all(v["ok"] for v in run.verified.values())
 
 
+def _new_tenants(
+    store: VectorLegs,
+    leg: str,
+    embedder: Embedder,
+    scopes: list[Scope],
+    run: LegRun,
+    list_tenants: Callable[[], Sequence[str]] | None,
+    *,
+    batch: int,
+) -> None:
+    """Fill and verify the tenants ``list_tenants`` names that ``scopes`` lacks (created
+    while the run went on), appending them to ``scopes``."""
+    if list_tenants is None:
+        return
+    known = {s.tenant_id for s in scopes}
+    for tenant in list_tenants():
+        if tenant in known:
+            continue
+        scope = Scope.of(tenant)
+        scopes.append(scope)
+        sample: list[tuple[uuid.UUID, list[float]]] = []
+        run.embedded += _fill(
+            store, leg, embedder, scope, batch=batch, tick=lambda n: None, sample=sample
+        )
+        run.verified[tenant] = _verify(store, leg, scope, sample)
+    run.ok = all(v["ok"] for v in run.verified.values())
+
+
 def reembed_store(
     store: Any,
     *,
@@ -214,6 +245,7 @@ def reembed_store(
     only_leg: str | None = None,
     batch: int = 128,
     progress: Progress | None = None,
+    list_tenants: Callable[[], Sequence[str]] | None = None,
 ) -> list[LegRun]:
     """Bring the store's dense legs to the configured embedders (see the module docstring).
 
@@ -227,6 +259,9 @@ def reembed_store(
         only_leg: ``dense``, an extra leg's name, or None for every leg.
         batch: memories per embed call and write (>= 1).
         progress: called after each batch with ``(leg, done, total)``.
+        list_tenants: with ``all_tenants``, lists every tenant again (e.g.
+            ``store.admin_tenant_ids``) before a primary switch and before a leg is marked
+            ready, so a tenant created during the run is filled too.
 
     Returns:
         One :class:`LegRun` per leg run (the primary first).
@@ -269,6 +304,7 @@ def reembed_store(
                 progress=progress,
                 label=PRIMARY_LEG,
             )
+            _new_tenants(part, STAGING_LEG, primary, scopes, run, list_tenants, batch=batch)
             if run.ok:
                 for attempt in range(SWITCH_ATTEMPTS):
                     try:
@@ -278,6 +314,9 @@ def reembed_store(
                     except InvalidInputError:  # memories written since the fill
                         if attempt == SWITCH_ATTEMPTS - 1:
                             raise
+                        _new_tenants(
+                            part, STAGING_LEG, primary, scopes, run, list_tenants, batch=batch
+                        )
                         for scope in scopes:
                             _fill(
                                 part,
@@ -297,6 +336,8 @@ def reembed_store(
         record, replaced = _record_leg(part, leg, embedder)
         run = _run_leg(part, leg, embedder, scopes, batch=batch, progress=progress)
         run.action = "replaced" if replaced else ("filled" if run.embedded else "unchanged")
+        if all_tenants:
+            _new_tenants(part, leg, embedder, scopes, run, list_tenants, batch=batch)
         if run.ok and all_tenants and record.state != "ready":
             part.set_leg_state(leg, "ready")
             _fill_late(part, leg, embedder, scopes, run, batch=batch)

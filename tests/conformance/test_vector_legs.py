@@ -8,6 +8,8 @@ different seeds and sizes stand for two models.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import numpy as np
 import pytest
 
@@ -312,3 +314,60 @@ def test_a_write_between_the_verification_and_the_ready_mark_gets_its_vector(
     assert runs[0].verified[scope.tenant_id]["late"] == 1
     hits = _legs(store).leg_search(LEG, ml.embed([late_text])[0], scope=scope, k=1)
     assert ids(hits) == written
+
+
+class _WritesATenantMidRun(HashEmbedder):
+    """An embedder whose first call stands for another process writing a new tenant's first
+    memories (with the old primary vectors, no leg vectors) while the re-embedding runs."""
+
+    def __init__(self, name: str, dim: int, *, store: MemoryStore, tenant: str) -> None:
+        super().__init__(name, dim)
+        self._store, self._tenant = store, tenant
+        self.written: list = []
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not self.written:
+            self.written = _fill(self._store, Scope.of(self._tenant), HashEmbedder(MODEL, DIM))
+        return super().embed(texts)
+
+
+def _every_tenant(store: MemoryStore) -> Callable[[], list[str]]:
+    return lambda: store.admin_tenant_ids(actor="test", reason="reembed tenants")
+
+
+def test_a_tenant_created_during_a_leg_fill_is_filled_before_the_leg_is_ready(
+    store_factory,
+) -> None:
+    store = store_factory.new()
+    store.ensure_embedding(MODEL, DIM)
+    _fill(store, Scope.of("early"), HashEmbedder(MODEL, DIM))
+    ml = _WritesATenantMidRun("ml-model", 24, store=store, tenant="late-tenant-ml")
+    runs = reembed_store(
+        store, primary=HashEmbedder(MODEL, DIM), legs={LEG: ml}, tenants=["early"],
+        all_tenants=True, batch=2, list_tenants=_every_tenant(store),
+    )  # fmt: skip
+    late = Scope.of("late-tenant-ml")
+    assert ml.written and runs[0].ok and set(runs[0].verified) == {"early", "late-tenant-ml"}
+    assert _legs(store).leg_records()[LEG].state == "ready"
+    assert _legs(store).leg_counts(LEG, scope=late) == (len(TEXTS), len(TEXTS))
+    hits = _legs(store).leg_search(LEG, HashEmbedder("ml-model", 24).embed([TEXTS[2]])[0],
+                                   scope=late, k=1)  # fmt: skip
+    assert ids(hits) == [ml.written[2]]
+
+
+def test_a_tenant_created_during_a_primary_switch_is_switched_too(store_factory) -> None:
+    store = store_factory.new()
+    store.ensure_embedding(MODEL, DIM)
+    _fill(store, Scope.of("early"), HashEmbedder(MODEL, DIM))
+    new = _WritesATenantMidRun("new-model", 20, store=store, tenant="late-tenant")
+    runs = reembed_store(
+        store, primary=new, legs={}, tenants=["early"], all_tenants=True, batch=2,
+        list_tenants=_every_tenant(store),
+    )  # fmt: skip
+    assert new.written and runs[0].action == "switched" and runs[0].ok
+    assert "late-tenant" in runs[0].verified
+    assert store.embedding_info() == ("new-model", 20)
+    plain = HashEmbedder("new-model", 20)
+    late = Scope.of("late-tenant")
+    for mid, text in zip(new.written, TEXTS, strict=True):
+        assert ids(store.dense_search(plain.embed([text])[0], scope=late, k=1)) == [mid]
