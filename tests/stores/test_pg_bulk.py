@@ -57,6 +57,21 @@ def _hnsw_index(store: PostgresStore) -> str | None:
     return str(row[0]) if row else None
 
 
+def _raw_batch(store: Any, embedder: Any, texts: list[str], scope: Scope, **options: Any) -> list:
+    """``raw.write_batch`` of ``texts`` into ``store`` with the raw extractor (actor ``t``);
+    ``options``: ``progress``, ``legs``."""
+    return raw.write_batch(
+        [raw.WriteRequest(text=t) for t in texts],
+        scope=scope,
+        settings=store.settings,
+        store=store,
+        embedder=embedder,
+        extractor=raw.raw_extractor(store.settings),
+        actor="t",
+        **options,
+    )
+
+
 def test_bulk_insert_writes_events_and_dedupes(pg_store: PostgresStore) -> None:
     rng = np.random.default_rng(21)
     tenant = new_tenant_id()
@@ -209,16 +224,7 @@ def test_write_batch_uses_the_bulk_path_for_large_batches(
     texts = ["FAIL here"] + [f"fact number {i}" for i in range(10)] + ["fact number 3", ""]
     progress: list[int] = []
     scope = Scope.of(new_tenant_id())
-    results = raw.write_batch(
-        [raw.WriteRequest(text=t) for t in texts],
-        scope=scope,
-        settings=store.settings,
-        store=store,
-        embedder=embedder,
-        extractor=raw.raw_extractor(store.settings),
-        actor="t",
-        progress=progress.append,
-    )
+    results = _raw_batch(store, embedder, texts, scope, progress=progress.append)
     assert calls == [1]
     assert [r.ok for r in results] == [False] * 4 + [True] * 8 + [False]
     assert {r.error["error"] for r in results[:4] if r.error} == {"embedding_error"}
@@ -314,15 +320,8 @@ def test_write_batch_bulk_path_store_refusal_fails_every_request(
     store.ensure_embedding(_HashEmbedder.model_name, _HashEmbedder.dim)
     monkeypatch.setattr(raw, "BULK_MIN_MEMORIES", 5)
     scope = Scope.of(new_tenant_id())
-    results = raw.write_batch(
-        [raw.WriteRequest(text=f"fact number {i}") for i in range(8)],
-        scope=scope,
-        settings=store.settings,
-        store=store,
-        embedder=_OtherModelEmbedder(),
-        extractor=raw.raw_extractor(store.settings),
-        actor="t",
-    )
+    texts = [f"fact number {i}" for i in range(8)]
+    results = _raw_batch(store, _OtherModelEmbedder(), texts, scope)
     assert store.count(scope=scope) == 0
     assert [r.ok for r in results] == [False] * 8
 
@@ -369,16 +368,7 @@ def test_write_batch_bulk_path_writes_the_leg_vectors_with_the_rows(
     caplog.set_level(logging.INFO, logger="memory_engine.stores.postgres.store")
     texts = [f"事实 {i} fact" for i in range(8)] + [f"NOLEG {i}" for i in range(4)]
     scope = Scope.of(new_tenant_id())
-    results = raw.write_batch(
-        [raw.WriteRequest(text=t) for t in texts],
-        scope=scope,
-        settings=store.settings,
-        store=store,
-        embedder=embedder,
-        extractor=raw.raw_extractor(store.settings),
-        actor="t",
-        legs={"dense_ml": leg},
-    )
+    results = _raw_batch(store, embedder, texts, scope, legs={"dense_ml": leg})
     assert all(r.ok for r in results)
     assert any("HNSW index rebuilt" in r.getMessage() for r in caplog.records)
     assert _leg_index(store) == leg_index
