@@ -18,6 +18,7 @@ from memory_engine.llm.rules_content import address_pair, content_of, entities_o
 from memory_engine.llm.rules_judge import SINGLE_VALUED
 from memory_engine.llm.rules_patterns import Match
 from memory_engine.llm.rules_polarity import is_chinese
+from memory_engine.llm.rules_schedule import RECURRING_RE
 from memory_engine.llm.schemas import Fact
 from memory_engine.llm.timeresolve import resolve_relative
 from memory_engine.models import MemoryType
@@ -106,9 +107,7 @@ def build_fact(
             or "correction" in found.tags
             or re.search(r"\d|点|号|\b(?:am|pm|noon)\b", str(found.value or ""), re.I)
         )
-        and not re.search(
-            r"以后|今后|每|通常|一般|\b(?:every|from now on|always|usually)\b", clause, re.I
-        )
+        and not RECURRING_RE.search(clause)
     ):
         memory_type = MemoryType.EPISODIC  # a one-off plan, not a routine
     if found.kind == "schedule" and re.search(r"[帮给替]我|提醒我|\bremind me\b", clause, re.I):
@@ -162,11 +161,12 @@ def merges(prev: Fact, new: Fact) -> bool:
 
 def _denied_then_replaced(prev: Fact, new: Fact) -> bool:
     """A denied statement followed by the single-valued fact that replaces it: "我已经不住海淀
-    了，搬去通州了" (the residence is 通州; the denial says what it replaces)."""
+    了，搬去通州了" (the residence is 通州; the denial says what it replaces), or the tool now
+    used: "我不用VS Code了，现在用Cursor"."""
     return (
         prev.key.get("kind") == "statement"
         and int(prev.key.get("polarity", 1)) < 0
-        and new.key.get("kind") in SINGLE_VALUED
+        and (new.key.get("kind") in SINGLE_VALUED or new.key.get("kind") == "uses")
         and int(new.key.get("polarity", 1)) > 0
     )
 

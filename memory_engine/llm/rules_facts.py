@@ -12,7 +12,9 @@ from memory_engine.llm.rules_names import EN_NOT_SUBJECT
 from memory_engine.llm.rules_patterns import Match, has_date, match_patterns, normalise_subject
 from memory_engine.llm.rules_plans import trip
 from memory_engine.llm.rules_polarity import is_chinese, polarity
+from memory_engine.llm.rules_roles import role
 from memory_engine.llm.rules_schedule import schedule
+from memory_engine.llm.rules_usage import usage
 from memory_engine.models import MemoryType
 
 _ZH_HABIT_RE = re.compile(r"每天|每周|每晚|每个月|每年|每逢|通常|经常|总是|平时|一般|习惯")
@@ -225,7 +227,9 @@ def analyse(clause: str) -> Match | None:
         clause = "我" + clause  # "帮我记一下，周六要交房租": the user's own note
     if EN_SUBJECTLESS_RE.match(clause):
         clause = "I " + clause[:1].lower() + clause[1:]
-    found = schedule(clause) or trip(clause) or match_patterns(clause)
+    found = (
+        schedule(clause) or trip(clause) or role(clause) or usage(clause) or match_patterns(clause)
+    )
     if found is None and INSTRUCTION_RE.search(clause):
         found = Match(
             kind="instruction",

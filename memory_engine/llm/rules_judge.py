@@ -28,6 +28,7 @@ import hashlib
 import re
 from typing import Any
 
+from memory_engine.llm.rules_roles import ROLE_ATTRIBUTES
 from memory_engine.llm.rules_slots import (
     canonical_attribute,
     diet_conflict,
@@ -35,6 +36,7 @@ from memory_engine.llm.rules_slots import (
     strip_count,
     time_slot_change,
 )
+from memory_engine.llm.rules_usage import use_of, use_relation
 
 #: Kinds with one value per holder and subject: a different value contradicts.
 SINGLE_VALUED = frozenset(
@@ -181,11 +183,20 @@ def _overlap(a: str, b: str) -> bool:
     return any(re.search(rf"\b{re.escape(w)}", b) for w in words)
 
 
+def _as_role(key: dict[str, Any]) -> dict[str, Any]:
+    """``key`` read as an occupation when it is an attribute naming the role ("我的职位是…",
+    "my job title is …", recorded before roles were read as such); else as it is."""
+    if key.get("kind") == "attr" and _norm(key.get("subject")) in ROLE_ATTRIBUTES:
+        return {**key, "kind": "occupation", "subject": "occupation"}
+    return key
+
+
 def key_terms(key: dict[str, Any]) -> list[str]:
     """Keyword terms that find stored facts on the same holder and subject (and kind), so the
     judge sees them even when their embeddings are far apart. Empty for an unkeyed fact."""
     if not key.get("kind"):
         return []
+    key = _as_role(key)
     holder = _norm(key.get("holder") or "user")
     kind = str(key["kind"])
     group = next((sorted(g)[0] for g in _KIND_GROUPS if kind in g), kind)
@@ -196,6 +207,9 @@ def key_terms(key: dict[str, Any]) -> list[str]:
         out[:0] = [_term(f"{holder}|{group}|{subject}"), _term(f"{holder}|*|{subject}")]
     if kind == "schedule":  # a changed plan may correct a routine ("每周三下午健身")
         out.append(_term(f"{holder}|habit"))
+    use = use_of(key)
+    if use is not None:  # "I switched to Cursor" finds "I use VS Code as my editor"
+        out.append(_term(f"{holder}|uses|{use[0]}"))
     return out
 
 
@@ -207,9 +221,13 @@ def relation(new: dict[str, Any], old: dict[str, Any] | None) -> tuple[str, str]
     """(relation, reason) of a new fact key to a stored one (see module docstring)."""
     if not old or not old.get("kind") or not new.get("kind"):
         return "unrelated", "no recognised fact to compare"
+    new, old = _as_role(new), _as_role(old)
     if _norm(new.get("holder") or "user") != _norm(old.get("holder") or "user"):
         return "unrelated", "about someone else"
     kind = str(new.get("kind"))
+    used = use_relation(new, old)
+    if used is not None:
+        return used
     if {kind, old.get("kind")} == {"name", "address"}:
         return "supplements", "a form of address next to the name, both kept"
     if {kind, old.get("kind")} == {"schedule", "habit"}:

@@ -17,7 +17,14 @@ from memory_engine.llm.rules_patterns import Match, has_time, normalise_subject
 from memory_engine.llm.rules_polarity import is_chinese
 from memory_engine.models import MemoryType
 
-__all__ = ["EN_MOVE_RE", "ZH_MOVE_RE", "schedule"]
+__all__ = ["EN_MOVE_RE", "RECURRING_RE", "ZH_MOVE_RE", "schedule"]
+
+#: Words of a routine rather than a one-off plan ("每周", "周会", "weekly sync", "every Monday").
+RECURRING_RE = re.compile(
+    r"以后|今后|每|通常|一般|周会|例会|周报|日报|月会|"
+    r"\b(?:every|from now on|always|usually|weekly|daily|monthly)\b",
+    re.I,
+)
 
 _ZH_NUM = r"[\d一二三四五六七八九十两]+"
 _ZH_TIME = (
@@ -108,7 +115,13 @@ def _bare_change(clause: str) -> Match | None:
 
 _EN_PLANNED_RE = re.compile(
     r"^(?:the |our |my |this week's |the team's )?(?P<act>[\w\s'-]{2,30}?) (?:is|are|was) "
-    r"(?:on|at|scheduled for|set for|planned for|booked for) (?P<value>.{2,40})$",
+    r"(?:on|at|in|scheduled for|set for|planned for|booked for) (?P<value>.{2,40})$",
+    re.I,
+)
+#: A meeting place as the value of a plan ("room 301", "3号会议室", "the 5th floor").
+_PLACE_RE = re.compile(
+    r"\b(?:room|conference room|meeting room|floor|building)\s*[\w-]+|\b\d+(?:st|nd|rd|th) floor\b|"
+    r"[\dA-Za-z一二三四五六七八九十]+号?(?:会议室|教室|楼|层|室)|会议室",
     re.I,
 )
 _ZH_PLANNED_RE = re.compile(
@@ -117,10 +130,15 @@ _ZH_PLANNED_RE = re.compile(
 )
 
 
+def _plan_value(value: str) -> bool:
+    """True when ``value`` names when or where a plan happens (a date, clock time or room)."""
+    return has_time(value) or bool(_CLOCK_RE.search(value) or _PLACE_RE.search(value))
+
+
 def _planned(clause: str) -> Match | None:
     """A dated plan: "The team dinner is on Thursday at 7pm", "周会定在周三下午"."""
     m = (_ZH_PLANNED_RE if is_chinese(clause) else _EN_PLANNED_RE).match(clause.strip())
-    if not m or not (has_time(m.group("value")) or _CLOCK_RE.search(m.group("value"))):
+    if not m or not _plan_value(m.group("value")):
         return None
     if m.group("act").lower() in EN_NOT_SUBJECT or re.match(r"^(?:我|用户|I|it)\b", m.group("act")):
         return None
@@ -128,10 +146,17 @@ def _planned(clause: str) -> Match | None:
         kind="schedule",
         subject=normalise_subject(m.group("act")),
         value=m.group("value").strip().lower(),
-        memory_type=MemoryType.EPISODIC,
+        memory_type=MemoryType.SEMANTIC if RECURRING_RE.search(clause) else MemoryType.EPISODIC,
         importance=0.6,
         tags=("schedule", "plan"),
     )
+
+
+#: A Chinese new time followed by the routine it is for ("6点半起床", "晚上十点睡觉").
+_ZH_TIMED_ACT_RE = re.compile(
+    rf"^(?P<time>(?:早上|上午|中午|下午|晚上|凌晨)?{_ZH_NUM}(?:点|:|：)(?:半|{_ZH_NUM}分?|\d\d)?)"
+    r"(?P<act>[\u4e00-\u9fff]{2,6}?)(?:了|啦)?$"
+)
 
 
 def _moved(clause: str) -> Match | None:
@@ -139,14 +164,18 @@ def _moved(clause: str) -> Match | None:
     m = (ZH_MOVE_RE if is_chinese(clause) else EN_MOVE_RE).search(clause)
     groups = m.groupdict() if m else {}
     value = groups.get("value") or groups.get("value2") or ""
-    if not m or not _CLOCK_RE.search(value):
+    if not m or not _plan_value(value):
         return None
     act = groups.get("act") or groups.get("act2") or ""
-    act = re.sub(r"^(?:我们?的?|用户的?|以后|今后|计划有变)+", "", act)
+    act = re.sub(r"^(?:我们?的?|用户的?|以后|今后|计划有变|现在|目前|已经)+", "", act)
+    value = value.strip()
+    timed = _ZH_TIMED_ACT_RE.match(value)
+    if timed and not act:  # "我现在改成6点半起床了": the time, then the routine it moves
+        value, act = timed.group("time"), timed.group("act")
     return Match(
         kind="schedule",
         subject=normalise_subject(act) or "schedule",
-        value=value.strip().lower(),
+        value=value.lower(),
         importance=0.7,
         tags=("schedule", "plan"),
     )

@@ -137,6 +137,7 @@ _ATTRIBUTE_ALIASES = {
         "mail",
     ),
     "birthday": ("生日", "出生日期", "birthday", "date of birth"),
+    "plate": ("车牌", "车牌号", "车牌号码", "license plate", "plate number", "number plate"),
     "address": ("地址", "住址", "家庭住址", "address", "home address"),
 }
 _ALIAS_OF = {alias: name for name, aliases in _ATTRIBUTE_ALIASES.items() for alias in aliases}

@@ -1,0 +1,300 @@
+"""What the user (or their team) uses for a purpose, for the ``rules`` extractor and judge:
+"我们组用钉钉沟通", "我用Python写后端", "I use VS Code as my editor", and the switches that
+replace it: "我们组换成飞书了", "后端现在改用Go写了", "I switched to Cursor",
+"We moved our team chat to Microsoft Teams", "I replaced my phone with an iPhone 15",
+"Actually I use Firefox now".
+
+Each is a ``uses`` ``Match``: subject the **use** (a category of tool such as ``editor`` or
+``team chat`` when the tool or the purpose names one, else the purpose as said), value the tool
+(lower case). A switch carries the ``correction`` tag. Two facts of one holder about the same use
+relate as one attribute (``use_relation``): the same tool is a duplicate, a switch to another
+tool contradicts the stored one, another tool without a switch word ("我也用Obsidian") is kept
+beside it. A stored fact of any kind counts as a use when it names a known tool ("The user's
+phone is a Pixel 7" is the use ``phone``).
+
+The tool table is a small lexicon of common software, devices and languages; a tool it does not
+know still forms a ``uses`` fact when it is written as a name (Latin letters), with its purpose
+as the use.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from memory_engine.llm.rules_patterns import Match
+
+__all__ = ["use_of", "use_relation", "usage"]
+
+#: Tools by use (lower case; Chinese and English names).
+_TOOLS: dict[str, tuple[str, ...]] = {
+    "editor": (
+        "vs code",
+        "vscode",
+        "visual studio code",
+        "cursor",
+        "vim",
+        "neovim",
+        "nvim",
+        "emacs",
+        "sublime",
+        "sublime text",
+        "intellij",
+        "intellij idea",
+        "pycharm",
+        "webstorm",
+        "goland",
+        "zed",
+        "xcode",
+        "android studio",
+        "eclipse",
+        "windsurf",
+        "notepad++",
+    ),
+    "browser": (
+        "chrome",
+        "google chrome",
+        "firefox",
+        "safari",
+        "edge",
+        "microsoft edge",
+        "arc",
+        "brave",
+        "opera",
+        "vivaldi",
+        "chromium",
+    ),
+    "messaging": (
+        "微信",
+        "wechat",
+        "whatsapp",
+        "telegram",
+        "signal",
+        "qq",
+        "imessage",
+        "line",
+        "短信",
+    ),
+    "team chat": (
+        "slack",
+        "microsoft teams",
+        "teams",
+        "discord",
+        "钉钉",
+        "飞书",
+        "企业微信",
+        "lark",
+        "dingtalk",
+        "mattermost",
+        "rocket.chat",
+        "zulip",
+        "welink",
+    ),
+    "phone": (
+        "iphone",
+        "pixel",
+        "华为",
+        "huawei",
+        "小米",
+        "xiaomi",
+        "oppo",
+        "vivo",
+        "samsung",
+        "galaxy",
+        "荣耀",
+        "honor",
+        "oneplus",
+        "一加",
+        "魅族",
+    ),
+    "notes": (
+        "notion",
+        "obsidian",
+        "evernote",
+        "印象笔记",
+        "onenote",
+        "logseq",
+        "bear",
+        "语雀",
+        "roam",
+        "apple notes",
+        "有道云笔记",
+    ),
+    "language": (
+        "python",
+        "go",
+        "golang",
+        "java",
+        "rust",
+        "typescript",
+        "javascript",
+        "kotlin",
+        "swift",
+        "ruby",
+        "php",
+        "c++",
+        "c#",
+        "scala",
+        "elixir",
+        "node.js",
+        "nodejs",
+    ),
+    "email": ("gmail", "outlook", "qq邮箱", "163邮箱", "网易邮箱", "proton mail", "protonmail"),
+    "tracker": ("jira", "linear", "trello", "asana", "禅道", "tapd", "github issues", "youtrack"),
+    "os": ("windows", "macos", "mac os", "linux", "ubuntu", "debian", "fedora", "arch linux"),
+    "music": ("spotify", "apple music", "网易云音乐", "qq音乐", "youtube music"),
+    "maps": ("高德地图", "高德", "百度地图", "google maps", "apple maps", "waze"),
+}
+_USE_OF_TOOL = {tool: use for use, tools in _TOOLS.items() for tool in tools}
+#: Purpose words by use ("记笔记", "as my browser", "for team chat").
+_PURPOSES: dict[str, tuple[str, ...]] = {
+    "editor": ("editor", "ide", "编辑器", "写代码", "code editor", "coding"),
+    "browser": ("browser", "浏览器", "web browser", "上网"),
+    "messaging": ("联系", "messages", "texting", "聊天联系"),
+    "team chat": ("team chat", "chat", "messaging", "沟通", "聊天", "开会沟通", "办公沟通"),
+    "phone": ("phone", "手机", "smartphone", "mobile"),
+    "notes": ("notes", "note-taking", "笔记", "记笔记", "做笔记", "记东西"),
+    "language": ("backend", "后端", "前端", "frontend", "scripts", "脚本", "服务端"),
+    "email": ("email", "邮件", "收发邮件", "mail"),
+    "tracker": ("tickets", "issue tracking", "任务管理", "项目管理", "bug跟踪"),
+    "os": ("operating system", "系统", "操作系统"),
+    "maps": ("navigation", "导航", "地图"),
+}
+_USE_OF_PURPOSE = {p: use for use, ps in _PURPOSES.items() for p in ps}
+
+#: A tool written as a name: Latin letters, digits and + # . (a product, a language).
+_NAME = r"[A-Za-z][A-Za-z0-9_+#.]*(?-i: [A-Z0-9][A-Za-z0-9_+#.]*){0,2}"
+_ZH_TOOL = "|".join(
+    sorted((re.escape(t) for t in _USE_OF_TOOL if re.search(r"[\u4e00-\u9fff]", t)), key=len)[::-1]
+)
+_TOOL = rf"(?:{_ZH_TOOL}|{_NAME})"
+_WHO_ZH = r"(?:我们组|我们团队|我们公司|我们|咱们|团队|公司|我|用户)"
+
+_ZH_USE_RE = re.compile(
+    rf"^(?:(?P<who>{_WHO_ZH})(?:平时|一直|现在|主要|都|一般|目前|日常|也|还|开始|已经|经常)*|(?P<ctx>[\u4e00-\u9fff]{{2,4}}上)我?)"
+    rf"用(?:的是)?\s*(?P<tool>{_TOOL})\s*(?:来|做|和|跟)?(?P<purpose>[\u4e00-\u9fff]{{0,8}}?)(?:了)?$"
+)
+_ZH_SWITCH_RE = re.compile(
+    rf"^(?:(?:{_WHO_ZH})的?)?(?P<purpose>[\u4e00-\u9fff]{{0,6}}?)(?:现在|已经|也|都)*"
+    rf"(?:改用|换成|换用|换到|转用|切换到|切到|迁移到|迁到|改成用)(?:了)?\s*"
+    rf"(?P<tool>{_TOOL})\s*(?:来|去)?(?P<rest>[\u4e00-\u9fff]{{0,6}}?)(?:了|啦)?$"
+)
+_EN_USE_RE = re.compile(
+    rf"^(?:(?:actually|now|these days|mostly),? )?(?:I|we|the user|the team|our team)"
+    rf"(?: mostly| mainly| now| still| also| usually| actually)* (?:use|uses|prefer|code in|write in)"
+    rf" (?P<tool>{_NAME})(?: (?:as (?:my|our|the user's|a|the) |for (?:my |our )?|to )"
+    rf"(?P<purpose>[a-z][\w -]{{1,30}}?))?(?: now| these days| instead| too| as well)?$",
+    re.I,
+)
+_EN_SWITCH_RE = re.compile(
+    rf"^(?:(?:so|and|actually|then),? )?(?:I|we|the user|the team|our team)(?:'ve| have| has)?"
+    rf"(?: just| recently| finally)? (?:switched|moved|migrated|changed|replaced|swapped)"
+    rf"(?: (?:my|our|the user's|the team's|the) (?P<purpose>[a-z][\w -]{{1,25}}?))?"
+    rf"(?: over)?(?: from {_NAME})? (?:to|with|for) (?:an? |the )?(?P<tool>{_NAME})"
+    rf"(?: (?:for|as) (?:my |our )?(?P<purpose2>[a-z][\w -]{{1,25}}?))?"
+    rf"(?: (?:last|this) (?:week|month|year)| in \w+| recently| now| instead)*$",
+    re.I,
+)
+_EN_SWITCH_WORD_RE = re.compile(r"\b(?:instead|actually|now)\b", re.I)
+
+
+def _canonical_tool(tool: str) -> str:
+    text = re.sub(r"\s+", " ", tool.strip().lower())
+    return re.sub(r"(?<=[\u4e00-\u9fff])手机$", "", text) or text
+
+
+def _use(tool: str, purpose: str) -> str | None:
+    """The use of ``tool`` said for ``purpose``: the tool's category, else the purpose's,
+    else the purpose as said; None when neither is known (no use to key)."""
+    name = _canonical_tool(tool)
+    for candidate in (name, name.split(" ")[0]):
+        if candidate in _USE_OF_TOOL:
+            return _USE_OF_TOOL[candidate]
+    said = re.sub(r"^(?:my|our|the user's|the)\s+", "", purpose.strip().lower())
+    if said in _USE_OF_PURPOSE:
+        return _USE_OF_PURPOSE[said]
+    for word, use in _USE_OF_PURPOSE.items():
+        if len(word) >= 2 and word in said:
+            return use
+    return said or None
+
+
+def usage(clause: str) -> Match | None:
+    """The ``uses`` ``Match`` of one clause (see the module docstring), or None."""
+    text = clause.strip().rstrip("。.!！")
+    zh = re.search(r"[\u4e00-\u9fff]", text) is not None
+    switched = False
+    m = (_ZH_SWITCH_RE if zh else _EN_SWITCH_RE).match(text)
+    if m:
+        switched = True
+        groups = m.groupdict()
+        purpose = groups.get("purpose") or groups.get("purpose2") or groups.get("rest") or ""
+    else:
+        m = (_ZH_USE_RE if zh else _EN_USE_RE).match(text)
+        if not m:
+            return None
+        groups = m.groupdict()
+        purpose = groups.get("purpose") or groups.get("ctx") or ""
+        switched = not zh and bool(_EN_SWITCH_WORD_RE.search(text))
+    tool = m.group("tool")
+    if not zh and tool.lower() in ("it", "this", "that", "them", "a", "the", "my", "our"):
+        return None
+    use = _use(tool, re.sub(r"[写来做去]$", "", purpose))
+    if use is None:
+        return None
+    return Match(
+        kind="uses",
+        subject=use,
+        value=_canonical_tool(tool),
+        importance=0.6,
+        tags=("tool", "preference") + (("correction",) if switched else ()),
+    )
+
+
+_TOOL_MENTION_RE = re.compile(
+    "|".join(
+        rf"(?<![\w]){re.escape(t)}(?![\w])" if re.match("[a-z]", t) else re.escape(t)
+        for t in sorted(_USE_OF_TOOL, key=len, reverse=True)
+        if len(t) >= 3 or not re.match("[a-z]", t)
+    ),
+    re.I,
+)
+
+
+def use_of(key: dict[str, Any]) -> tuple[str, str] | None:
+    """(use, tool) a fact key is about: its own for a ``uses`` key, else the one known tool its
+    content names ("The user's phone is a Pixel 7" -> ("phone", "pixel")); None when it names no
+    known tool or tools of several uses."""
+    if key.get("kind") == "uses" and key.get("subject"):
+        return str(key["subject"]), str(key.get("value") or "")
+    found = {m.group(0).lower() for m in _TOOL_MENTION_RE.finditer(str(key.get("content") or ""))}
+    uses = {_USE_OF_TOOL[t] for t in found}
+    if len(uses) != 1:
+        return None
+    tool = max(found, key=len)
+    return uses.pop(), tool
+
+
+_ADDS_RE = re.compile(r"\b(?:too|also|as well)\b|也|还(?!是)", re.I)
+
+
+def use_relation(new: dict[str, Any], old: dict[str, Any]) -> tuple[str, str] | None:
+    """How a ``uses`` fact relates to a stored fact about a use (either may be the ``uses``
+    key), or None when they are not about one use. Same holder is checked by the caller."""
+    if "uses" not in (new.get("kind"), old.get("kind")):
+        return None
+    a, b = use_of(new), use_of(old)
+    if a is None or b is None or a[0] != b[0]:
+        return None
+    same_polarity = int(new.get("polarity", 1)) == int(old.get("polarity", 1))
+    if new.get("temporary") and not old.get("temporary"):
+        return "supplements", "temporary state next to a lasting fact"
+    if a[1] == b[1] or a[1] in b[1] or b[1] in a[1]:
+        if same_polarity:
+            return "duplicate", "same tool for the same use"
+        return "contradicts", "the tool for this use denied"
+    if _ADDS_RE.search(str(new.get("content") or "")):
+        return "supplements", "another tool for the same use, both kept"
+    if new.get("correction") and int(new.get("polarity", 1)) > 0:
+        return "contradicts", "switched to another tool for the same use"
+    return "supplements", "another tool for the same use, both kept"
