@@ -143,7 +143,7 @@ _MARKER_ONLY_RE = re.compile(
 )
 
 CORRECTION_RE = re.compile(
-    r"其实|实际上|改成|改为|改到|换成|改(?=[学吃喝用玩看练听养开骑坐])|换用|转用|切换到|不是.{1,20}而是|计划有变|更正|纠正|说错了|记错了|弄错了|搞错了|口误|(?:换|改|变)了[，,]|"
+    r"其实|实际上|改成|改为|改到|换成|(?<![批修更删篡涂])改(?=[学吃喝用玩看练听养开骑坐])|换用|转用|切换到|不是.{1,20}而是|计划有变|更正|纠正|说错了|记错了|弄错了|搞错了|口误|(?:换|改|变)了[，,]|"
     r"^不对[，,]|^不是[，,]|"
     r"\b(?:actually|instead|make it|changed? to|correction|I meant|rather than|not .{1,30} but|"
     r"scratch that|I misspoke|my mistake|"

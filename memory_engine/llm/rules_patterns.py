@@ -462,13 +462,15 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     (
         _p(
             r"\b(?:e-?mail me at|reach me at|contact me at|use|send (?:e-?mails?|mail) to) ([\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
+            r"(?: (?:from now on|instead|going forward|for (?:e-?mails?|work e-?mail|mail)))*$"
         ),
         lambda m: Match("attr", "email", value=m.group(1).lower(), tags=("personal", "correction")),
     ),
     # a new value said without its holder ("我换车了，新车牌是沪B67890")
     (
         _p(
-            r"^(?:我的|用户的)?新的?([\u4e00-\u9fff]{1,6}?)(?:是|为)((?:[^，,。.!！;；]|\.(?=\S)){1,20})"
+            r"^(?:我的|用户的)?新的?(车牌号?|电话|手机号|号码|邮箱|地址|住址|工号|微信号?|名字|账号)"
+            r"(?:是|为)((?:[^，,。.!！;；]|\.(?=\S)){1,20})"
         ),
         lambda m: Match("attr", _subj(m), value=_subj(m, 2), tags=("personal", "correction")),
     ),

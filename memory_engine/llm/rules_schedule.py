@@ -19,13 +19,14 @@ from memory_engine.models import MemoryType
 
 __all__ = ["EN_MOVE_RE", "RECURRING_RE", "ZH_MOVE_RE", "schedule"]
 
-#: Words of a routine rather than a one-off plan ("每周", "周会", "weekly sync", "every Monday").
+#: Words of a routine rather than a one-off plan ("每周", "every Monday", "from now on").
 RECURRING_RE = re.compile(
-    r"以后|今后|每|通常|一般|周会|例会|周报|日报|月会|"
-    r"\b(?:every|from now on|always|usually|weekly|daily|monthly)\b",
+    r"以后|今后|每|通常|一般|\b(?:every|from now on|always|usually)\b",
     re.I,
 )
-
+#: A plan that names a regular meeting ("周会在3号会议室开", "the weekly sync is in room 301"):
+#: where or when it is held, not a one-off.
+_REGULAR_RE = re.compile(r"周会|例会|\b(?:weekly|daily|monthly)\b", re.I)
 _ZH_NUM = r"[\d一二三四五六七八九十两]+"
 _ZH_TIME = (
     rf"(?:(?:周|星期|礼拜)[一二三四五六日天])?(?:上午|下午|晚上|早上|中午|傍晚)?"
@@ -146,7 +147,11 @@ def _planned(clause: str) -> Match | None:
         kind="schedule",
         subject=normalise_subject(m.group("act")),
         value=m.group("value").strip().lower(),
-        memory_type=MemoryType.SEMANTIC if RECURRING_RE.search(clause) else MemoryType.EPISODIC,
+        memory_type=(
+            MemoryType.SEMANTIC
+            if RECURRING_RE.search(clause) or _REGULAR_RE.search(clause)
+            else MemoryType.EPISODIC
+        ),
         importance=0.6,
         tags=("schedule", "plan"),
     )

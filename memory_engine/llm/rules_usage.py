@@ -150,14 +150,16 @@ _USE_OF_TOOL = {tool: use for use, tools in _TOOLS.items() for tool in tools}
 _PURPOSES: dict[str, tuple[str, ...]] = {
     "editor": ("editor", "ide", "编辑器", "写代码", "code editor", "coding"),
     "browser": ("browser", "浏览器", "web browser", "上网"),
-    "messaging": ("联系", "messages", "texting", "聊天联系"),
-    "team chat": ("team chat", "chat", "messaging", "沟通", "聊天", "开会沟通", "办公沟通"),
+    "messaging": ("联系", "messages", "texting", "聊天联系", "messaging"),
+    "team chat": ("team chat", "chat", "沟通", "聊天", "开会沟通", "办公沟通"),
     "phone": ("phone", "手机", "smartphone", "mobile"),
     "notes": ("notes", "note-taking", "笔记", "记笔记", "做笔记", "记东西"),
-    "language": ("backend", "后端", "前端", "frontend", "scripts", "脚本", "服务端"),
+    "backend": ("backend", "后端", "服务端", "the backend", "server side"),
+    "frontend": ("frontend", "前端", "the frontend"),
+    "scripts": ("scripts", "脚本", "scripting"),
     "email": ("email", "邮件", "收发邮件", "mail"),
     "tracker": ("tickets", "issue tracking", "任务管理", "项目管理", "bug跟踪"),
-    "os": ("operating system", "系统", "操作系统"),
+    "os": ("operating system", "操作系统"),
     "maps": ("navigation", "导航", "地图"),
 }
 _USE_OF_PURPOSE = {p: use for use, ps in _PURPOSES.items() for p in ps}
@@ -168,17 +170,22 @@ _ZH_TOOL = "|".join(
     sorted((re.escape(t) for t in _USE_OF_TOOL if re.search(r"[\u4e00-\u9fff]", t)), key=len)[::-1]
 )
 _TOOL = rf"(?:{_ZH_TOOL}|{_NAME})"
-_WHO_ZH = r"(?:我们组|我们团队|我们公司|我们|咱们|团队|公司|我|用户)"
+_WHO_ZH = r"(?:我们组|我们团队|我们公司|我们|咱们|我|用户)"
+_ZH_WHEN = r"(?:平时|一直|现在|主要|都|一般|目前|日常|也|还|开始|已经|经常|如今)"
 
 _ZH_USE_RE = re.compile(
-    rf"^(?:(?P<who>{_WHO_ZH})(?:平时|一直|现在|主要|都|一般|目前|日常|也|还|开始|已经|经常)*|(?P<ctx>[\u4e00-\u9fff]{{2,4}}上)我?)"
+    rf"^(?:(?P<who>{_WHO_ZH}){_ZH_WHEN}*|(?P<ctx>工作上|生活上|平时)我?{_ZH_WHEN}*)"
     rf"用(?:的是)?\s*(?P<tool>{_TOOL})\s*(?:来|做|和|跟)?(?P<purpose>[\u4e00-\u9fff]{{0,8}}?)(?:了)?$"
 )
 _ZH_SWITCH_RE = re.compile(
-    rf"^(?:(?:{_WHO_ZH})的?)?(?P<purpose>[\u4e00-\u9fff]{{0,6}}?)(?:现在|已经|也|都)*"
+    rf"^(?:(?:{_WHO_ZH})的?)?(?P<purpose>[\u4e00-\u9fff]{{0,6}}?){_ZH_WHEN}*"
     rf"(?:改用|换成|换用|换到|转用|切换到|切到|迁移到|迁到|改成用)(?:了)?\s*"
-    rf"(?P<tool>{_TOOL})\s*(?:来|去)?(?P<rest>[\u4e00-\u9fff]{{0,6}}?)(?:了|啦)?$"
+    rf"(?P<tool>{_TOOL})\s*(?:来|去)?(?P<after>[\u4e00-\u9fff]{{0,6}}?)(?:了|啦)?$"
 )
+#: A Chinese switch that is only a wish, a plan, a question, denied, or someone else's
+#: ("我想换成Cursor", "要不要换成Cursor", "没有换成", "老板让我们换成", "给我爸换成").
+_ZH_NOT_DONE_RE = re.compile(r"想|打算|准备|计划|考虑|要不要|是否|不|没|别|让|叫|给|帮|替|[?？吗]")
+_ZH_NOW_RE = re.compile(r"现在|如今|目前|已经")
 _EN_USE_RE = re.compile(
     rf"^(?:(?:actually|now|these days|mostly),? )?(?:I|we|the user|the team|our team)"
     rf"(?: mostly| mainly| now| still| also| usually| actually)* (?:use|uses|prefer|code in|write in)"
@@ -191,11 +198,13 @@ _EN_SWITCH_RE = re.compile(
     rf"(?: just| recently| finally)? (?:switched|moved|migrated|changed|replaced|swapped)"
     rf"(?: (?:my|our|the user's|the team's|the) (?P<purpose>[a-z][\w -]{{1,25}}?))?"
     rf"(?: over)?(?: from {_NAME})? (?:to|with|for) (?:an? |the )?(?P<tool>{_NAME})"
-    rf"(?: (?:for|as) (?:my |our )?(?P<purpose2>[a-z][\w -]{{1,25}}?))?"
+    rf"(?: (?:for|as) (?:my |our |the )?(?P<purpose2>[a-z][\w -]{{1,25}}?))?"
     rf"(?: (?:last|this) (?:week|month|year)| in \w+| recently| now| instead)*$",
     re.I,
 )
 _EN_SWITCH_WORD_RE = re.compile(r"\b(?:instead|actually|now)\b", re.I)
+#: Words that are no tool ("I use it", "we use the stairs").
+_NOT_TOOL = frozenset("it this that them these those a an the my our his her their".split())
 
 
 def _canonical_tool(tool: str) -> str:
@@ -203,43 +212,82 @@ def _canonical_tool(tool: str) -> str:
     return re.sub(r"(?<=[\u4e00-\u9fff])手机$", "", text) or text
 
 
-def _use(tool: str, purpose: str) -> str | None:
-    """The use of ``tool`` said for ``purpose``: the tool's category, else the purpose's,
-    else the purpose as said; None when neither is known (no use to key)."""
+def _tool_use(tool: str) -> str | None:
+    """The use a known tool is for ("cursor" -> "editor"; "iphone 15" -> "phone"), or None."""
     name = _canonical_tool(tool)
-    for candidate in (name, name.split(" ")[0]):
-        if candidate in _USE_OF_TOOL:
-            return _USE_OF_TOOL[candidate]
+    return _USE_OF_TOOL.get(name) or _USE_OF_TOOL.get(name.split(" ")[0])
+
+
+#: Where or how widely a tool is used, which names no use of its own.
+_SCOPES = frozenset(
+    {
+        "work",
+        "everything",
+        "home",
+        "school",
+        "personal use",
+        "daily use",
+        "工作",
+        "team",
+        "whole team",
+        "entire team",
+        "everyone",
+        "company",
+        "whole company",
+    }
+)
+
+
+def _purpose_use(purpose: str) -> str:
+    """The use a purpose names: its category when the table knows it ("记笔记" -> "notes",
+    "和同事沟通" -> "team chat" by its last word, "写后端" -> "backend"), else the purpose as
+    said; "" for none."""
     said = re.sub(r"^(?:my|our|the user's|the)\s+", "", purpose.strip().lower())
-    if said in _USE_OF_PURPOSE:
-        return _USE_OF_PURPOSE[said]
-    for word, use in _USE_OF_PURPOSE.items():
-        if len(word) >= 2 and word in said:
-            return use
-    return said or None
+    if said in _SCOPES:
+        return ""  # "for work", "for everything": where it is used, not what for
+    bare = re.sub(r"[写来做去]$", "", re.sub(r"^(?:写|做|来|用来)", "", said))
+    for text in (said, bare):
+        if text in _USE_OF_PURPOSE:
+            return _USE_OF_PURPOSE[text]
+    if re.search(r"[\u4e00-\u9fff]", bare):
+        for word, use in _USE_OF_PURPOSE.items():
+            if len(word) >= 2 and bare.endswith(word):
+                return use
+    return bare
+
+
+def _use(tool: str, purpose: str) -> str | None:
+    """The use of ``tool`` said for ``purpose``: a purpose said decides (its category when the
+    table knows it, else the purpose as said: "for the client project" is no team chat);
+    without one, the tool's category; None when neither is known (no use to key)."""
+    return _purpose_use(purpose) or _tool_use(tool)
 
 
 def usage(clause: str) -> Match | None:
     """The ``uses`` ``Match`` of one clause (see the module docstring), or None."""
     text = clause.strip().rstrip("。.!！")
     zh = re.search(r"[\u4e00-\u9fff]", text) is not None
-    switched = False
     m = (_ZH_SWITCH_RE if zh else _EN_SWITCH_RE).match(text)
     if m:
         switched = True
         groups = m.groupdict()
-        purpose = groups.get("purpose") or groups.get("purpose2") or groups.get("rest") or ""
+        purpose = groups.get("purpose") or groups.get("purpose2") or groups.get("after") or ""
+        if zh and (_ZH_NOT_DONE_RE.search(text[: m.start("tool")]) or "吗" in text):
+            return None
+        if zh and purpose and _purpose_use(purpose) not in _PURPOSES:
+            return None  # "公司电脑上换成Edge了", "客户那边换成飞书了": a scope or holder
     else:
         m = (_ZH_USE_RE if zh else _EN_USE_RE).match(text)
         if not m:
             return None
         groups = m.groupdict()
-        purpose = groups.get("purpose") or groups.get("ctx") or ""
-        switched = not zh and bool(_EN_SWITCH_WORD_RE.search(text))
+        purpose = groups.get("purpose") or ""
+        said_now = (_ZH_NOW_RE if zh else _EN_SWITCH_WORD_RE).search(text)
+        switched = bool(said_now) and not (zh and groups.get("ctx"))
     tool = m.group("tool")
-    if not zh and tool.lower() in ("it", "this", "that", "them", "a", "the", "my", "our"):
+    if tool.lower() in _NOT_TOOL:
         return None
-    use = _use(tool, re.sub(r"[写来做去]$", "", purpose))
+    use = _use(tool, purpose)
     if use is None:
         return None
     return Match(
@@ -251,31 +299,28 @@ def usage(clause: str) -> Match | None:
     )
 
 
-_TOOL_MENTION_RE = re.compile(
-    "|".join(
-        rf"(?<![\w]){re.escape(t)}(?![\w])" if re.match("[a-z]", t) else re.escape(t)
-        for t in sorted(_USE_OF_TOOL, key=len, reverse=True)
-        if len(t) >= 3 or not re.match("[a-z]", t)
-    ),
-    re.I,
-)
-
-
 def use_of(key: dict[str, Any]) -> tuple[str, str] | None:
-    """(use, tool) a fact key is about: its own for a ``uses`` key, else the one known tool its
-    content names ("The user's phone is a Pixel 7" -> ("phone", "pixel")); None when it names no
-    known tool or tools of several uses."""
+    """(use, tool) a fact key is about: its own for a ``uses`` key; for an attribute whose value
+    is a known tool of the use its name says ("The user's phone is a Pixel 7" -> ("phone",
+    "pixel 7")); else None (a workplace, an event or a liking that names a tool is no use)."""
     if key.get("kind") == "uses" and key.get("subject"):
         return str(key["subject"]), str(key.get("value") or "")
-    found = {m.group(0).lower() for m in _TOOL_MENTION_RE.finditer(str(key.get("content") or ""))}
-    uses = {_USE_OF_TOOL[t] for t in found}
-    if len(uses) != 1:
+    if key.get("kind") != "attr":
         return None
-    tool = max(found, key=len)
-    return uses.pop(), tool
+    value = str(key.get("value") or "")
+    subject = re.sub(r"^(?:my|the user's|the)\s+", "", str(key.get("subject") or "").lower())
+    use = _tool_use(value)
+    if use is None or _USE_OF_PURPOSE.get(subject) != use:
+        return None
+    return use, _canonical_tool(value)
 
 
-_ADDS_RE = re.compile(r"\b(?:too|also|as well)\b|也|还(?!是)", re.I)
+def _same_tool(a: str, b: str) -> bool:
+    """One tool: equal names, or one the other's model ("iphone" / "iphone 15")."""
+    return a == b or a.startswith(b + " ") or b.startswith(a + " ")
+
+
+_ADDS_RE = re.compile(r"\b(?:too|also|as well)\b|也|还(?:在)?用", re.I)
 
 
 def use_relation(new: dict[str, Any], old: dict[str, Any]) -> tuple[str, str] | None:
@@ -289,12 +334,14 @@ def use_relation(new: dict[str, Any], old: dict[str, Any]) -> tuple[str, str] | 
     same_polarity = int(new.get("polarity", 1)) == int(old.get("polarity", 1))
     if new.get("temporary") and not old.get("temporary"):
         return "supplements", "temporary state next to a lasting fact"
-    if a[1] == b[1] or a[1] in b[1] or b[1] in a[1]:
+    if _same_tool(a[1], b[1]):
         if same_polarity:
             return "duplicate", "same tool for the same use"
         return "contradicts", "the tool for this use denied"
-    if _ADDS_RE.search(str(new.get("content") or "")):
-        return "supplements", "another tool for the same use, both kept"
-    if new.get("correction") and int(new.get("polarity", 1)) > 0:
+    if (
+        new.get("correction")
+        and int(new.get("polarity", 1)) > 0
+        and not _ADDS_RE.search(str(new.get("content") or ""))
+    ):
         return "contradicts", "switched to another tool for the same use"
     return "supplements", "another tool for the same use, both kept"

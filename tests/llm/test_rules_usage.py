@@ -23,7 +23,8 @@ def embedder() -> UseM3Embedder:
         ("我们组一直用钉钉沟通", "team chat", "钉钉", False),
         ("我们组换成飞书了", "team chat", "飞书", True),
         ("我平时用Chrome浏览器", "browser", "chrome", False),
-        ("后端现在改用Go写了", "language", "go", True),
+        ("后端现在改用Go写了", "backend", "go", True),
+        ("我现在用Cursor写代码", "editor", "cursor", True),
         ("我用Notion记笔记", "notes", "notion", False),
         ("I use VS Code as my editor", "editor", "vs code", False),
         ("I switched to Cursor last month", "editor", "cursor", True),
@@ -51,13 +52,13 @@ def test_no_use_without_a_known_tool_or_a_purpose(clause: str) -> None:
     assert found is None or found.subject not in ("editor", "browser", "team chat", "phone")
 
 
-def test_a_stored_fact_of_any_kind_names_its_use_by_a_known_tool() -> None:
-    assert use_of({"kind": "attr", "content": "The user's phone is a Pixel 7"}) == (
-        "phone",
-        "pixel",
-    )
-    # tools of two uses: no single use to key
-    assert use_of({"kind": "statement", "content": "The user uses Slack in Chrome"}) is None
+def test_an_attribute_names_a_use_only_by_a_known_tool_of_that_use() -> None:
+    phone = {"kind": "attr", "subject": "phone", "value": "pixel 7"}
+    assert use_of(phone) == ("phone", "pixel 7")
+    # a phone number, a workplace or an event that names a tool is no use
+    assert use_of({"kind": "attr", "subject": "phone", "value": "13800001111"}) is None
+    assert use_of({"kind": "workplace", "subject": "workplace", "value": "华为"}) is None
+    assert use_of({"kind": "event", "content": "Chrome crashed today"}) is None
 
 
 @pytest.mark.parametrize(
@@ -101,8 +102,24 @@ def test_a_switch_or_a_new_role_supersedes(
         # another use
         ("我用微信和家人联系", "工作上我用钉钉"),
         ("I use VS Code as my editor", "I switched to Firefox"),
-        # someone else's tool
+        # someone else's tool, a scope, a wish, a plan or a question
         ("I use Chrome as my browser", "My sister switched to Safari"),
+        ("我们组用钉钉沟通", "客户那边换成飞书了"),
+        ("我的手机是华为", "给我爸换成iPhone了"),
+        ("我平时用Chrome浏览器", "公司电脑上换成Edge了"),
+        ("我平时用VS Code写代码", "我想换成Cursor"),
+        ("我平时用VS Code写代码", "我打算改用Cursor"),
+        ("我平时用VS Code写代码", "要不要换成Cursor"),
+        # a workplace or a liking that names a tool is no use of it
+        ("我在华为工作", "我换成小米手机了"),
+        ("I work at Samsung", "I switched to an iPhone"),
+        ("I went to the opera last night", "I switched to Firefox"),
+        # the purpose said decides over the tool's category
+        ("I use Slack for team chat", "We moved the meeting to Teams"),
+        ("I use Python for scripts", "I switched to Go for the backend"),
+        ("I use a Pixel 7 as my phone", "I replaced my phone case with a Spigen"),
+        # a tool mentioned, not switched
+        ("I use Chrome as my browser", "Chrome crashed today"),
     ],
 )
 def test_another_tool_beside_or_for_another_use_is_kept(
@@ -119,7 +136,7 @@ def test_another_tool_beside_or_for_another_use_is_kept(
         ("我的职位是高级工程师", "高级工程师", False),
         ("I was promoted to staff engineer", "staff engineer", True),
         ("I work as a teacher at a school", "teacher", False),
-        ("my role is tech lead now", "tech lead", True),
+        ("my job title is tech lead now", "tech lead", True),
     ],
 )
 def test_a_role_is_read_as_the_occupation(clause: str, value: str, changed: bool) -> None:
@@ -132,6 +149,8 @@ def test_a_role_is_read_as_the_occupation(clause: str, value: str, changed: bool
     assert ("correction" in found.tags) is changed
 
 
-@pytest.mark.parametrize("clause", ["I became a father", "我是上海人", "我是素食者", "I work at Google"])
+@pytest.mark.parametrize(
+    "clause", ["I became a father", "我是上海人", "我是素食者", "I work at Google"]
+)
 def test_not_a_role(clause: str) -> None:
     assert role(clause) is None
