@@ -38,8 +38,10 @@ from memory_engine.llm.rules_sentences import (
     PASSING_KINDS,
     PASSING_RE,
     adds_detail,
+    en_subject_dropped,
     is_chitchat,
     names_someone,
+    owner_dropped,
     reworded,
     source_sentences,
     split_sentences,
@@ -154,9 +156,18 @@ class RulesLLM:
                     continue  # how one feels right now, the weather, a joke: small talk
                 if holder is None and (found is None or found.kind == "statement"):
                     # Chinese drops a repeated subject: "我不住在上海了，现在住在深圳"
-                    dropped = subject_dropped(rewritten)
+                    dropped = subject_dropped(rewritten, opens=len(facts) == start)
                     if dropped is not None:
                         rewritten, found = dropped
+                    restored = (
+                        en_subject_dropped(rewritten) or owner_dropped(rewritten)
+                        if found is None
+                        else None
+                    )
+                    if restored is not None:  # "Learning Rust on the side"
+                        again = self.analyse(restored)
+                        if again is not None:
+                            rewritten, found = restored, again
                 if found is None and found_holder is not None and len(rewritten) >= 4:
                     found = rules_facts.about(rewritten)  # a fact about a third party
                 if found is None and names_someone(rewritten):
@@ -164,6 +175,8 @@ class RulesLLM:
                 if found is None:
                     if len(facts) > start:  # a continuation ("尤其是水煮鱼")
                         facts[-1] = extend(facts[-1], rewritten, found_holder)
+                    # a remark that says when ("The line is closed this week, so I'm cycling")
+                    passing_when = passing_when or bool(TEMPORARY_RE.search(rewritten))
                     continue
                 fact = build_fact(
                     rewritten, found, item, tz, found_holder, sentence, passing_when=passing_when

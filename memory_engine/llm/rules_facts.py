@@ -15,6 +15,7 @@ from memory_engine.llm.rules_polarity import is_chinese, polarity
 from memory_engine.llm.rules_roles import role
 from memory_engine.llm.rules_schedule import schedule
 from memory_engine.llm.rules_usage import usage
+from memory_engine.llm.rules_values import attribute_value
 from memory_engine.models import MemoryType
 
 _ZH_HABIT_RE = re.compile(r"每天|每周|每晚|每个月|每年|每逢|通常|经常|总是|平时|一般|习惯")
@@ -51,8 +52,9 @@ _ZH_THIRD_EVENT_RE = re.compile(
 
 _LEAD_RE = re.compile(
     r"^(?:其实|实际上|说实话|对了|顺便说一下|另外|还有|帮我记一下|你记一下|记一下|记住|请记住|"
-    r"actually|by the way|btw|oh|also|fyi|just so you know|remember that|please remember that|"
-    r"remember|note that),?\s*",
+    r"更正一下|更正|纠正一下|补充一下|补充下|计划有变|"
+    r"actually|by the way|btw|oh and|oh|also|fyi|just so you know|remember that|please remember that|"
+    r"remember|note that|heads up|quick update|update|change of plans?|correction|scratch that),?[:：]?\s*",
     re.I,
 )
 
@@ -228,7 +230,12 @@ def analyse(clause: str) -> Match | None:
     if EN_SUBJECTLESS_RE.match(clause):
         clause = "I " + clause[:1].lower() + clause[1:]
     found = (
-        schedule(clause) or trip(clause) or role(clause) or usage(clause) or match_patterns(clause)
+        schedule(clause)
+        or trip(clause)
+        or role(clause)
+        or usage(clause)
+        or attribute_value(clause)
+        or match_patterns(clause)
     )
     if found is None and INSTRUCTION_RE.search(clause):
         found = Match(

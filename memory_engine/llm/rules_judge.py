@@ -191,12 +191,38 @@ def _as_role(key: dict[str, Any]) -> dict[str, Any]:
     return key
 
 
+#: "新" or "我的" before a Chinese attribute ("新工位", "我的工位"): the same attribute.
+_NEW_ZH_RE = re.compile(r"^(?:我们|我|用户)?(?:新(?=[\u4e00-\u9fff]{2}))?")
+
+
+def _shape(value: Any) -> str:
+    """What a value is written as: ``number`` (5+ digits: a phone, an id), ``email``, else
+    ``text`` (or ``none``)."""
+    text = str(value or "")
+    if not text:
+        return "none"
+    if "@" in text:
+        return "email"
+    return "number" if len(re.findall(r"\d", text)) >= 5 else "text"
+
+
+def _as_diet(key: dict[str, Any]) -> dict[str, Any]:
+    """``key`` read as a diet when it is a liking of a diet ("我不吃素了" read as a preference
+    of 素): the same subject as "我吃素" / "I'm vegetarian"."""
+    if key.get("kind") == "preference" and _norm(key.get("subject")) in _DIET_WORDS:
+        return {**key, "kind": "diet", "subject": _DIET_WORDS[_norm(key.get("subject"))]}
+    return key
+
+
+_DIET_WORDS = {"素": "vegetarian", "吃素": "vegetarian", "素食": "vegetarian", "纯素": "vegan"}
+
+
 def key_terms(key: dict[str, Any]) -> list[str]:
     """Keyword terms that find stored facts on the same holder and subject (and kind), so the
     judge sees them even when their embeddings are far apart. Empty for an unkeyed fact."""
     if not key.get("kind"):
         return []
-    key = _as_role(key)
+    key = _as_diet(_as_role(key))
     holder = _norm(key.get("holder") or "user")
     kind = str(key["kind"])
     group = next((sorted(g)[0] for g in _KIND_GROUPS if kind in g), kind)
@@ -221,7 +247,7 @@ def relation(new: dict[str, Any], old: dict[str, Any] | None) -> tuple[str, str]
     """(relation, reason) of a new fact key to a stored one (see module docstring)."""
     if not old or not old.get("kind") or not new.get("kind"):
         return "unrelated", "no recognised fact to compare"
-    new, old = _as_role(new), _as_role(old)
+    new, old = _as_diet(_as_role(new)), _as_diet(_as_role(old))
     if _norm(new.get("holder") or "user") != _norm(old.get("holder") or "user"):
         return "unrelated", "about someone else"
     kind = str(new.get("kind"))
@@ -238,7 +264,7 @@ def relation(new: dict[str, Any], old: dict[str, Any] | None) -> tuple[str, str]
         )
         other = _norm(old.get("subject") if kind == "schedule" else new.get("subject"))
         if act and act in other:
-            if kind == "schedule" and new.get("correction"):
+            if kind == "schedule" and (new.get("correction") or new.get("moved")):
                 return "contradicts", "the routine moved to another time"
             return "supplements", "the routine and its time"
     if (
@@ -266,6 +292,7 @@ def relation(new: dict[str, Any], old: dict[str, Any] | None) -> tuple[str, str]
     if kind in SINGLE_VALUED:
         same_subject = (
             a == b
+            or _NEW_ZH_RE.sub("", a) == _NEW_ZH_RE.sub("", b)  # "工位" / "新工位"
             or (kind == "schedule" and _contains(a, b))
             or (kind == "attr" and new.get("correction") and bool(a) and b.endswith(a))
             or (
@@ -276,6 +303,9 @@ def relation(new: dict[str, Any], old: dict[str, Any] | None) -> tuple[str, str]
         )  # "my new number" replaces "my phone number", 新号码 replaces 电话
         if not same_subject and not (new.get("correction") and not a):
             return "unrelated", "different attribute"
+        shapes = {_shape(new.get("value")), _shape(old.get("value"))}
+        if kind == "attr" and len(shapes) == 2 and "none" not in shapes:
+            return "unrelated", "another kind of value"  # 手机号 13800001111 / 新手机是华为
         if new.get("temporary") and not old.get("temporary"):
             return "supplements", "temporary state next to a lasting fact"
         if (

@@ -220,7 +220,8 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     ),
     (
         _p(
-            rf"{_ME_EN} (?:just |recently )?(?:moved|relocated) to ([A-Z][\w\s-]{{1,30}}?){_TAIL}",
+            rf"(?:{_ME_EN}|[Ww]e) (?:just |recently |finally )?(?:moved|relocated) to "
+            rf"([A-Z][\w\s-]{{1,30}}?)(?=\s+(?:back |last |this |in |on |a )|$|[，,。!！;；]|\.(?:\s|$))",
             0,
         ),
         lambda m: Match("residence", "residence", value=_subj(m), importance=0.7, tags=("place",)),
@@ -451,28 +452,6 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     (
         _p(r"(?:今年|已经|现在)?(\d{1,3}|[一二三四五六七八九十]{1,3})(?:周)?岁(?:了|半)?$"),
         lambda m: Match("attr", "age", value=m.group(1), importance=0.6, tags=("personal",)),
-    ),
-    # a contact address to use from now on ("以后发邮件请用 X", "email me at X from now on")
-    (
-        _p(
-            r"(?:发邮件|邮件|联系我|找我)(?:请|就|都|麻烦)?(?:用|发到|发送到|发至|改发到)\s*([\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
-        ),
-        lambda m: Match("attr", "邮箱", value=m.group(1).lower(), tags=("personal", "correction")),
-    ),
-    (
-        _p(
-            r"\b(?:e-?mail me at|reach me at|contact me at|use|send (?:e-?mails?|mail) to) ([\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
-            r"(?: (?:from now on|instead|going forward|for (?:e-?mails?|work e-?mail|mail)))*$"
-        ),
-        lambda m: Match("attr", "email", value=m.group(1).lower(), tags=("personal", "correction")),
-    ),
-    # a new value said without its holder ("我换车了，新车牌是沪B67890")
-    (
-        _p(
-            r"^(?:我的|用户的)?新的?(车牌号?|电话|手机号|号码|邮箱|地址|住址|工号|微信号?|名字|账号)"
-            r"(?:是|为)((?:[^，,。.!！;；]|\.(?=\S)){1,20})"
-        ),
-        lambda m: Match("attr", _subj(m), value=_subj(m, 2), tags=("personal", "correction")),
     ),
     # my X is Y ("我生日是…" without 的 for the usual attributes)
     (

@@ -31,13 +31,17 @@ _EN_TRIP_RE = re.compile(
 )
 
 
+#: Frequency words of a routine ("周末经常去爬山", "平时去健身房").
+_ROUTINE_RE = re.compile(r"经常|平时|通常|一般|总是|常常|偶尔|习惯")
+
+
 def trip(clause: str) -> Match | None:
     """A planned trip: "我打算五一去厦门玩", "五一不去厦门了，改去青岛", "I'm going to Lisbon in
     May". Single-valued per time (``plan``): another destination for the same time replaces it."""
     text = clause.strip()
     if is_chinese(text):
         m = _ZH_TRIP_RE.match(text)
-        if not m or re.search(r"跳槽|入职|转岗|调岗", text):
+        if not m or re.search(r"跳槽|入职|转岗|调岗|调去|调到|外派|派驻", text):
             return None  # "跳槽去了字节跳动": a new employer, not a trip
         when = re.sub(
             r"打算|计划|准备|想|要|会|不|没|改|也",
@@ -45,8 +49,8 @@ def trip(clause: str) -> Match | None:
             (m.group("w1") or "") + (m.group("w2") or ""),
         )
         where = m.group("where")
-        if when.startswith("每") or "每" in (m.group("w1") or ""):
-            return None  # "我每周一去健身房": a routine (a habit), not a trip
+        if when.startswith("每") or "每" in (m.group("w1") or "") or _ROUTINE_RE.search(text):
+            return None  # "我每周一去健身房", "周末经常去爬山": a routine (a habit), not a trip
         when = when if _ZH_TRIP_TIME_RE.search(when) else ""
         planned = re.search(r"打算|计划|准备", text) or m.group("trip") or m.group("change")
         if not (when or planned):

@@ -172,6 +172,18 @@ def _moved(clause: str) -> Match | None:
     if not m or not _plan_value(value):
         return None
     act = groups.get("act") or groups.get("act2") or ""
+    if act.strip().lower() in (
+        "we",
+        "i",
+        "us",
+        "the user",
+        "my family",
+        "the family",
+        "everything",
+        "it all",
+        "all of it",
+    ):
+        return None  # "we moved to Manchester in January": a move, not a plan
     act = re.sub(r"^(?:我们?的?|用户的?|以后|今后|计划有变|现在|目前|已经)+", "", act)
     value = value.strip()
     timed = _ZH_TIMED_ACT_RE.match(value)

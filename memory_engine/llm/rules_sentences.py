@@ -65,9 +65,11 @@ def is_chitchat(text: str) -> bool:
 _CALLED_OFF_RE = re.compile(r"^[\u4e00-\u9fff\d]{2,12}?(?:被)?(?:取消|改期|延期|推迟)了?$")
 
 
-def subject_dropped(clause: str) -> tuple[str, Match] | None:
+def subject_dropped(clause: str, *, opens: bool = False) -> tuple[str, Match] | None:
     """A Chinese clause without its subject that a first-person pattern recognises when the
-    user is put back ("现在住在深圳" -> "我现在住在深圳"), with that match; else None."""
+    user is put back ("现在住在深圳" -> "我现在住在深圳"), with that match; else None. A clause
+    that ``opens`` its sentence (no fact read before it) may also be a plain statement about
+    what the user does ("在学日语"); a later one ("练了八年") continues the fact before it."""
     if not is_chinese(clause) or re.match(r"^(?:我|用户|他|她|它|你)", clause):
         return None
     if re.match(r"^(?:我|用户)(?!们)", TIME_FIRST_RE.sub("", clause)):
@@ -89,9 +91,118 @@ def subject_dropped(clause: str) -> tuple[str, Match] | None:
     if found is not None and found.kind in ("statement", "state") and TEMPORARY_RE.search(clause):
         # a temporary state said without its subject ("这个月在控糖")
         return restored, replace(found, kind="state", tags=("state",))
+    if (
+        opens
+        and found is not None
+        and found.kind == "statement"
+        and _ZH_PERSONAL_RE.match(clause)
+        and not re.search(r"一下|一会|吧$|[?？]", clause)
+    ):
+        # what one does or is, said without the subject ("在学日语", "目前在读研究生",
+        # "烟瘾挺大的", "偶尔也去露营")
+        return restored, found
     if found is None or found.kind in ("statement", "instruction", "event", "state", "about"):
         return None  # only a recognised attribute, preference or plan is put back on the user
     return restored, found
+
+
+#: The opening of a Chinese clause about the speaker's own activity, skill or habit when the
+#: subject is left out: an aspect or frequency word before an activity verb, a habit noun.
+_ZH_PERSONAL_RE = re.compile(
+    r"^(?:目前|现在|一直|平时|最近|偶尔|经常|也|还|都|已经|正)*(?:在|正在)?"
+    r"(?:学|读|练|考|备考|上班|上学|做|养|种|玩|打|跑|去|会说|会讲|会弹|会做|爱|喜欢|住)|"
+    r"^[\u4e00-\u9fff]{1,4}(?:瘾|癖)|"
+    r"^(?:偶尔|经常|平时|周末|每周|每天)(?:都|也|会|常)*(?:去|玩|打|跑|学|练|做|爬|游|骑|上)"
+)
+#: An English clause that leaves out "I": a lead word ("also", "still", "btw") or an -ing
+#: verb first ("Learning Rust on the side", "Not drinking beer anymore",
+#: "Also have a few rosemary plants").
+_EN_DROPPED_RE = re.compile(
+    r"^(?P<lead>(?:(?:also|still|currently|now|lately|recently|btw|fyi|oh and|and)\b,?\s+)+)?"
+    r"(?P<neg>(?:not|never|no longer)\s+)?(?P<verb>[a-z]+)\b",
+    re.I,
+)
+#: Words ending in -ing that are no verb.
+_NOT_ING = frozenset(
+    "nothing something anything everything morning evening thing king ring spring string "
+    "building meeting wedding ceiling during pudding sibling earring clothing".split()
+)
+#: Base verbs that, after a lead word, say what the speaker does ("Also have", "Still play").
+_EN_BASE_VERBS = frozenset(
+    "have do play live work love like grow speak use drive run take go learn own prefer eat "
+    "drink commute study teach write read enjoy keep cook bake ride walk swim travel visit "
+    "watch listen practice practise volunteer coach manage lead build hike climb paint".split()
+)
+
+
+#: Head nouns of an attribute said without its owner ("Work laptop is a Dell XPS 13",
+#: "工作电脑是MacBook", "Home base is Austin").
+_OWNED_HEADS = (
+    "laptop|computer|phone|cell|car|editor|browser|email|number|address|birthday|manager|boss|"
+    "desk|office|home base|hometown|name|nickname|team|role"
+)
+_ZH_OWNED_HEADS = (
+    "电脑|笔记本|手机|手机号|电话|车|车牌|邮箱|地址|住址|生日|工位|座位|办公室|领导|老板|名字|工号"
+)
+_EN_OWNED_RE = re.compile(
+    rf"^(?P<attr>(?:[A-Za-z]+ ){{0,2}}(?:{_OWNED_HEADS})) (?P<verb>is|are|'s) (?P<value>\S.*)$",
+    re.I,
+)
+_ZH_OWNED_RE = re.compile(
+    rf"^(?P<attr>[\u4e00-\u9fff]{{0,3}}(?:{_ZH_OWNED_HEADS}))(?P<verb>是|在|叫)(?P<value>\S.*)$"
+)
+
+
+def owner_dropped(clause: str) -> str | None:
+    """``clause`` with the owner put back on an attribute said without it ("Work laptop is a
+    Dell XPS 13" -> "My work laptop is a Dell XPS 13", "工作电脑是MacBook" -> "我的工作电脑是
+    MacBook"), or None when it starts with no such attribute."""
+    text = clause.strip()
+    if is_chinese(text):
+        m = _ZH_OWNED_RE.match(text)
+        if not m or re.match(r"^(?:我|你|他|她|它|用户)", text):
+            return None
+        return "我的" + text
+    m = _EN_OWNED_RE.match(text)
+    if not m or re.match(r"^(?:my|your|his|her|its|our|their|the|this|that)\b", text, re.I):
+        return None
+    return "My " + text[:1].lower() + text[1:]
+
+
+#: Base verbs that, first in a clause, tell about the speaker rather than ask the assistant
+#: to do something ("Live in Leeds", not "Play some jazz").
+_EN_STATIVE_VERBS = frozenset(
+    "live work grow speak drive commute own prefer love like hate enjoy volunteer coach teach "
+    "study hike climb swim cycle".split()
+)
+
+
+def en_subject_dropped(clause: str) -> str | None:
+    """``clause`` with its left-out first-person subject put back ("Learning Rust on the side"
+    -> "I'm learning Rust on the side", "Also have a few rosemary plants" -> "I also have a
+    few rosemary plants"), or None when it has a subject or reads as a request."""
+    if is_chinese(clause):
+        return None
+    m = _EN_DROPPED_RE.match(clause.strip())
+    if not m:
+        return None
+    verb = m.group("verb").lower()
+    lead = (m.group("lead") or "").strip(" ,").lower()
+    rest = clause.strip()[m.end("lead") if m.group("lead") else 0 :]
+    rest = rest[:1].lower() + rest[1:]
+    if verb.endswith("ing") and len(verb) > 5 and verb not in _NOT_ING:
+        return f"I'm {lead + ' ' if lead else ''}{rest}"
+    if (
+        not lead
+        and verb in _EN_STATIVE_VERBS
+        and not m.group("neg")
+        and not re.search(r"\b(?:is|are|was|were)\b", rest)  # "swim class is on Thursdays"
+    ):
+        return f"I {rest}"  # "Live in Leeds with two cats", "Work nights at a hospital"
+    if lead and (verb in _EN_BASE_VERBS or m.group("neg")):
+        lead = re.sub(r"^(?:btw|fyi|oh and|and)\b,?\s*", "", lead)
+        return f"I {lead + ' ' if lead else ''}{rest}"
+    return None
 
 
 #: How one feels or what the weather is right now, a greeting or a joke: small talk, never a
@@ -199,12 +310,31 @@ _NO_FOR_ME_RE = re.compile(
 _ZH_TOPIC_DENIED_RE = re.compile(
     r"^(?P<obj>(?!今天|明天|昨天|现在|最近|晚上|早上|中午|这|那|我|你|他|她)[\u4e00-\u9fffA-Za-z]{1,8}?)"
     r"(?:我|用户)?(?:是)?(?:早就|已经|早|从来|一点都|一点也|根本|再也)?(?:不|没)(?:再)?"
-    r"(?P<verb>学|吃|喝|用|玩|看|抽|买|做|打|练|听|养|开|骑|坐)(?:了|的|啦)?$"
+    r"(?P<verb>学|吃|喝|用|玩|看|抽|买|做|打|练|听|养|开|骑|坐|上)(?:了|的|啦)?$"
+)
+#: Objects of one character that stand as a word when put first ("烟已经不抽了", "酒不喝了").
+_ZH_ONE_CHAR_OBJECTS = frozenset("烟酒茶肉鱼糖辣奶蛋")
+#: A liked object put first, the subject left out: "鱿鱼也超爱", "火锅我最喜欢吃".
+_ZH_TOPIC_LIKED_RE = re.compile(
+    r"^(?P<obj>(?!今天|明天|昨天|现在|最近|这|那|我|你|他|她)[\u4e00-\u9fffA-Za-z]{1,8}?)(?:我)?"
+    r"(?P<also>也|还)?(?:超|很|挺|特别|最|非常|真的)?(?:爱|喜欢)(?P<verb2>吃|喝|看|玩|听)?(?:了|的|啦)?$"
 )
 #: A switch said with 改 + verb, the subject left out: "现在改学韩语", "改喝茶了".
 _ZH_SWITCHED_RE = re.compile(
     r"^(?:我|用户)?(?P<when>现在|如今|目前|最近)?(?:已经)?改(?P<verb>学|吃|喝|用|玩|看|练|听|养|开|骑|坐)"
     r"(?P<obj>[\u4e00-\u9fffA-Za-z0-9]{1,10}?)(?:了|啦)?$"
+)
+
+
+#: A Chinese clause that opens with the speaker's home or a family member, the owner left out.
+_FAMILY_FIRST_RE = re.compile(
+    r"^(?:家里(?=有|养|住|的)|(?:女儿|儿子|孩子|老婆|老公|媳妇|爱人|妻子|丈夫|爸爸|妈妈|老爸|老妈|"
+    r"闺女|小孩|宝宝)(?=今年|现在|在|是|叫|上|读|喜欢|不|对|有|明天|下周|下个月|每))"
+)
+#: Who one reports to: the manager ("I report to Tom Becker now").
+_REPORT_TO_RE = re.compile(
+    r"^(?:I|the user) (?:now )?(?:report|reports) (?:directly )?to "
+    r"(?P<who>[A-Z][\w.'-]*(?: [A-Z][\w.'-]*)?)(?P<now> now| these days)?[.!]?$"
 )
 
 
@@ -217,10 +347,20 @@ def reworded(clause: str) -> str:
     if m:
         return f"I don't want {m.group('x')}" + (" anymore" if m.group("more") else "")
     m = _ZH_TOPIC_DENIED_RE.match(text)
-    if m and len(m.group("obj")) >= 2:  # "不再" only when the clause says it stopped
+    if m and (len(m.group("obj")) >= 2 or m.group("obj") in _ZH_ONE_CHAR_OBJECTS):
+        # "不再" only when the clause says it stopped
         again = "再" if re.search(r"早就|已经|再|了$|啦$", text) else ""
         return f"我不{again}{m.group('verb')}{m.group('obj')}" + ("了" if again else "")
     m = _ZH_SWITCHED_RE.match(text)
     if m:
         return f"我{m.group('when') or ''}{m.group('verb')}{m.group('obj')}"
+    m = _ZH_TOPIC_LIKED_RE.match(re.sub(r"^(?:另外|还有|对了)[，,]?", "", text))
+    if m:  # "另外鱿鱼也超爱": the liked object put first
+        return f"我{m.group('also') or ''}喜欢{m.group('verb2') or ''}{m.group('obj')}"
+    m = _FAMILY_FIRST_RE.match(text)
+    if m:  # "家里养了一只猫" -> "我家养了一只猫"; "女儿今年上三年级" -> "我女儿今年上三年级"
+        return ("我家" + text[2:]) if text.startswith("家里") else "我" + text
+    m = _REPORT_TO_RE.match(text)
+    if m:
+        return f"My manager is {m.group('who')}"
     return clause

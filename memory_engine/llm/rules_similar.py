@@ -20,6 +20,9 @@ the keys then call them unrelated or complementary. This fallback decides those 
 * opposite polarity on the same object (one fact's content words hold the other's, apart from
   the negation: not "I'm not allergic to shellfish" after "allergic to peanuts"), or on a named
   old value, cosine >= :data:`NEGATION_COSINE` -> ``contradicts``;
+* an input that says it corrects (a correction word anywhere, or it opens with "actually",
+  "change of plans", 其实, 更正), a shared anchor, cosine >= :data:`CORRECTION_COSINE` ->
+  ``contradicts``;
 * a change signal (:data:`CHANGE_RE`: 其实, 改成, 换成, 不再, 已经不, 搬到, 现在; actually,
   instead, no longer, anymore, switched, moved, now, ...) in a clause of the new input about
   either fact, a verb that acts on an object acting on a stored word ("I left Acme", never "I
@@ -31,6 +34,8 @@ the keys then call them unrelated or complementary. This fallback decides those 
   :data:`DUPLICATE_COSINE` -> ``duplicate``;
 * no change signal, same polarity, a shared anchor and cosine >= :data:`SUPPLEMENT_COSINE` ->
   ``supplements`` (both kept: "日语N2考试" next to "在学日语");
+* the input says it adds (also, 也, 另外), same polarity, cosine >= :data:`ADDITIVE_COSINE`
+  -> ``supplements``, with or without a shared word;
 * otherwise no decision (the keys' answer stands).
 
 Cosines are in [-1, 1]; the candidate's ``similarity_ml`` (the multilingual leg) is used, else
@@ -51,6 +56,15 @@ from memory_engine.text import tokenize
 NEGATION_COSINE = 0.5
 #: Cosine from which a fact with an explicit change word contradicts the stored one.
 CHANGE_COSINE = 0.5
+#: Cosine from which a fact sharing an anchor, in an input that says it corrects ("actually",
+#: "change of plans", 其实, 更正, "scratch that"), contradicts the stored one.
+CORRECTION_COSINE = 0.3
+#: How an input that corrects the record opens.
+_CORRECTION_LEAD_RE = re.compile(
+    r"^(?:其实|实际上|更正|纠正|计划有变|说错了|不对|actually|change of plans?|update\b|correction|"
+    r"make that|scratch that|oops)",
+    re.I,
+)
 #: Cosine from which a fact with only a time word (现在 / now) contradicts the stored one.
 WEAK_CHANGE_COSINE = 0.62
 #: Cosine from which a fact that says it switched ("我现在改喝拿铁了", "I've switched to coffee")
@@ -58,6 +72,9 @@ WEAK_CHANGE_COSINE = 0.62
 SWITCH_COSINE = 0.45
 #: Cosine from which a fact sharing an anchor, without a change word, adds to the stored one.
 SUPPLEMENT_COSINE = 0.5
+#: Cosine from which a fact said to add ("Also have a few rosemary plants", "另外鱿鱼也超爱")
+#: adds to a stored one of the same polarity without a shared word.
+ADDITIVE_COSINE = 0.35
 #: Cosine from which a fact with the same content words and polarity is a duplicate.
 DUPLICATE_COSINE = 0.8
 
@@ -128,7 +145,9 @@ def names_old_value(new_text: str, new_content: str, old_content: str) -> bool:
 
 
 #: Words that add to what is stored, never replace it ("I like black tea too", "我也喜欢…").
-_ADDITIVE_RE = re.compile(r"\b(?:too|as well|also|in addition)\b|也|还(?:有|喜欢|会|在)|另外", re.I)
+_ADDITIVE_RE = re.compile(
+    r"\b(?:too|as well|also|in addition)\b|也|还(?:有|喜欢|会|在)|另外|补充", re.I
+)
 #: Change verbs that act on an object: they change the fact only when what they act on is the
 #: shared word ("I left Acme" / "I left my umbrella in Berlin"; "我换成苹果手机" / "我换了双鞋").
 _OBJECT_VERB_RE = re.compile(
@@ -288,7 +307,7 @@ def similar_relation(
     if not anchors and not named:
         if _switched(new, old, new_text) and cosine >= SWITCH_COSINE:
             return "contradicts", f"switched to another one (cosine {cosine:.2f})"
-        return None
+        return _added(new, old, new_text, cosine)
     polarity_new, polarity_old = int(new.get("polarity", 1)), int(old.get("polarity", 1) or 1)
     about = ", ".join(sorted(anchors)) or "the corrected value"
     kinds = {str(new.get("kind") or ""), str(old.get("kind") or "")}
@@ -298,8 +317,12 @@ def similar_relation(
     # a denial is of the stored object itself, not of another one next to a shared word
     # ("I'm not allergic to shellfish" leaves "allergic to peanuts"; "Anna is no longer my
     # manager" leaves "a sister named Anna")
+    denied_terms = _anchors(re.split(r"[,，;；]", new_content, maxsplit=1)[0])
     same_object = bool(new_terms) and (
-        new_terms - _CHANGE_TERMS <= old_terms or old_terms <= new_terms
+        new_terms - _CHANGE_TERMS <= old_terms
+        or old_terms <= new_terms
+        # the clause that denies ("not on Facebook anymore, deleted my account")
+        or (polarity_new != polarity_old and bool(denied_terms) and denied_terms <= old_terms)
     )
     # denying something more specific leaves the general fact ("我是素食者" / "我不是纯素食者",
     # "I like tea" / "I don't like tea with milk")
@@ -315,6 +338,13 @@ def similar_relation(
     # a fact said to add ("I like black tea too", 也) never replaces one of the same polarity
     may_replace = may_retire and not _ADDITIVE_RE.search(new_text) and not narrower_denial
     stored = anchors | old_terms
+    if (
+        may_replace
+        and anchors
+        and (_CORRECTED_RE.search(new_text) or _CORRECTION_LEAD_RE.match(new_text.strip()))
+        and cosine >= CORRECTION_COSINE
+    ):
+        return "contradicts", f"corrected: {about} (cosine {cosine:.2f})"
     if may_replace and _changes_here(new_text, stored, new_terms) and cosine >= CHANGE_COSINE:
         return "contradicts", f"changed: {about} (cosine {cosine:.2f})"
     if may_replace and WEAK_CHANGE_RE.search(new_text) and anchors and cosine >= WEAK_CHANGE_COSINE:
@@ -329,6 +359,17 @@ def similar_relation(
         return "duplicate", f"same content words (cosine {cosine:.2f})"
     if polarity_new == polarity_old and anchors and cosine >= SUPPLEMENT_COSINE:
         return "supplements", f"more about {about} (cosine {cosine:.2f})"
+    return _added(new, old, new_text, cosine)
+
+
+def _added(
+    new: dict[str, Any], old: dict[str, Any], new_text: str, cosine: float
+) -> tuple[str, str] | None:
+    """``supplements`` when the input says it adds (also, 也, 另外) to a stored fact of the same
+    polarity and close meaning (cosine >= :data:`ADDITIVE_COSINE`), else None."""
+    same_polarity = int(new.get("polarity", 1)) == int(old.get("polarity", 1) or 1)
+    if same_polarity and _ADDITIVE_RE.search(new_text) and cosine >= ADDITIVE_COSINE:
+        return "supplements", f"said to add to it (cosine {cosine:.2f})"
     return None
 
 

@@ -137,6 +137,17 @@ _ATTRIBUTE_ALIASES = {
         "mail",
     ),
     "birthday": ("生日", "出生日期", "birthday", "date of birth"),
+    "manager": (
+        "manager",
+        "boss",
+        "leader",
+        "team lead",
+        "领导",
+        "老板",
+        "上级",
+        "直属领导",
+        "组长",
+    ),
     "plate": ("车牌", "车牌号", "车牌号码", "license plate", "plate number", "number plate"),
     "address": ("地址", "住址", "家庭住址", "address", "home address"),
 }
@@ -150,7 +161,13 @@ def canonical_attribute(subject: str) -> str:
     text = re.sub(
         r"^(?:(?:the user's|my|the|new)\s+)+|^新的?|(?<=[a-z])(?<!s)s$", "", subject.strip()
     )
-    return _ALIAS_OF.get(text, subject)
+    if text in _ALIAS_OF:
+        return _ALIAS_OF[text]
+    # the attribute named last ("work email", "组的leader", "家庭住址"): its head word
+    head = re.search(r"(?:^|[\s\u4e00-\u9fff])([a-z]{3,})$|([\u4e00-\u9fff]{2})$", text)
+    if head and head.start() > 0:
+        return _ALIAS_OF.get(head.group(1) or head.group(2), subject)
+    return subject
 
 
 #: Diets that rule out eating meat (vegan also dairy and eggs), by their diet subject.

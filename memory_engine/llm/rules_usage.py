@@ -140,10 +140,91 @@ _TOOLS: dict[str, tuple[str, ...]] = {
         "nodejs",
     ),
     "email": ("gmail", "outlook", "qq邮箱", "163邮箱", "网易邮箱", "proton mail", "protonmail"),
-    "tracker": ("jira", "linear", "trello", "asana", "禅道", "tapd", "github issues", "youtrack"),
+    "tracker": (
+        "jira",
+        "linear",
+        "trello",
+        "asana",
+        "禅道",
+        "tapd",
+        "github issues",
+        "youtrack",
+        "todoist",
+        "ticktick",
+        "滴答清单",
+        "things",
+    ),
+    "docs": ("confluence", "notion docs", "google docs", "飞书文档", "语雀文档", "coda"),
+    "database": (
+        "mysql",
+        "postgres",
+        "postgresql",
+        "sqlite",
+        "mongodb",
+        "oracle",
+        "sql server",
+        "redis",
+        "cassandra",
+        "dynamodb",
+        "tidb",
+        "oceanbase",
+    ),
     "os": ("windows", "macos", "mac os", "linux", "ubuntu", "debian", "fedora", "arch linux"),
     "music": ("spotify", "apple music", "网易云音乐", "qq音乐", "youtube music"),
     "maps": ("高德地图", "高德", "百度地图", "google maps", "apple maps", "waze"),
+    "car": (
+        "honda",
+        "toyota",
+        "tesla",
+        "bmw",
+        "audi",
+        "ford",
+        "volkswagen",
+        "vw",
+        "nissan",
+        "mazda",
+        "subaru",
+        "kia",
+        "hyundai",
+        "mercedes",
+        "volvo",
+        "porsche",
+        "rivian",
+        "byd",
+        "比亚迪",
+        "特斯拉",
+        "蔚来",
+        "理想",
+        "小鹏",
+        "大众",
+        "丰田",
+        "本田",
+        "宝马",
+        "奔驰",
+        "奥迪",
+        "吉利",
+        "问界",
+    ),
+    "laptop": (
+        "macbook",
+        "macbook pro",
+        "macbook air",
+        "thinkpad",
+        "dell",
+        "dell xps",
+        "xps",
+        "surface",
+        "matebook",
+        "lenovo",
+        "联想",
+        "拯救者",
+        "戴尔",
+        "惠普",
+        "hp",
+        "asus",
+        "华硕",
+        "framework",
+    ),
 }
 _USE_OF_TOOL = {tool: use for use, tools in _TOOLS.items() for tool in tools}
 #: Purpose words by use ("记笔记", "as my browser", "for team chat").
@@ -158,9 +239,35 @@ _PURPOSES: dict[str, tuple[str, ...]] = {
     "frontend": ("frontend", "前端", "the frontend"),
     "scripts": ("scripts", "脚本", "scripting"),
     "email": ("email", "邮件", "收发邮件", "mail"),
-    "tracker": ("tickets", "issue tracking", "任务管理", "项目管理", "bug跟踪"),
+    "tracker": (
+        "tickets",
+        "issue tracking",
+        "任务管理",
+        "项目管理",
+        "bug跟踪",
+        "bugs",
+        "issues",
+        "tasks",
+        "待办",
+        "待办事项",
+        "任务",
+    ),
+    "docs": ("docs", "documents", "documentation", "wiki", "文档", "知识库"),
+    "database": ("database", "main database", "db", "数据库", "主库"),
     "os": ("operating system", "操作系统"),
     "maps": ("navigation", "导航", "地图"),
+    "car": ("car", "车", "汽车", "ride"),
+    "laptop": (
+        "laptop",
+        "work laptop",
+        "电脑",
+        "工作电脑",
+        "笔记本电脑",
+        "work computer",
+        "computer",
+        "machine",
+        "work machine",
+    ),
 }
 _USE_OF_PURPOSE = {p: use for use, ps in _PURPOSES.items() for p in ps}
 
@@ -171,7 +278,7 @@ _ZH_TOOL = "|".join(
 )
 _TOOL = rf"(?:{_ZH_TOOL}|{_NAME})"
 _WHO_ZH = r"(?:我们组|我们团队|我们公司|我们|咱们|我|用户)"
-_ZH_WHEN = r"(?:平时|一直|现在|主要|都|一般|目前|日常|也|还|开始|已经|经常|如今)"
+_ZH_WHEN = r"(?:平时|一直|现在|主要|都|一般|目前|日常|也|还|开始|已经|经常|如今|全|全部|统一)"
 
 _ZH_USE_RE = re.compile(
     rf"^(?:(?P<who>{_WHO_ZH}){_ZH_WHEN}*|(?P<ctx>工作上|生活上|平时)我?{_ZH_WHEN}*)"
@@ -179,24 +286,44 @@ _ZH_USE_RE = re.compile(
 )
 _ZH_SWITCH_RE = re.compile(
     rf"^(?:(?:{_WHO_ZH})的?)?(?P<purpose>[\u4e00-\u9fff]{{0,6}}?){_ZH_WHEN}*"
-    rf"(?:改用|换成|换用|换到|转用|切换到|切到|迁移到|迁到|改成用)(?:了)?\s*"
-    rf"(?P<tool>{_TOOL})\s*(?:来|去)?(?P<after>[\u4e00-\u9fff]{{0,6}}?)(?:了|啦)?$"
+    rf"(?:改用|换成|换用|换到|转用|切换到|切到|迁移到|迁到|改成用|改成放|挪到|搬到|放到|改放)(?:了)?\s*"
+    rf"(?P<tool>{_TOOL})\s*(?:上|里)?(?:来|去)?(?P<after>[\u4e00-\u9fff]{{0,6}}?)(?:了|啦)?$"
 )
+#: A Chinese use said topic first: "日常写代码用的是VS Code", "待办事项一直用Todoist管理",
+#: "团队的文档都放在Confluence上".
+_ZH_TOPIC_USE_RE = re.compile(
+    rf"^(?P<purpose>(?!我|你|他|她|用户)[\u4e00-\u9fff]{{2,8}}?){_ZH_WHEN}*"
+    rf"(?:用的是|用的|用|放在|存在|放)\s*(?P<tool>{_TOOL})\s*(?:上|里)?"
+    rf"(?P<after>[\u4e00-\u9fff]{{0,4}}?)(?:了)?$"
+)
+#: Words of a scope or of someone else before a switch ("公司电脑上换成Edge了", "客户那边…").
+_ZH_SCOPE_RE = re.compile(r"[上里边]$|那|客户|隔壁|别的|其他|他们|有些|同事|老板|朋友|家人")
 #: A Chinese switch that is only a wish, a plan, a question, denied, or someone else's
 #: ("我想换成Cursor", "要不要换成Cursor", "没有换成", "老板让我们换成", "给我爸换成").
 _ZH_NOT_DONE_RE = re.compile(r"想|打算|准备|计划|考虑|要不要|是否|不|没|别|让|叫|给|帮|替|[?？吗]")
 _ZH_NOW_RE = re.compile(r"现在|如今|目前|已经")
 _EN_USE_RE = re.compile(
     rf"^(?:(?:actually|now|these days|mostly),? )?(?:I|we|the user|the team|our team)"
-    rf"(?: mostly| mainly| now| still| also| usually| actually)* (?:use|uses|prefer|code in|write in)"
-    rf" (?P<tool>{_NAME})(?: (?:as (?:my|our|the user's|a|the) |for (?:my |our )?|to )"
+    rf"(?: mostly| mainly| now| still| also| usually| actually)*(?P<verb> use| uses| prefer| code in|"
+    rf" write in| drive| drives| got issued| got| bought| was issued|'m on| am on|'re on| are on)"
+    rf" (?:an? |the )?(?P<tool>{_NAME})(?: (?:as (?:my|our|the user's|a|the) (?P<new>new )?|"
+    rf"for (?:my |our )?|to )"
     rf"(?P<purpose>[a-z][\w -]{{1,30}}?))?(?: now| these days| instead| too| as well)?$",
+    re.I,
+)
+#: "We track bugs in Jira", "we keep our docs in Confluence", "we host the site on Vercel".
+_EN_KEEP_RE = re.compile(
+    rf"^(?:I|we|the user|the team|our team)(?: mostly| mainly| still| now| all)? "
+    rf"(?:track|manage|keep|store|host|run|write|plan) (?:all |our |my |the )?"
+    rf"(?P<purpose>[a-z][\w -]{{1,20}}?) (?:in|on|with) (?:an? |the )?(?P<tool>{_NAME})"
+    rf"(?: now| these days)?$",
     re.I,
 )
 _EN_SWITCH_RE = re.compile(
     rf"^(?:(?:so|and|actually|then),? )?(?:I|we|the user|the team|our team)(?:'ve| have| has)?"
     rf"(?: just| recently| finally)? (?:switched|moved|migrated|changed|replaced|swapped)"
-    rf"(?: (?:my|our|the user's|the team's|the) (?P<purpose>[a-z][\w -]{{1,25}}?))?"
+    rf"(?: (?:my|our|the user's|the team's|the) (?P<purpose>[a-z][\w -]{{1,25}}?)|"
+    rf" everything| it all| all of it| over)?"
     rf"(?: over)?(?: from {_NAME})? (?:to|with|for) (?:an? |the )?(?P<tool>{_NAME})"
     rf"(?: (?:for|as) (?:my |our |the )?(?P<purpose2>[a-z][\w -]{{1,25}}?))?"
     rf"(?: (?:last|this) (?:week|month|year)| in \w+| recently| now| instead)*$",
@@ -242,7 +369,10 @@ def _purpose_use(purpose: str) -> str:
     """The use a purpose names: its category when the table knows it ("记笔记" -> "notes",
     "和同事沟通" -> "team chat" by its last word, "写后端" -> "backend"), else the purpose as
     said; "" for none."""
-    said = re.sub(r"^(?:my|our|the user's|the)\s+", "", purpose.strip().lower())
+    said = re.sub(
+        r"^(?:my|our|the user's|the)\s+|^[\u4e00-\u9fff]{1,4}的", "", purpose.strip().lower()
+    )
+    said = re.sub(r"^(?:日常|平时|工作上|一直)", "", said)
     if said in _SCOPES:
         return ""  # "for work", "for everything": where it is used, not what for
     bare = re.sub(r"[写来做去]$", "", re.sub(r"^(?:写|做|来|用来)", "", said))
@@ -274,16 +404,27 @@ def usage(clause: str) -> Match | None:
         purpose = groups.get("purpose") or groups.get("purpose2") or groups.get("after") or ""
         if zh and (_ZH_NOT_DONE_RE.search(text[: m.start("tool")]) or "吗" in text):
             return None
-        if zh and purpose and _purpose_use(purpose) not in _PURPOSES:
+        if zh and purpose and _ZH_SCOPE_RE.search(purpose):
             return None  # "公司电脑上换成Edge了", "客户那边换成飞书了": a scope or holder
     else:
         m = (_ZH_USE_RE if zh else _EN_USE_RE).match(text)
+        if m is None and not zh:
+            m = _EN_KEEP_RE.match(text)
+        if m is None and zh:
+            m = _ZH_TOPIC_USE_RE.match(text)
+            if m is not None and _ZH_SCOPE_RE.search(m.group("purpose")):
+                m = None
         if not m:
             return None
         groups = m.groupdict()
         purpose = groups.get("purpose") or ""
+        verb = (groups.get("verb") or "use").strip(" '").lower()
+        if verb in ("got", "bought", "got issued", "was issued") and not purpose:
+            return None  # "I got a Tesla" is no use said; "… as my new work laptop" is
+        if verb.startswith("drive") and not purpose:
+            purpose = "car"
         said_now = (_ZH_NOW_RE if zh else _EN_SWITCH_WORD_RE).search(text)
-        switched = bool(said_now) and not (zh and groups.get("ctx"))
+        switched = (bool(said_now) and not (zh and groups.get("ctx"))) or bool(groups.get("new"))
     tool = m.group("tool")
     if tool.lower() in _NOT_TOOL:
         return None
@@ -305,6 +446,11 @@ def use_of(key: dict[str, Any]) -> tuple[str, str] | None:
     "pixel 7")); else None (a workplace, an event or a liking that names a tool is no use)."""
     if key.get("kind") == "uses" and key.get("subject"):
         return str(key["subject"]), str(key.get("value") or "")
+    if key.get("kind") in ("statement", "preference") and int(key.get("polarity", 1)) < 0:
+        # "Todoist我不再用了", "I don't use Slack anymore": a known tool no longer used
+        tool = re.sub(r"^(?:用|使用|use|using)\s*", "", str(key.get("subject") or "").lower())
+        use = _tool_use(tool)
+        return (use, _canonical_tool(tool)) if use else None
     if key.get("kind") != "attr":
         return None
     value = str(key.get("value") or "")
