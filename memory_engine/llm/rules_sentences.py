@@ -314,6 +314,11 @@ _ZH_TOPIC_DENIED_RE = re.compile(
 )
 #: Objects of one character that stand as a word when put first ("烟已经不抽了", "酒不喝了").
 _ZH_ONE_CHAR_OBJECTS = frozenset("烟酒茶肉鱼糖辣奶蛋")
+#: A habit given up, its object put first: "咖啡早就戒了", "烟我已经戒掉了".
+_ZH_TOPIC_QUIT_RE = re.compile(
+    r"^(?P<obj>(?!今天|明天|昨天|现在|最近|这|那|我|你|他|她)[\u4e00-\u9fffA-Za-z]{1,6}?)(?:我)?"
+    r"(?:早就|已经|早|都|也)*(?:戒了|戒掉了|戒掉|彻底戒了)(?:了|啦)?$"
+)
 #: A liked object put first, the subject left out: "鱿鱼也超爱", "火锅我最喜欢吃".
 _ZH_TOPIC_LIKED_RE = re.compile(
     r"^(?P<obj>(?!今天|明天|昨天|现在|最近|这|那|我|你|他|她)[\u4e00-\u9fffA-Za-z]{1,8}?)(?:我)?"
@@ -354,6 +359,9 @@ def reworded(clause: str) -> str:
     m = _ZH_SWITCHED_RE.match(text)
     if m:
         return f"我{m.group('when') or ''}{m.group('verb')}{m.group('obj')}"
+    m = _ZH_TOPIC_QUIT_RE.match(text)
+    if m and (len(m.group("obj")) >= 2 or m.group("obj") in _ZH_ONE_CHAR_OBJECTS):
+        return f"我戒了{m.group('obj')}"  # "咖啡早就戒了": the habit given up, put first
     m = _ZH_TOPIC_LIKED_RE.match(re.sub(r"^(?:另外|还有|对了)[，,]?", "", text))
     if m:  # "另外鱿鱼也超爱": the liked object put first
         return f"我{m.group('also') or ''}喜欢{m.group('verb2') or ''}{m.group('obj')}"

@@ -54,6 +54,9 @@ from memory_engine.text import tokenize
 
 #: Cosine from which an opposite-polarity fact on a shared anchor contradicts the stored one.
 NEGATION_COSINE = 0.5
+#: ... and from which one whose denying clause names only the stored object's words contradicts it
+#: ("I'm not on Facebook anymore, deleted my account" / "I'm on Facebook a lot").
+SAME_OBJECT_NEGATION_COSINE = 0.42
 #: Cosine from which a fact with an explicit change word contradicts the stored one.
 CHANGE_COSINE = 0.5
 #: Cosine from which a fact sharing an anchor, in an input that says it corrects ("actually",
@@ -322,7 +325,11 @@ def similar_relation(
         new_terms - _CHANGE_TERMS <= old_terms
         or old_terms <= new_terms
         # the clause that denies ("not on Facebook anymore, deleted my account")
-        or (polarity_new != polarity_old and bool(denied_terms) and denied_terms <= old_terms)
+        or (
+            polarity_new != polarity_old
+            and bool(denied_terms)
+            and all(any(_same_word(t, o) for o in old_terms) for t in denied_terms)
+        )
     )
     # denying something more specific leaves the general fact ("我是素食者" / "我不是纯素食者",
     # "I like tea" / "I don't like tea with milk")
@@ -331,8 +338,10 @@ def similar_relation(
     if (
         may_retire
         and polarity_new != polarity_old
-        and (same_object or named)
-        and cosine >= NEGATION_COSINE
+        and (
+            (same_object and cosine >= SAME_OBJECT_NEGATION_COSINE)
+            or ((same_object or named) and cosine >= NEGATION_COSINE)
+        )
     ):
         return "contradicts", f"opposite polarity on {about} (cosine {cosine:.2f})"
     # a fact said to add ("I like black tea too", 也) never replaces one of the same polarity
@@ -360,6 +369,14 @@ def similar_relation(
     if polarity_new == polarity_old and anchors and cosine >= SUPPLEMENT_COSINE:
         return "supplements", f"more about {about} (cosine {cosine:.2f})"
     return _added(new, old, new_text, cosine)
+
+
+def _same_word(a: str, b: str) -> bool:
+    """One word, or a Chinese word and its compound ("日语" / "日语课")."""
+    if a == b:
+        return True
+    cjk = re.compile(r"^[\u4e00-\u9fff]{2,}$")
+    return bool(cjk.match(a) and cjk.match(b) and (a in b or b in a))
 
 
 def _added(

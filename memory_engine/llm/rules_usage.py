@@ -308,7 +308,7 @@ _EN_USE_RE = re.compile(
     rf" write in| drive| drives| got issued| got| bought| was issued|'m on| am on|'re on| are on)"
     rf" (?:an? |the )?(?P<tool>{_NAME})(?: (?:as (?:my|our|the user's|a|the) (?P<new>new )?|"
     rf"for (?:my |our )?|to )"
-    rf"(?P<purpose>[a-z][\w -]{{1,30}}?))?(?: now| these days| instead| too| as well)?$",
+    rf"(?P<purpose>[a-z][\w -]{{1,30}}?))?(?: now| these days| instead| too| as well)?(?:\s*[,;].*)?$",
     re.I,
 )
 #: "We track bugs in Jira", "we keep our docs in Confluence", "we host the site on Vercel".
@@ -326,7 +326,7 @@ _EN_SWITCH_RE = re.compile(
     rf" everything| it all| all of it| over)?"
     rf"(?: over)?(?: from {_NAME})? (?:to|with|for) (?:an? |the )?(?P<tool>{_NAME})"
     rf"(?: (?:for|as) (?:my |our |the )?(?P<purpose2>[a-z][\w -]{{1,25}}?))?"
-    rf"(?: (?:last|this) (?:week|month|year)| in \w+| recently| now| instead)*$",
+    rf"(?: (?:last|this) (?:week|month|year)| in \w+| recently| now| instead)*(?:\s*[,;].*)?$",
     re.I,
 )
 _EN_SWITCH_WORD_RE = re.compile(r"\b(?:instead|actually|now)\b", re.I)
