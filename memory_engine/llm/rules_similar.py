@@ -32,6 +32,8 @@ the keys then call them unrelated or complementary. This fallback decides those 
   :data:`WEAK_CHANGE_COSINE` for a time word alone (现在 / now) -> ``contradicts``;
 * no change signal, same polarity, the same content words and cosine >=
   :data:`DUPLICATE_COSINE` -> ``duplicate``;
+* the input says it repeats itself (like I said, 之前说过), same polarity, a shared anchor, no
+  correction word, cosine >= :data:`RESTATED_COSINE` -> ``duplicate``;
 * no change signal, same polarity, a shared anchor and cosine >= :data:`SUPPLEMENT_COSINE` ->
   ``supplements`` (both kept: "日语N2考试" next to "在学日语");
 * the input says it adds (also, 也, 另外), same polarity, cosine >= :data:`ADDITIVE_COSINE`
@@ -75,6 +77,16 @@ WEAK_CHANGE_COSINE = 0.62
 SWITCH_COSINE = 0.45
 #: Cosine from which a fact sharing an anchor, without a change word, adds to the stored one.
 SUPPLEMENT_COSINE = 0.5
+#: Words that say the input repeats what was said before ("like I said", "之前说过").
+RESTATED_RE = re.compile(
+    r"之前说过|前面说过|以前说过|说过了|再说一遍|重申一下|提醒一下|再提醒|"
+    r"\b(?:like I said|as I said|as I mentioned|like I mentioned|I already (?:said|told you|mentioned)|"
+    r"in case I didn't (?:say|mention)|just a reminder|reminder|again|once more)\b",
+    re.I,
+)
+#: Cosine from which a fact sharing an anchor in an input that says it repeats itself is a
+#: duplicate of the stored one.
+RESTATED_COSINE = 0.45
 #: Cosine from which a fact said to add ("Also have a few rosemary plants", "另外鱿鱼也超爱")
 #: adds to a stored one of the same polarity without a shared word.
 ADDITIVE_COSINE = 0.35
@@ -366,6 +378,14 @@ def similar_relation(
         and not CHANGE_RE.search(new_text)
     ):
         return "duplicate", f"same content words (cosine {cosine:.2f})"
+    if (
+        polarity_new == polarity_old
+        and anchors
+        and RESTATED_RE.search(new_text)
+        and not _CORRECTED_RE.search(new_text)
+        and cosine >= RESTATED_COSINE
+    ):
+        return "duplicate", f"said again: {about} (cosine {cosine:.2f})"
     if polarity_new == polarity_old and anchors and cosine >= SUPPLEMENT_COSINE:
         return "supplements", f"more about {about} (cosine {cosine:.2f})"
     return _added(new, old, new_text, cosine)
