@@ -127,6 +127,15 @@ _COUNTERPART_RE = re.compile(
 )
 
 
+#: A lower-case Latin word of 4+ letters in Chinese text ("deepseek", "notion"): a name.
+_LATIN_IN_CHINESE_RE = re.compile(r"(?<![A-Za-z0-9_])[a-z][a-z0-9]{3,}(?![A-Za-z0-9_])")
+#: Latin words in Chinese text that name no entity.
+_LATIN_NOT_NAMES = frozenset(
+    "http https html json yaml token email bug bugs debug test tests demo code java8 bash "
+    "shell linux python java golang rust".split()
+)
+
+
 def entities_of(found: Match, holder: Holder | None, clause: str) -> tuple[str, ...]:
     """Clean entity names of a fact: the third party, proper names, places and objects."""
     out: list[str] = []
@@ -134,7 +143,11 @@ def entities_of(found: Match, holder: Holder | None, clause: str) -> tuple[str, 
         out.append(holder.entity)
     if found.kind == "event" and found.value:
         out.append(found.value)
-    for m in re.finditer(r"(?<![\w'])([A-Z][A-Za-z0-9&.\-]+(?: [A-Z][A-Za-z0-9&.\-]+)*)", clause):
+    # a Latin name may touch Chinese text ("用DeepSeek的模型"): only a Latin letter or digit before
+    # it joins it to another word
+    for m in re.finditer(
+        r"(?<![A-Za-z0-9_'])([A-Z][A-Za-z0-9&.\-]+(?: [A-Z][A-Za-z0-9&.\-]+)*)", clause
+    ):
         name = m.group(1)
         first = name.split(" ")[0]
         if m.start() == 0 and (first.lower() in EN_COMMON or first.isalpha() and first.istitle()):
@@ -146,6 +159,14 @@ def entities_of(found: Match, holder: Holder | None, clause: str) -> tuple[str, 
             and name not in EN_NOT_NAMES  # weekdays, months, languages
         ):
             out.append(name)
+    if is_chinese(clause):  # "deepseek 的 API": a product or company written in Latin letters
+        out.extend(
+            m.group(0)
+            for m in _LATIN_IN_CHINESE_RE.finditer(clause)
+            if m.group(0).lower() not in _LATIN_NOT_NAMES
+        )
+    if found.kind == "uses" and found.value:
+        out.append(found.value)  # the tool used: "飞书", "vs code"
     named = _NAMED_THING_RE.search(clause)
     if named:  # "我们公司叫星河科技": the name of a company, school, pet ...
         out.append(named.group(1))
@@ -160,7 +181,11 @@ def entities_of(found: Match, holder: Holder | None, clause: str) -> tuple[str, 
     ):
         out.append(found.subject)
     clean = [re.sub(r"\s+", " ", e).strip(" ,.，。") for e in out]
-    return tuple(dict.fromkeys(e for e in clean if e))
+    first_written: dict[str, str] = {}  # one name per spelling ("Notion" / "notion")
+    for e in clean:
+        if e:
+            first_written.setdefault(e.casefold(), e)
+    return tuple(first_written.values())
 
 
 def tool_fact(conclusion: Conclusion, item: ExtractInput) -> Fact:

@@ -139,3 +139,22 @@ def test_no_false_supersession_from_casual_phrasings(
     embedder: UseM3Embedder, first: str, second: str
 ) -> None:
     assert "contradicts" not in _relations(embedder, first, second)
+
+
+@pytest.mark.parametrize(
+    ("text", "entity"),
+    [
+        ("我们在用ＤｅｅｐＳｅｅｋ的模型", "DeepSeek"),  # full-width, touching Chinese text
+        ("我今天用ChatGPT写了周报", "ChatGPT"),
+        ("我们组换成飞书了", "飞书"),  # the tool of a use
+    ],
+)
+def test_a_latin_or_tool_name_inside_chinese_text_is_an_entity(text: str, entity: str) -> None:
+    facts = RulesLLM().extract(ExtractInput(text=text, observed_at=NOW))[0].facts
+    assert any(entity in f.entities for f in facts)
+
+
+def test_one_entity_per_spelling_within_a_fact() -> None:
+    facts = RulesLLM().extract(ExtractInput(text="我用Notion记笔记", observed_at=NOW))[0].facts
+    names = [e for f in facts for e in f.entities]
+    assert names.count("Notion") == 1 and "notion" not in names
