@@ -32,6 +32,7 @@ from memory_engine.llm.rules_acts import INSTRUCTION_RE, QUESTION_RE, REQUEST_RE
 from memory_engine.llm.rules_clauses import Holder, holder_of, propositions, restate_change
 from memory_engine.llm.rules_compose import build_fact, extend, merge_pair, merges
 from memory_engine.llm.rules_content import tool_fact
+from memory_engine.llm.rules_judge import SINGLE_VALUED
 from memory_engine.llm.rules_judge import relation as key_relation
 from memory_engine.llm.rules_patterns import Match
 from memory_engine.llm.rules_sentences import (
@@ -141,6 +142,7 @@ class RulesLLM:
                 continue
             start = len(facts)
             passing_when = False  # a skipped remark said when: "这两天下雨，我打车上班"
+            skipped_when = False  # a remark no pattern read said when ("this week")
             restated = restate_change(sentence)
             for clause in [restated] if restated else propositions(sentence):
                 rewritten, found_holder = holder_of(reworded(clause), holder)
@@ -176,10 +178,13 @@ class RulesLLM:
                     if len(facts) > start:  # a continuation ("尤其是水煮鱼")
                         facts[-1] = extend(facts[-1], rewritten, found_holder)
                     # a remark that says when ("The line is closed this week, so I'm cycling")
-                    passing_when = passing_when or bool(TEMPORARY_RE.search(rewritten))
+                    skipped_when = skipped_when or bool(TEMPORARY_RE.search(rewritten))
                     continue
+                # a single-valued fact after such a remark is lasting ("Work is crazy this
+                # week, so I moved to Berlin"); a state or a routine is for that while
+                for_a_while = passing_when or (skipped_when and found.kind not in SINGLE_VALUED)
                 fact = build_fact(
-                    rewritten, found, item, tz, found_holder, sentence, passing_when=passing_when
+                    rewritten, found, item, tz, found_holder, sentence, passing_when=for_a_while
                 )
                 if len(facts) > start and merges(facts[-1], fact):
                     facts[-1] = merge_pair(facts[-1], fact, rewritten, found_holder)

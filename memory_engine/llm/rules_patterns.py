@@ -36,7 +36,7 @@ class Match:
 
 def normalise_subject(text: str) -> str:
     """Lowercased subject without fillers ("any more", "很", "吃"), for comparisons."""
-    t = text.strip().lower()
+    t = re.sub(r"\s+", " ", text.strip().lower()[:400])
     t = re.sub(
         r"\b(?:any ?more|at all|very much|a lot|so much|now|too|either|really|actually|in fact)\b",
         "",
@@ -220,7 +220,7 @@ _PATTERNS: list[tuple[re.Pattern[str], Reader]] = [
     ),
     (
         _p(
-            rf"(?:{_ME_EN}|[Ww]e) (?:just |recently |finally )?(?:moved|relocated) to "
+            rf"{_ME_EN} (?:just |recently |finally )?(?:moved|relocated) to "
             rf"([A-Z][\w\s-]{{1,30}}?)(?=\s+(?:back |last |this |in |on |a )|$|[，,。!！;；]|\.(?:\s|$))",
             0,
         ),

@@ -96,7 +96,7 @@ def subject_dropped(clause: str, *, opens: bool = False) -> tuple[str, Match] | 
         and found is not None
         and found.kind == "statement"
         and _ZH_PERSONAL_RE.match(clause)
-        and not re.search(r"一下|一会|吧$|[?？]", clause)
+        and not re.search(r"一下|一会|吧$|呢$|[?？]|你|吗", clause)
     ):
         # what one does or is, said without the subject ("在学日语", "目前在读研究生",
         # "烟瘾挺大的", "偶尔也去露营")
@@ -109,12 +109,10 @@ def subject_dropped(clause: str, *, opens: bool = False) -> tuple[str, Match] | 
 #: The opening of a Chinese clause about the speaker's own activity, skill or habit when the
 #: subject is left out: an aspect or frequency word before an activity verb, a habit noun.
 _ZH_PERSONAL_RE = re.compile(
-    r"^(?:目前|现在|一直|平时|最近|偶尔|经常|也|还|都|已经|正)*(?:在|正在)?"
-    r"(?:学|读|练|考|备考|上班|上学|做|养|种|玩|打|跑|去|会说|会讲|会弹|会做|爱|喜欢|住)|"
+    r"^(?:目前|现在|一直|平时|最近)*(?:在|正在)(?:学|读|考|备考|练)(?!校|习|会|完)[\u4e00-\u9fffA-Za-z]{2,}|"
     r"^[\u4e00-\u9fff]{1,4}(?:瘾|癖)|"
-    r"^(?:偶尔|经常|平时|周末|每周|每天)(?:都|也|会|常)*(?:去|玩|打|跑|学|练|做|爬|游|骑|上)"
-)
-#: An English clause that leaves out "I": a lead word ("also", "still", "btw") or an -ing
+    r"^(?:偶尔|经常|平时|周末|每周|每天)(?:都|也|会|常)*(?:去|练|学|跑|爬|游|骑)[\u4e00-\u9fff]{1,}"
+)  #: An English clause that leaves out "I": a lead word ("also", "still", "btw") or an -ing
 #: verb first ("Learning Rust on the side", "Not drinking beer anymore",
 #: "Also have a few rosemary plants").
 _EN_DROPPED_RE = re.compile(
@@ -122,17 +120,22 @@ _EN_DROPPED_RE = re.compile(
     r"(?P<neg>(?:not|never|no longer)\s+)?(?P<verb>[a-z]+)\b",
     re.I,
 )
-#: Words ending in -ing that are no verb.
-_NOT_ING = frozenset(
-    "nothing something anything everything morning evening thing king ring spring string "
-    "building meeting wedding ceiling during pudding sibling earring clothing".split()
+#: -ing verbs that, first in a clause, tell what the speaker is doing for a while
+#: ("Learning Rust on the side", "Training for a marathon"), not a reply ("Working on it").
+_EN_ONGOING_VERBS = frozenset(
+    "learning studying training practicing practising taking picking playing coaching teaching "
+    "volunteering building".split()
 )
 #: Base verbs that, after a lead word, say what the speaker does ("Also have", "Still play").
 _EN_BASE_VERBS = frozenset(
-    "have do play live work love like grow speak use drive run take go learn own prefer eat "
-    "drink commute study teach write read enjoy keep cook bake ride walk swim travel visit "
-    "watch listen practice practise volunteer coach manage lead build hike climb paint".split()
+    "have do play live work grow speak use drive run take go learn own prefer eat drink commute "
+    "study teach write read keep cook bake ride walk swim travel visit watch practice practise "
+    "volunteer coach manage lead build hike climb paint".split()
 )
+#: Without a lead word, only where one lives or works ("Live in Leeds", "Work at a hospital").
+_EN_PLACE_VERB_RE = re.compile(r"^(?:live|work)s? (?:in|at|as|for|from) ", re.I)
+#: The assistant or the listener named: a request or a greeting, not a fact.
+_EN_TO_YOU_RE = re.compile(r"\b(?:you|your|me|please)\b|[?!]", re.I)
 
 
 #: Head nouns of an attribute said without its owner ("Work laptop is a Dell XPS 13",
@@ -158,15 +161,33 @@ def owner_dropped(clause: str) -> str | None:
     Dell XPS 13" -> "My work laptop is a Dell XPS 13", "工作电脑是MacBook" -> "我的工作电脑是
     MacBook"), or None when it starts with no such attribute."""
     text = clause.strip()
+    if len(text) > 200:
+        return None
     if is_chinese(text):
         m = _ZH_OWNED_RE.match(text)
-        if not m or re.match(r"^(?:我|你|他|她|它|用户)", text):
+        if not m or re.match(r"^(?:我|你|他|她|它|用户)", text) or not _names_a_value(m):
             return None
         return "我的" + text
     m = _EN_OWNED_RE.match(text)
     if not m or re.match(r"^(?:my|your|his|her|its|our|their|the|this|that)\b", text, re.I):
         return None
+    if not _names_a_value(m):
+        return None  # "Car is in the shop", "Laptop is dead lol": a state, not the value
     return "My " + text[:1].lower() + text[1:]
+
+
+def _names_a_value(m: re.Match[str]) -> bool:
+    """True when the value of an owner-less attribute is one: a name or number ("a Dell XPS
+    13", "MacBook", "13812345678"), not a state or a question ("在充电", "dead lol", "coming
+    up", "是谁")."""
+    if m.group("verb") not in ("is", "are", "'s", "是", "叫"):
+        return False
+    value = re.sub(r"^(?:an?|the)\s+", "", m.group("value").strip())
+    if re.search(r"谁|哪|什么|多少|几|吗|呢|[?？!！]", value):
+        return False
+    if re.search(r"[\u4e00-\u9fff]", m.group("attr")):
+        return re.match(r"[A-Za-z0-9]", value) is not None  # "MacBook", "13812345678"
+    return re.match(r"[A-Z0-9]", value) is not None
 
 
 #: Base verbs that, first in a clause, tell about the speaker rather than ask the assistant
@@ -190,15 +211,14 @@ def en_subject_dropped(clause: str) -> str | None:
     lead = (m.group("lead") or "").strip(" ,").lower()
     rest = clause.strip()[m.end("lead") if m.group("lead") else 0 :]
     rest = rest[:1].lower() + rest[1:]
-    if verb.endswith("ing") and len(verb) > 5 and verb not in _NOT_ING:
+    if len(clause) > 200 or _EN_TO_YOU_RE.search(clause):
+        return None
+    if verb in _EN_ONGOING_VERBS and re.match(r"\S+ (?!it\b|on it\b|is\b|was\b|are\b)\S", rest):
         return f"I'm {lead + ' ' if lead else ''}{rest}"
-    if (
-        not lead
-        and verb in _EN_STATIVE_VERBS
-        and not m.group("neg")
-        and not re.search(r"\b(?:is|are|was|were)\b", rest)  # "swim class is on Thursdays"
-    ):
-        return f"I {rest}"  # "Live in Leeds with two cats", "Work nights at a hospital"
+    if not lead and m.group("neg") and verb.endswith("ing"):
+        return f"I'm {rest}"  # "Not drinking beer anymore"
+    if not lead and not m.group("neg") and _EN_PLACE_VERB_RE.match(rest):
+        return f"I {rest}"  # "Live in Leeds with two cats", "Work at a hospital"
     if lead and (verb in _EN_BASE_VERBS or m.group("neg")):
         lead = re.sub(r"^(?:btw|fyi|oh and|and)\b,?\s*", "", lead)
         return f"I {lead + ' ' if lead else ''}{rest}"
@@ -312,17 +332,22 @@ _ZH_TOPIC_DENIED_RE = re.compile(
     r"(?:我|用户)?(?:是)?(?:早就|已经|早|从来|一点都|一点也|根本|再也)?(?:不|没)(?:再)?"
     r"(?P<verb>学|吃|喝|用|玩|看|抽|买|做|打|练|听|养|开|骑|坐|上)(?:了|的|啦)?$"
 )
+#: People and filler words that are no object put first ("老公已经戒了", "女儿特别喜欢", "也喜欢").
+_NOT_PEOPLE = (
+    r"(?!(?:老公|老婆|媳妇|爱人|女儿|儿子|孩子|小孩|客户|老板|大家|同事|朋友|爸|妈|他们|她们|领导|"
+    r"家人|也|都|还))"
+)
 #: Objects of one character that stand as a word when put first ("烟已经不抽了", "酒不喝了").
 _ZH_ONE_CHAR_OBJECTS = frozenset("烟酒茶肉鱼糖辣奶蛋")
 #: A habit given up, its object put first: "咖啡早就戒了", "烟我已经戒掉了".
 _ZH_TOPIC_QUIT_RE = re.compile(
-    r"^(?P<obj>(?!今天|明天|昨天|现在|最近|这|那|我|你|他|她)[\u4e00-\u9fffA-Za-z]{1,6}?)(?:我)?"
-    r"(?:早就|已经|早|都|也)*(?:戒了|戒掉了|戒掉|彻底戒了)(?:了|啦)?$"
+    rf"^(?P<obj>(?!今天|明天|昨天|现在|最近|这|那|我|你|他|她){_NOT_PEOPLE}[\u4e00-\u9fffA-Za-z]{{1,6}}?)"
+    r"(?:我)?(?:早就|已经|早|都|也)*(?:戒了|戒掉了|戒掉|彻底戒了)(?:了|啦)?$"
 )
 #: A liked object put first, the subject left out: "鱿鱼也超爱", "火锅我最喜欢吃".
 _ZH_TOPIC_LIKED_RE = re.compile(
-    r"^(?P<obj>(?!今天|明天|昨天|现在|最近|这|那|我|你|他|她)[\u4e00-\u9fffA-Za-z]{1,8}?)(?:我)?"
-    r"(?P<also>也|还)?(?:超|很|挺|特别|最|非常|真的)?(?:爱|喜欢)(?P<verb2>吃|喝|看|玩|听)?(?:了|的|啦)?$"
+    rf"^(?P<obj>(?!今天|明天|昨天|现在|最近|这|那|我|你|他|她){_NOT_PEOPLE}[\u4e00-\u9fffA-Za-z]{{2,8}}?)"
+    r"(?:我)?(?P<also>也|还)?(?:超|很|挺|特别|最|非常|真的)?(?:爱|喜欢)(?P<verb2>吃|喝|看|玩|听)?(?:了|的|啦)?$"
 )
 #: A switch said with 改 + verb, the subject left out: "现在改学韩语", "改喝茶了".
 _ZH_SWITCHED_RE = re.compile(

@@ -63,11 +63,11 @@ SAME_OBJECT_NEGATION_COSINE = 0.42
 CHANGE_COSINE = 0.5
 #: Cosine from which a fact sharing an anchor, in an input that says it corrects ("actually",
 #: "change of plans", 其实, 更正, "scratch that"), contradicts the stored one.
-CORRECTION_COSINE = 0.3
+CORRECTION_COSINE = 0.45
 #: How an input that corrects the record opens.
 _CORRECTION_LEAD_RE = re.compile(
-    r"^(?:其实|实际上|更正|纠正|计划有变|说错了|不对|actually|change of plans?|update\b|correction|"
-    r"make that|scratch that|oops)",
+    r"^(?:其实|实际上|更正|纠正|计划有变|说错了|actually|change of plans?|correction|"
+    r"make that|scratch that)",
     re.I,
 )
 #: Cosine from which a fact with only a time word (现在 / now) contradicts the stored one.

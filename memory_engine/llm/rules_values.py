@@ -20,7 +20,9 @@ __all__ = ["attribute_value"]
 
 _EMAIL = r"([\w.+-]+@[\w-]+(?:\.[\w-]+)+)"
 #: Attribute nouns a Chinese "新X…" names (not "新的一年", "新来的实习生").
-_ZH_NEW_ATTR = r"(?![的来一])([\u4e00-\u9fff]{1,4}?)"
+_ZH_NEW_ATTR = (
+    r"(工位|座位|办公室|地址|住址|号码|手机号|电话|号|邮箱|车牌号?|工号|微信号?|账号|门牌号?)"
+)
 _NUMBER = r"(\+?[\d][\d\s-]{4,20}\d)"
 
 _READERS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Match]]] = [
@@ -41,7 +43,8 @@ _READERS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Match]]] = [
     # "新车牌是沪B67890", "新工位在5楼", "新号是139…"
     (
         re.compile(
-            rf"^(?:我的|用户的)?新的?{_ZH_NEW_ATTR}(?:是|为|在)((?:[^，,。.!！;；]|\.(?=\S)){{1,20}})$"
+            rf"^(?:我的|用户的)?新的?{_ZH_NEW_ATTR}(?:是|为|在)"
+            r"(?!.*(?:谁|哪|什么|多少|几|吗|呢|路上|充电|修))((?:[^，,。.!！;；?？]|\.(?=\S)){1,20})$"
         ),
         lambda m: Match(
             "attr",
@@ -79,7 +82,8 @@ _READERS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Match]]] = [
     # a transfer to another city or office ("上个月调去深圳了", "被外派到新加坡")
     (
         re.compile(
-            r"^(?:我|用户)?[^，,我]{0,8}?(?:被)?(?:调去|调到|外派到|外派去|派驻到|调职到|转到)"
+            r"^(?:我|用户)?(?:上个?月|去年|今年|最近|已经|刚刚?|前阵子)*(?:被)?"
+            r"(?:调去|调到|外派到|外派去|派驻到|调职到)"
             r"([\u4e00-\u9fff]{2,6}?)(?:分公司|办公室|总部)?(?:了|工作|上班|办公)*$"
         ),
         lambda m: Match(
@@ -89,14 +93,6 @@ _READERS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Match]]] = [
             importance=0.7,
             tags=("place", "work", "correction"),
         ),
-    ),
-    # "Make that Postgres": the latest value corrected, its attribute left out
-    (
-        re.compile(
-            r"^(?i:no,? )?(?i:make|change) (?i:that|it) (?i:to )?(?P<v>[A-Z][\w.+#-]*(?: [A-Z0-9][\w.+#-]*)?)"
-            r"(?: instead)?(?:[,;].*)?$"
-        ),
-        lambda m: Match("attr", "", value=m.group("v").lower(), tags=("correction",)),
     ),
     # "shellfish allergy here", "花生过敏体质"
     (
