@@ -196,14 +196,14 @@ _NEW_ZH_RE = re.compile(r"^(?:我们|我|用户)?(?:新(?=[\u4e00-\u9fff]{2}))?"
 
 
 def _shape(value: Any) -> str:
-    """What a value is written as: ``number`` (digits and separators only: a phone number),
-    ``email``, else ``text`` (or ``none``)."""
+    """What a value is written as: ``number`` (it opens with 5+ digits and separators: a phone
+    number, "415-555-0132 if you need it"), ``email``, else ``text`` (or ``none``)."""
     text = str(value or "")
     if not text:
         return "none"
     if "@" in text:
         return "email"
-    return "number" if re.fullmatch(r"[+\d\s().-]{5,}", text) else "text"
+    return "number" if re.match(r"\+?\(?\d[\d\s().-]{3,}\d(?:\s|$)", text) else "text"
 
 
 def _as_diet(key: dict[str, Any]) -> dict[str, Any]:

@@ -105,6 +105,10 @@ def test_small_talk_and_requests_stay_unremembered(text: str) -> None:
         ("我的工位在3楼，靠窗那一排", "行政刚通知，新工位在5楼"),
         ("手机号13812345678，帮我记一下", "号码换了，新号是13987654321"),
         ("My cell is 415-555-0132", "New number: 415-555-0199, the old one is disconnected."),
+        (
+            "My cell is 415-555-0132 if you need it.",
+            "New number: 415-555-0199, the old one is disconnected.",
+        ),
         ("My manager is Priya Shah.", "Reorg happened, I report to Tom Becker now."),
         ("I live in Leeds", "Work is crazy this week, so I moved to Berlin"),
         ("目前在杭州上班，租房住", "上个月调去深圳了，现在人在深圳"),
