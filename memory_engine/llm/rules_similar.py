@@ -332,7 +332,7 @@ def similar_relation(
     # a denial is of the stored object itself, not of another one next to a shared word
     # ("I'm not allergic to shellfish" leaves "allergic to peanuts"; "Anna is no longer my
     # manager" leaves "a sister named Anna")
-    denied_terms = _anchors(re.split(r"[,，;；]", new_content, maxsplit=1)[0])
+    denied_terms = _anchors(re.split(r"[,，;；]", new_content, maxsplit=1)[0]) - _CHANGE_TERMS
     same_object = bool(new_terms) and (
         new_terms - _CHANGE_TERMS <= old_terms
         or old_terms <= new_terms

@@ -113,6 +113,7 @@ def test_small_talk_and_requests_stay_unremembered(text: str) -> None:
         ("I live in Leeds", "Work is crazy this week, so I moved to Berlin"),
         ("目前在杭州上班，租房住", "上个月调去深圳了，现在人在深圳"),
         ("平时我吃素", "其实我已经不吃素了，啥都能吃"),
+        ("在学日语，每周上两次课", "日语课没再上了，没坚持下来"),
         (
             "I work as a QA engineer at a fintech startup.",
             "Update: I switched into a product manager role in January.",
