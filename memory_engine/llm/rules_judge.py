@@ -28,8 +28,10 @@ import hashlib
 import re
 from typing import Any
 
+from memory_engine.llm.rules_patterns import diet_subject
 from memory_engine.llm.rules_roles import ROLE_ATTRIBUTES
 from memory_engine.llm.rules_slots import (
+    MEAT_FREE_DIETS,
     canonical_attribute,
     diet_conflict,
     means_change,
@@ -208,13 +210,17 @@ def _shape(value: Any) -> str:
 
 def _as_diet(key: dict[str, Any]) -> dict[str, Any]:
     """``key`` read as a diet when it is a liking of a diet ("我不吃素了" read as a preference
-    of 素): the same subject as "我吃素" / "I'm vegetarian"."""
-    if key.get("kind") == "preference" and _norm(key.get("subject")) in _DIET_WORDS:
-        return {**key, "kind": "diet", "subject": _DIET_WORDS[_norm(key.get("subject"))]}
+    of 素): the same subject as "我吃素" / "I'm vegetarian" (``rules_patterns.diet_subject``)."""
+    if key.get("kind") == "preference":
+        diet = diet_subject(_norm(key.get("subject")))
+        if diet in MEAT_FREE_DIETS:
+            return {**key, "kind": "diet", "subject": diet}
     return key
 
 
-_DIET_WORDS = {"素": "vegetarian", "吃素": "vegetarian", "素食": "vegetarian", "纯素": "vegan"}
+def _comparable_key(key: dict[str, Any]) -> dict[str, Any]:
+    """``key`` with a role attribute read as the occupation and a diet liking as the diet."""
+    return _as_diet(_as_role(key))
 
 
 def key_terms(key: dict[str, Any]) -> list[str]:
@@ -222,7 +228,7 @@ def key_terms(key: dict[str, Any]) -> list[str]:
     judge sees them even when their embeddings are far apart. Empty for an unkeyed fact."""
     if not key.get("kind"):
         return []
-    key = _as_diet(_as_role(key))
+    key = _comparable_key(key)
     holder = _norm(key.get("holder") or "user")
     kind = str(key["kind"])
     group = next((sorted(g)[0] for g in _KIND_GROUPS if kind in g), kind)
@@ -247,7 +253,7 @@ def relation(new: dict[str, Any], old: dict[str, Any] | None) -> tuple[str, str]
     """(relation, reason) of a new fact key to a stored one (see module docstring)."""
     if not old or not old.get("kind") or not new.get("kind"):
         return "unrelated", "no recognised fact to compare"
-    new, old = _as_diet(_as_role(new)), _as_diet(_as_role(old))
+    new, old = _comparable_key(new), _comparable_key(old)
     if _norm(new.get("holder") or "user") != _norm(old.get("holder") or "user"):
         return "unrelated", "about someone else"
     kind = str(new.get("kind"))

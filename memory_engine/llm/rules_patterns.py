@@ -495,6 +495,7 @@ _VERB_FIRST = {"preference", "has", "residence", "workplace", "origin", "occupat
 
 
 _DIET_CANONICAL = {
+    "素": "vegetarian",
     "吃素": "vegetarian",
     "素食": "vegetarian",
     "素食者": "vegetarian",

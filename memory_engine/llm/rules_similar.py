@@ -352,7 +352,7 @@ def similar_relation(
         and polarity_new != polarity_old
         and (
             (same_object and cosine >= SAME_OBJECT_NEGATION_COSINE)
-            or ((same_object or named) and cosine >= NEGATION_COSINE)
+            or (named and cosine >= NEGATION_COSINE)
         )
     ):
         return "contradicts", f"opposite polarity on {about} (cosine {cosine:.2f})"
@@ -391,12 +391,14 @@ def similar_relation(
     return _added(new, old, new_text, cosine)
 
 
+_HAN_WORD_RE = re.compile(r"^[\u4e00-\u9fff]{2,}$")
+
+
 def _same_word(a: str, b: str) -> bool:
     """One word, or a Chinese word and its compound ("日语" / "日语课")."""
     if a == b:
         return True
-    cjk = re.compile(r"^[\u4e00-\u9fff]{2,}$")
-    return bool(cjk.match(a) and cjk.match(b) and (a in b or b in a))
+    return bool(_HAN_WORD_RE.match(a) and _HAN_WORD_RE.match(b) and (a in b or b in a))
 
 
 def _added(

@@ -17,6 +17,7 @@ import re
 from typing import Any
 
 __all__ = [
+    "MEAT_FREE_DIETS",
     "canonical_attribute",
     "diet_conflict",
     "means_change",
@@ -171,7 +172,7 @@ def canonical_attribute(subject: str) -> str:
 
 
 #: Diets that rule out eating meat (vegan also dairy and eggs), by their diet subject.
-_MEAT_FREE_DIETS = frozenset({"vegetarian", "vegan"})
+MEAT_FREE_DIETS = frozenset({"vegetarian", "vegan"})
 _MEAT_EN = frozenset(
     "meat pork beef chicken lamb mutton steak bacon ham fish seafood turkey sausag sausage "
     "duck veal".split()
@@ -203,7 +204,7 @@ def diet_conflict(
         (new, new_subject, old, old_subject),
         (old, old_subject, new, new_subject),
     ):
-        if diet.get("kind") == "diet" and diet_subject in _MEAT_FREE_DIETS:
+        if diet.get("kind") == "diet" and diet_subject in MEAT_FREE_DIETS:
             if _eats_meat(other, other_subject):
                 return int(diet.get("polarity", 1)) == int(other.get("polarity", 1))
     return False
