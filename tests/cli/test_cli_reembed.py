@@ -17,12 +17,15 @@ import sys
 import time
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from memory_engine.config import Settings
 from memory_engine.engine import MemoryEngine
+from memory_engine.errors import EmbeddingMismatchError
 from memory_engine.models import Scope
 from memory_engine.stores.base import STAGING_LEG
+from memory_engine.stores.postgres.migrate import MIGRATION_LOCK_KEY
 from memory_engine.write.raw import WriteRequest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -93,14 +96,26 @@ def test_reembed_survives_a_kill_and_switches_the_store(tmp_path: Path, store: s
                 if STAGING_LEG in legs.leg_records():
                     staged = legs.leg_counts(STAGING_LEG, scope=Scope.of("zh-chat"))[0]
                 time.sleep(0.1)
-            # a search during the run answers, on the old vectors
-            answer = watcher.search(Scope.of("zh-chat"), "第7条记忆")
-            assert answer.memories and answer.trace.embedding_model == "all-MiniLM-L6-v2"
+            # Hold the switch back (it takes the migration lock): a search during the run
+            # answers on the old vectors. If the run switched before the lock was taken, the
+            # long-lived engine gets the typed mismatch, never a raw database error.
+            with psycopg.connect(watcher.store.conn.conninfo, autocommit=True) as hold:  # type: ignore[attr-defined]
+                hold.execute("SELECT pg_advisory_lock(%s)", [MIGRATION_LOCK_KEY])
+                recorded = watcher.store.conn.embedding_info()  # type: ignore[attr-defined]
+                if recorded is not None and recorded[0] == "all-MiniLM-L6-v2":
+                    answer = watcher.search(Scope.of("zh-chat"), "第7条记忆")
+                    assert answer.memories
+                    assert answer.trace.embedding_model == "all-MiniLM-L6-v2"
+                else:
+                    with pytest.raises(EmbeddingMismatchError, match="memory-engine reembed"):
+                        watcher.search(Scope.of("zh-chat"), "第7条记忆")
+                proc.send_signal(signal.SIGKILL)
+                proc.wait(timeout=30)
             watcher.close()
         else:
             time.sleep(6.0)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=30)
     finally:
         if proc.poll() is None:
             proc.kill()

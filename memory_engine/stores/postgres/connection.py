@@ -38,6 +38,7 @@ from psycopg_pool import ConnectionPool, PoolClosed, PoolTimeout
 
 from memory_engine.config import Settings
 from memory_engine.errors import (
+    EmbeddingMismatchError,
     InvalidInputError,
     MemoryEngineError,
     StoreError,
@@ -133,6 +134,10 @@ def check_app_login(conn: psycopg.Connection[Any]) -> None:
         )
 
 
+#: pgvector's message when a query vector meets a column of another dimension.
+_DIMENSIONS_CHANGED = "different vector dimensions"
+
+
 @contextmanager
 def mapped_errors() -> Iterator[None]:
     """Map psycopg errors raised inside the block to the engine's typed errors."""
@@ -145,6 +150,14 @@ def mapped_errors() -> Iterator[None]:
     except psycopg.OperationalError as exc:
         raise StoreUnavailableError(f"PostgreSQL unavailable: {exc}") from exc
     except psycopg.DataError as exc:  # e.g. a NUL character in text
+        if _DIMENSIONS_CHANGED in str(exc):
+            # pgvector compared a query vector with a column another process re-typed
+            # (``memory-engine reembed`` switched the store while this engine was open).
+            raise EmbeddingMismatchError(
+                "the store's vectors changed dimension while this engine was open (another "
+                "process switched it with `memory-engine reembed`): configure the store's "
+                f"new embedder and reopen the engine ({exc})"
+            ) from exc
         raise InvalidInputError(f"value rejected by PostgreSQL: {exc}") from exc
     except psycopg.Error as exc:
         raise StoreError(f"PostgreSQL error: {exc}", sqlstate=exc.sqlstate) from exc
@@ -366,8 +379,13 @@ class PgConnection:
                     if attempt:
                         raise
                     continue
-                with stack:
-                    yield cur
+                try:
+                    with stack:
+                        yield cur
+                except psycopg.DataError as exc:
+                    if _DIMENSIONS_CHANGED in str(exc):  # read the record again next time
+                        self._embedding = None
+                    raise
                 return
 
     @contextmanager
