@@ -52,7 +52,22 @@ REQUEST_RE = re.compile(
     r"^(?:please )?(?:help me|summari[sz]e|translate|write|find|search|check|look up|"
     r"calculate|draft|generate|show me|tell me|give me|list|rewrite|rephrase|proofread|explain|"
     r"convert|compare|shorten|paraphrase|brainstorm|outline|recommend|suggest|describe|"
-    r"make (?:this|that|it) (?:shorter|longer|more|less|sound))\b",
+    r"make (?:this|that|it) (?:shorter|longer|more|less|sound))\b|"
+    # a task for the agent's tools right now: "run the test suite", "book me the 10:30 slot",
+    # "deploy web-frontend to prod", "跑一下 auth 的测试", "查下我的高铁", "提交前帮我 lint 一下"
+    r"^(?:please |pls |can you |could you )?(?:run|rerun|book|deploy|redeploy|install|uninstall|"
+    r"restart|reboot|add|remove|delete|create|cancel|reserve|reschedule|upgrade|update|build|"
+    r"rebuild|test|lint|ping|fetch|pull|push|merge|rebase|revert|roll ?back|scale|migrate|grep|"
+    r"tail|curl|ssh|kill|spin up|set up|hit|send|submit|download|upload|sync|backup|"
+    r"provision)\s+(?:me|us|the|a|an|this|that|it|these|those|all|[\w]*[\d\-_./][\w\-./]*|"
+    r"\w+\s+--?\w+|"
+    r"\w+\s+(?:tests?|suite|script|job|pipeline|build|migrations?|command|container|server|"
+    r"service|branch|crate|package|module)s?)\b(?!.*\b(?:always|every time|from now on|going "
+    r"forward|whenever|every)\b)|"
+    r"^(?:请|麻烦你?)?(?:跑|查|装|部署|重启|发布|上线|回滚|提交|推送|删|删除|创建|新建|打开|关闭|安装|"
+    r"卸载|升级|更新|下载|上传|执行|运行|测试|构建|编译|订|预订|预约|取消|发送|导入|导出|同步|备份)"
+    r"(?:一下|下|一遍|个)|"
+    r"^(?![^，,。]*(?:以后|每次|总是|一律))[^，,。]{0,10}帮(?:我|忙)[^，,。]{0,16}一下",
     re.I,
 )
 INSTRUCTION_RE = re.compile(

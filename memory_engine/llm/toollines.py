@@ -43,6 +43,12 @@ _GENERIC_FAIL_RE = re.compile(
     r"^(?:--- FAIL|FAIL|✕|✗|×)[:\s]+(?P<test>[\w/.:\-\[\] ]{2,80}?)(?:\s+\([\d.]+m?s\)|\t+[\d.]+m?s)?\s*$",
     re.M,
 )
+#: cargo (Rust) and libtest: "test result: FAILED. 41 passed; 1 failed; 0 ignored" and each
+#: failing test's "test parser::tests::empty ... FAILED".
+_CARGO_TOTAL_RE = re.compile(
+    r"^test result: (?:ok|FAILED)\. (?P<passed>\d+) passed; (?P<failed>\d+) failed", re.M
+)
+_CARGO_FAIL_RE = re.compile(r"^test (?P<test>[\w:]+(?:::[\w]+)*) \.\.\. FAILED\s*$", re.M)
 #: A Chinese test summary ("共 120 个用例，通过 117 个，失败 3 个") and its failing tests
 #: ("失败用例：test_a, test_b").
 _ZH_TOTAL_LINE_RE = re.compile(r"^.*(?:用例|测试).*$", re.M)
@@ -121,11 +127,20 @@ def test_run(text: str) -> list[Conclusion] | None:
         summary_like = "==" in line or " in " in m.group(0) or "," in m.group("parts").strip(", ")
         if summary_like and re.search(r"failed|passed", m.group("parts"), re.I):
             totals = m
-    fails = list(_PYTEST_FAIL_RE.finditer(text)) or list(_GENERIC_FAIL_RE.finditer(text))
-    if totals is None and not fails:
+    fails = (
+        list(_PYTEST_FAIL_RE.finditer(text))
+        or list(_CARGO_FAIL_RE.finditer(text))
+        or list(_GENERIC_FAIL_RE.finditer(text))
+    )
+    cargo = _CARGO_TOTAL_RE.search(text)
+    if totals is None and cargo is None and not fails:
         return None
     out: list[Conclusion] = []
-    if totals is not None:
+    if cargo is not None:
+        parts = f"{cargo.group('failed')} failed, {cargo.group('passed')} passed"
+        failed = int(cargo.group("failed"))
+        out.append(Conclusion(f"Test run: {parts}", "test run", "failed" if failed else "passed"))
+    elif totals is not None:
         parts = totals.group("parts").strip(", ")
         failed = re.search(r"(\d+) failed", parts)
         out.append(

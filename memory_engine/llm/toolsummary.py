@@ -66,7 +66,28 @@ _COUNT_KEY_RE = re.compile(
     r"(?:余额|金额|价格|费用|总价|总额|数量|库存|积分|次数|人数)$",
     re.I,
 )
-_ERROR_KEYS = ("error", "message", "detail", "reason", "errmsg", "description")
+_ERROR_KEYS = ("error", "message", "msg", "detail", "reason", "errmsg", "description", "summary")
+#: Chinese keys of what went wrong or what was done about it (原因, 处理, 错误信息).
+_ZH_MESSAGE_RE = re.compile(r"(?:原因|处理|错误|错误信息|报错|消息|信息|说明|备注|提示)$")
+#: Keys naming what a record is about when it has no id key (``{"flight": "UA 837"}``,
+#: ``{"service": "checkout-api"}``): the value is the record's subject.
+_NAME_KEYS = frozenset(
+    {
+        "flight", "train", "service", "host", "hostname", "server", "instance", "container",
+        "pod", "app", "application", "project", "repo", "repository", "package", "job",
+        "pipeline", "release", "build", "deployment", "alertname", "node", "cluster",
+        "database", "queue", "bucket", "domain", "workflow", "branch", "environment",
+    }
+)  # fmt: skip
+#: A time of day or a span of one ("15:40", "10:30 - 11:00").
+_TIME_VALUE_RE = re.compile(r"^\d{1,2}:\d{2}(?:\s*[-–~]\s*\d{1,2}:\d{2})?$")
+_TIME_KEY_RE = re.compile(
+    r"(?:departure|arrival|depart|arrive|time|start|end|slot|begins|ends|开始|结束|时间)$", re.I
+)
+#: A Chinese date, with the time of day when it has one ("2026年3月12日（周四）14:00-15:00").
+_ZH_DATE_VALUE_RE = re.compile(
+    r"\d{4}年\d{1,2}月\d{1,2}日(?:\s*[（(][^)）]{1,4}[)）])?(?:\s*\d{1,2}:\d{2}(?:\s*[-–~]\s*\d{1,2}:\d{2})?)?"
+)
 _DATE_VALUE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$")
 _WS_RE = re.compile(r"\s+")
 _ENVELOPE_KEYS = ("data", "items", "results", "records", "rows", "entries", "hits", "list")
@@ -154,21 +175,47 @@ def _label(key: str) -> str:
     return " ".join(words) or "record"
 
 
-def _record(obj: dict[str, Any], hint: str = "") -> Conclusion | None:
-    """The conclusion of one JSON object: its id, status, dates and counts."""
+def _flat(obj: dict[str, Any], prefix: str = "", depth: int = 3) -> dict[str, Any]:
+    """``obj`` with nested objects (up to ``depth`` levels) as ``outer_inner`` keys."""
     flat: dict[str, Any] = {}
     for k, v in obj.items():
-        if isinstance(v, dict):
-            for k2, v2 in v.items():
-                flat.setdefault(f"{k}_{k2}", v2)
+        key = f"{prefix}_{k}" if prefix else str(k)
+        if isinstance(v, dict) and depth > 1:
+            for k2, v2 in _flat(v, key, depth - 1).items():
+                flat.setdefault(k2, v2)
         else:
-            flat[k] = v
+            flat.setdefault(key, v)
+    return flat
+
+
+def _words(key: str) -> str:
+    """A key as words: ``estimatedDeparture`` -> ``estimated departure``."""
+    return re.sub(r"([a-z])([A-Z])", r"\1 \2", key).replace("_", " ").lower()
+
+
+def _message_key(key: str) -> bool:
+    """A key whose value says what went wrong or what was done (error, reason, 原因, 处理)."""
+    last = re.sub(r"([a-z])([A-Z])", r"\1_\2", key).lower().split("_")[-1]
+    return last in _ERROR_KEYS or bool(_ZH_MESSAGE_RE.search(key))
+
+
+def _record(obj: dict[str, Any], hint: str = "") -> Conclusion | None:
+    """The conclusion of one JSON object: its id, status, dates, times, counts and what went
+    wrong."""
+    flat = _flat(obj)
     ident = label = None
     for k, v in flat.items():
         words = re.sub(r"([a-z])([A-Z])", r"\1_\2", k).lower().split("_")
         if words[-1] in ID_KEYS and _scalar(v) and not isinstance(v, bool):
             ident, label = _scalar(v), _label(k)
             break
+    if ident is None:  # what the record is about: {"flight": "UA 837"}, {"service": "api"}
+        for k, v in flat.items():
+            words = re.sub(r"([a-z])([A-Z])", r"\1_\2", k).lower().split("_")
+            value = _scalar(v)
+            if words[-1] in _NAME_KEYS and isinstance(v, str) and value and len(value) <= 40:
+                ident, label = value, words[-1]
+                break
     if ident is None and flat:
         first_key, first = next(iter(flat.items()))
         text0 = _scalar(first)
@@ -200,6 +247,9 @@ def _record(obj: dict[str, Any], hint: str = "") -> Conclusion | None:
     parts: list[str] = []
     for k, v in flat.items():
         text = _scalar(v)
+        if isinstance(v, str) and v.strip() and _message_key(k) and not _OK_VALUES & {v.lower()}:
+            parts.insert(0, quote(v))  # what went wrong comes first: "Rate limit exceeded"
+            continue
         if text is None:
             if isinstance(v, list) and 0 < len(v) <= 5 and all(_scalar(x) for x in v):
                 parts.insert(0, f"{k.replace('_', ' ')} {', '.join(str(_scalar(x)) for x in v)}")
@@ -212,10 +262,14 @@ def _record(obj: dict[str, Any], hint: str = "") -> Conclusion | None:
             )
         elif _COUNT_KEY_RE.search(k) and re.fullmatch(r"-?\d+(?:\.\d+)?", text):
             parts.append(f"{k.replace('_', ' ')} {text}")
-        elif k.lower().split("_")[-1] in _ERROR_KEYS and not isinstance(v, bool):
-            parts.insert(0, quote(text))  # what went wrong comes first: "Rate limit exceeded"
         elif _ZH_DATE_RE.search(k) and re.match(r"\d{4}-\d{2}-\d{2}", text):
             parts.append(f"{k} {_when(text)}")
+        elif _TIME_KEY_RE.search(k) and _TIME_VALUE_RE.match(text):
+            parts.append(f"{_words(k)} {text}")  # "estimated departure 15:40"
+        elif (_ZH_DATE_RE.search(k) or _TIME_KEY_RE.search(k)) and (
+            zh_date := _ZH_DATE_VALUE_RE.search(text)
+        ):
+            parts.append(f"{k} {zh_date.group(0)}")  # "时间 2026年3月12日（周四）14:00-15:00"
     if ident is None and status is None:
         # no id or status: the record's short named values ("city Kyoto, forecast rain")
         named = [
@@ -290,7 +344,16 @@ def _json(text: str) -> list[Conclusion] | None:
                 break
         else:
             one = _record(data)
-            return [one] if one else None
+            # a record with a short list of its own records (an alert group's alerts)
+            inner = [
+                c
+                for v in data.values()
+                if isinstance(v, list) and 0 < len(v) <= 3
+                for c in (_record(r) for r in v if isinstance(r, dict))
+                if c
+            ]
+            found = ([one] if one else []) + inner
+            return found[:MAX_CONCLUSIONS] or None
     if records is None:
         return None
     dicts = [r for r in records if isinstance(r, dict)]
@@ -383,10 +446,16 @@ def _http(text: str) -> list[Conclusion] | None:
                     f"HTTP response {m.group('code')}{reason}", "http response", m.group("code")
                 )
             )
-            body = re.split(r"\r?\n\s*\r?\n", text[m.end() :], maxsplit=1)
-            read = _json(body[1]) if len(body) == 2 else None  # headers, blank line, body
-            if read:  # a success says what its body says; an error keeps its status too
-                out = read if m.group("code").startswith("2") else out + read
+            rest = text[m.end() :]
+            body = re.split(r"\r?\n\s*\r?\n", rest, maxsplit=1)
+            # headers, blank line, body; or the body right after the status line
+            read = _json(body[1]) if len(body) == 2 else _json(rest.split("\n", 1)[-1])
+            if read and m.group("code").startswith("2"):
+                out = read  # a success says what its body says
+            elif read:  # an error keeps its status, with what the body says went wrong
+                said = re.sub(r"^(?:Error|Result|Record)(?: is \S+)?:\s*", "", read[0].text)
+                out = [Conclusion(short(f"{out[0].text}: {said}"), out[0].subject, out[0].status)]
+                out += read[1:]
     return out[:MAX_CONCLUSIONS] or None
 
 
@@ -492,11 +561,38 @@ def parse_rendered(text: str) -> list[Conclusion] | None:
 
 _STATUS_LINE_RE = re.compile(
     r"\b(?:succeeded|failed|passed|completed|deployed|timed out|crashed|aborted|rejected|approved|"
-    r"sent|created|saved|uploaded|booked|scheduled|merged|published|queued|"
+    r"sent|created|saved|uploaded|booked|scheduled|merged|published|queued|complete|success|"
+    r"successful|finished|"
     r"shipped|delivered|cancell?ed|errored|packet loss|unreachable|refused|denied|not found)\b|"
     r"成功|失败|完成|超时|已发货|已送达|已取消|拒绝|不可达",
     re.I,
 )
+
+
+#: Counts a status line reports ("成功 9987 条", "3/3 replicas healthy", "12 rows").
+_COUNT_PHRASE_RE = re.compile(
+    r"(?:成功|失败|通过|跳过|错误|警告)\s*\d+\s*(?:条|个|项|行|次)?|"
+    r"\b\d+(?:/\d+)?\s+(?:rows?|records?|items?|files?|errors?|warnings?|failed|passed|"
+    r"succeeded|skipped|replicas?(?:\s+(?:healthy|ready|available))?)\b",
+    re.I,
+)
+#: What a status line is about: a version, a ticket-like id, a hyphenated name.
+_LINE_IDENT_RE = re.compile(
+    r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?![\w.])|\b[A-Z][A-Z0-9]+-\d+\b|\b[a-z][a-z0-9]*(?:-[a-z0-9]+)+\b"
+)
+
+
+def _line_details(line: str, said: str) -> list[str]:
+    """What a status line says beyond its outcome words: the ids it names and the counts it
+    reports, then a later outcome word ("SUCCESS"), none already in ``said``; at most four."""
+    out: list[str] = []
+    for m in [*_LINE_IDENT_RE.finditer(line)][:2] + [*_COUNT_PHRASE_RE.finditer(line)][:2]:
+        if m.group(0) not in said and m.group(0) not in out:
+            out.append(m.group(0))
+    outcomes = [m.group(0) for m in _STATUS_LINE_RE.finditer(line)]
+    if len(outcomes) > 1 and outcomes[-1].lower() not in (said + " ".join(out)).lower():
+        out.append(outcomes[-1])
+    return out[:4]
 
 
 def status_lines(text: str) -> list[Conclusion]:
@@ -523,5 +619,9 @@ def status_lines(text: str) -> list[Conclusion]:
             after = re.match(r"\s+(?:to|for|at|on|in|as)\s+[^\s,;()]{2,30}", line[m.end() :])
             if after and len(said) + len(after.group(0)) < 40:
                 said += after.group(0)
+        details = _line_details(line, said)
+        if details:
+            zh = re.search(r"[\u4e00-\u9fff]", said)
+            said += ("：" if zh else ": ") + ("，" if zh else ", ").join(details)
         out.append(Conclusion(short(said[:1].upper() + said[1:]), said[:40].lower()))
     return joined(out[-MAX_CONCLUSIONS:])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from memory_engine.llm.toolsummary import summarise
+from memory_engine.llm.toolsummary import status_lines, summarise
 
 TRACEBACK = (
     'Traceback (most recent call last):\n  File "app.py", line 12, in <module>\n    main()\n'
@@ -40,8 +40,61 @@ def test_an_http_response_body_is_read_too() -> None:
     assert texts == ["User 88: renews at 2026-04-01"]
     error = json.dumps({"error": "plan expired"})
     texts = _texts(f"HTTP/1.1 402 Payment Required\n\n{error}")
-    # one output, one fact: the status and what the body says, joined
-    assert texts == ["HTTP response 402 Payment Required; Error: plan expired"]
+    # one output, one fact: the status and what the body says, in one line
+    assert texts == ["HTTP response 402 Payment Required: plan expired"]
+    # a long body stays one fact with the status (cut, never a second memory)
+    error = json.dumps(
+        {
+            "error": "upstream_timeout",
+            "message": "acquirer did not respond within 10000ms",
+            "service": "payments-gateway",
+        }
+    )
+    (text,) = _texts(f"HTTP/1.1 503 Service Unavailable\nretry-after: 30\n\n{error}")
+    assert text.startswith("HTTP response 503 Service Unavailable: ") and "upstream_timeout" in text
+    (text,) = _texts('HTTP/1.1 403 Forbidden\n{"code":40301,"msg":"签名校验失败"}')
+    assert "403" in text and "签名校验失败" in text
+
+
+def test_a_record_without_an_id_key_is_named_by_what_it_is_about() -> None:
+    flight = {
+        "flight": "UA 837",
+        "status": "Delayed",
+        "scheduledDeparture": "11:05",
+        "estimatedDeparture": "15:40",
+        "delayReason": "late inbound aircraft",
+    }
+    (text,) = _texts(json.dumps(flight))
+    assert text.startswith("Flight UA 837 is Delayed: late inbound aircraft")
+    assert "estimated departure 15:40" in text
+
+
+def test_an_alert_group_names_its_alerts() -> None:
+    alert = {
+        "status": "firing",
+        "alerts": [
+            {
+                "labels": {"alertname": "HighErrorRate", "service": "checkout-api"},
+                "annotations": {"summary": "checkout-api 5xx error rate 7.3% over last 10m"},
+            }
+        ],
+    }
+    (text,) = _texts(json.dumps(alert))
+    assert "firing" in text and "checkout-api 5xx error rate 7.3%" in text
+
+
+def test_chinese_reasons_and_times_are_kept() -> None:
+    release = {
+        "发布单": "REL-4471",
+        "结果": "失败",
+        "原因": "健康检查失败",
+        "处理": "已自动回滚至 v5.1.3",
+    }
+    (text,) = _texts(json.dumps(release, ensure_ascii=False))
+    assert "REL-4471" in text and "回滚" in text and "健康检查失败" in text
+    booking = "预订编号：MR-20260312-07\n会议室：3F 望京厅\n时间：2026年3月12日（周四）14:00-15:00"
+    (text,) = _texts(booking)
+    assert "MR-20260312-07" in text and "14:00-15:00" in text
 
 
 def test_a_rare_status_names_its_records() -> None:
@@ -123,3 +176,26 @@ def test_a_bare_success_concludes_nothing_and_an_envelope_is_opened() -> None:
     assert _texts(json.dumps(flight, ensure_ascii=False)) == [
         "航班号 CA1234：延误，预计起飞 2026-03-11 10:15"
     ]
+
+
+def test_a_cargo_run_gives_its_totals_and_failing_test() -> None:
+    run = (
+        "running 42 tests\ntest lexer::tests::numbers ... ok\n"
+        "test parser::tests::handles_empty_input ... FAILED\n\nfailures:\n"
+        "    parser::tests::handles_empty_input\n\n"
+        "test result: FAILED. 41 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out"
+    )
+    assert _texts(run) == ["Test run: 1 failed, 41 passed; handles_empty_input failed"]
+
+
+def test_a_status_line_keeps_what_it_is_about_and_its_counts() -> None:
+    line = (
+        "rollout complete: web-frontend v2.14.0 -> production: SUCCESS "
+        "(3/3 replicas healthy, 0 restarts, took 4m12s)"
+    )
+    (text,) = [c.text for c in status_lines(line)]
+    assert "v2.14.0" in text and "SUCCESS" in text and "web-frontend" in text
+    (text,) = [
+        c.text for c in status_lines("导入完成：成功 9987 条，失败 13 条，明细已写入 errors.csv")
+    ]
+    assert "9987" in text and "13" in text
