@@ -29,6 +29,9 @@ class ExtractInput(BaseModel):
     timezone: str = "UTC"
     source: MemorySource = MemorySource.CONVERSATION
     speaker: str | None = None
+    #: What the user's previous message left in memory (``write.continuation``), oldest
+    #: first: context for pronouns and left-out subjects, never facts to extract again.
+    context: tuple[str, ...] = ()
 
 
 class JudgeCandidate(BaseModel):
@@ -46,6 +49,10 @@ class JudgeCandidate(BaseModel):
     similarity_ml: float | None = None
     #: True for a memory the same write just stored (another fact of the same input).
     same_write: bool = False
+    #: True for a memory the user's previous message stored a moment ago
+    #: (``write.continuation``): a fact that continues it ("she's a border collie" after "we
+    #: got a dog") is about the same thing.
+    recent: bool = False
     key: dict[str, object] = {}
 
 

@@ -54,6 +54,8 @@ For each stored memory that relates to the new fact, give its relation:
 - "supplements": both hold (e.g. a temporary state next to a lasting preference);
 - "duplicate": it says the same thing;
 - "unrelated": no relation.
+A memory marked "recent" came from the user's previous message: a new fact that continues
+it (a pronoun or a left-out subject) is about the same thing.
 Name ONLY the indexes shown. Reply with ONE JSON object and nothing else:
 {"decisions": [{"candidate": int, "relation": str, "reason": str}]}
 """
@@ -65,6 +67,13 @@ def extract_messages(item: ExtractInput) -> list[dict[str, str]]:
         f"Observed at: {item.observed_at.isoformat()} (user time zone {item.timezone})\n"
         f"Source: {item.source.value}"
         + (f", speaker: {item.speaker}" if item.speaker else "")
+        + (
+            "\nRemembered from the user's previous message (context for pronouns and "
+            "left-out subjects only; do not extract these again): "
+            + json.dumps(list(item.context), ensure_ascii=False)
+            if item.context
+            else ""
+        )
         + f"\nInput:\n{item.text}"
     )
     return [{"role": "system", "content": _SYSTEM_EXTRACT}, {"role": "user", "content": user}]
@@ -76,6 +85,8 @@ def _candidate_line(c: JudgeCandidate) -> dict[str, Any]:
         out["observed_at"] = c.observed_at.isoformat()
     if c.valid_until:
         out["valid_until"] = c.valid_until.isoformat()
+    if c.recent:
+        out["recent"] = True
     return out
 
 

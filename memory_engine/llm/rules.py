@@ -29,9 +29,16 @@ from memory_engine.llm import rules_facts
 from memory_engine.llm.base import ExtractInput, JudgeCandidate
 from memory_engine.llm.reasons import SkipReason, tagged
 from memory_engine.llm.rules_acts import INSTRUCTION_RE, QUESTION_RE, REQUEST_RE, TEMPORARY_RE
-from memory_engine.llm.rules_clauses import Holder, holder_of, propositions, restate_change
+from memory_engine.llm.rules_clauses import (
+    CORRECTION_RE,
+    Holder,
+    holder_of,
+    propositions,
+    restate_change,
+)
 from memory_engine.llm.rules_compose import build_fact, extend, merge_pair, merges
 from memory_engine.llm.rules_content import tool_fact
+from memory_engine.llm.rules_continuation import continues
 from memory_engine.llm.rules_judge import SINGLE_VALUED
 from memory_engine.llm.rules_judge import relation as key_relation
 from memory_engine.llm.rules_patterns import Match
@@ -275,6 +282,23 @@ class RulesLLM:
                 relation, reason = "supplements", "the stored fact with more detail"
             if relation != "unrelated":
                 decisions.append(JudgeDecision(candidate=c.index, relation=relation, reason=reason))
+        decided = {d.candidate for d in decisions}
+        if (
+            continues(item.text)
+            and not new_key.get("correction")
+            and not CORRECTION_RE.search(said)
+            and new_key.get("polarity") != "negative"
+        ):
+            # "she's a border collie" after "we got a dog": about the previous message's subject
+            decisions += [
+                JudgeDecision(
+                    candidate=c.index,
+                    relation="supplements",
+                    reason="continues the previous message, both kept",
+                )
+                for c in candidates
+                if c.recent and c.index not in decided and not c.same_write
+            ]
         if new_key.get("correction") and not new_key.get("subject"):
             # a bare correction ("make it 3pm") replaces the latest plan only
             shown = {c.index: c for c in candidates}

@@ -138,8 +138,8 @@ def test_run(text: str) -> list[Conclusion] | None:
     out: list[Conclusion] = []
     if cargo is not None:
         parts = f"{cargo.group('failed')} failed, {cargo.group('passed')} passed"
-        failed = int(cargo.group("failed"))
-        out.append(Conclusion(f"Test run: {parts}", "test run", "failed" if failed else "passed"))
+        verdict = "failed" if int(cargo.group("failed")) else "passed"
+        out.append(Conclusion(f"Test run: {parts}", "test run", verdict))
     elif totals is not None:
         parts = totals.group("parts").strip(", ")
         failed = re.search(r"(\d+) failed", parts)

@@ -345,14 +345,14 @@ def _json(text: str) -> list[Conclusion] | None:
         else:
             one = _record(data)
             # a record with a short list of its own records (an alert group's alerts)
-            inner = [
+            nested = [
                 c
                 for v in data.values()
                 if isinstance(v, list) and 0 < len(v) <= 3
                 for c in (_record(r) for r in v if isinstance(r, dict))
                 if c
             ]
-            found = ([one] if one else []) + inner
+            found = ([one] if one else []) + nested
             return found[:MAX_CONCLUSIONS] or None
     if records is None:
         return None

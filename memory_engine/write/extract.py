@@ -39,6 +39,7 @@ from memory_engine.models import (
 )
 from memory_engine.stores.base import MemoryStore, NewMemory
 from memory_engine.stores.guard import GuardedStore, report_alarms
+from memory_engine.write.continuation import recent_candidates, recent_memories
 from memory_engine.write.guard import guard_untrusted
 from memory_engine.write.legs import fitted_legs, one_memory_legs
 from memory_engine.write.raw import WriteRequest
@@ -281,6 +282,16 @@ def _extract_all(
     )
 
 
+def _recent(parts: PipelineParts, scope: Scope, write_id: str, warnings: list[str]) -> list[Memory]:
+    """``continuation.recent_memories``; a store that fails to list gives none (a warning):
+    the context helps a write, it never fails one."""
+    try:
+        return recent_memories(parts.store, scope, write_id=write_id)
+    except MemoryEngineError as exc:
+        warnings.append(f"previous message's memories not read: {exc.message}")
+        return []
+
+
 def run_extract(
     accepted: AcceptedWrite,
     *,
@@ -326,12 +337,14 @@ def run_extract(
         trail["decision"] = {"should_remember": False, "reason": reason}
         return Outcome(write_id, False, reason, [], trail, warnings)
 
+    recent = _recent(parts, scope, write_id, warnings)
     item = ExtractInput(
         text=guarded,
         observed_at=observed,
         timezone=s.write.user_timezone,
         source=req.source,
         speaker=str(req.metadata.get("speaker")) if req.metadata.get("speaker") else None,
+        context=tuple(m.content for m in reversed(recent)),
     )
     extraction = _extract_all(parts, item, trail, warnings)
     trail["decision"] = {
@@ -391,6 +404,7 @@ def run_extract(
                 actor=actor,
                 write_id=write_id,
                 dry_run=dry_run,
+                recent=recent,
             )
         )
     outcome = Outcome(write_id, True, extraction.reason, actions, trail, warnings)
@@ -413,14 +427,20 @@ def _decide_and_apply(
     actor: str,
     write_id: str,
     dry_run: bool,
+    recent: list[Memory] | None = None,
 ) -> list[WriteAction]:
-    """Dedupe, judge and commit one fact; returns its actions."""
+    """Dedupe, judge and commit one fact; returns its actions. ``recent``: what the previous
+    message stored (``write.continuation``), shown to the judge as ``recent`` candidates."""
     keys = key_terms(fact.key)
     ml_embedder = parts.legs.get(MULTILINGUAL_LEG)
     ml_vector = _ml_vectors(ml_embedder, [mem.content])[0] if ml_embedder else None
     cands, alarms = _candidates(
         parts, scope, mem, vector, write_id=write_id, keys=keys, ml_vector=ml_vector
     )
+    if recent:
+        with parts.limit:
+            cands = cands + recent_candidates(recent, cands, vector, parts.embedder)
+    recent_ids = {m.id for m in recent or ()}
     ml_cosines = _ml_cosines(ml_embedder, ml_vector, [c.memory.content for c in cands])
     if alarms:
         fact_trail["tenant_alarms"] = alarms
@@ -432,6 +452,7 @@ def _decide_and_apply(
             "cosine": round(c.scores.get("cosine", 0.0), 4),
             "bm25": round(c.scores.get("bm25", 0.0), 4),
             **({} if ml_cosines is None else {"cosine_ml": round(ml_cosines[i], 4)}),
+            **({"recent": True} if c.memory.id in recent_ids else {}),
         }
         for i, c in enumerate(cands)
     ]
@@ -453,6 +474,7 @@ def _decide_and_apply(
                 similarity=c.scores.get("cosine", 0.0),
                 similarity_ml=None if ml_cosines is None else ml_cosines[i],
                 same_write=c.memory.metadata.get("write_id") == write_id,
+                recent=c.memory.id in recent_ids,
                 key=dict(c.memory.metadata.get("fact_key") or {}),
             )
             for i, c in enumerate(cands)

@@ -24,7 +24,11 @@ class QueueWorker:
     """
 
     def __init__(
-        self, drain: Callable[[int], int], lock: threading.Lock | threading.RLock, *, batch: int = 50
+        self,
+        drain: Callable[[int], int],
+        lock: threading.Lock | threading.RLock,
+        *,
+        batch: int = 50,
     ) -> None:
         self._drain = drain
         self._lock = lock

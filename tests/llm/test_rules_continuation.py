@@ -1,0 +1,44 @@
+"""``rules_continuation.continues``: which messages open as a continuation of the previous one
+(a pronoun, "mostly"/"一般", a bare copula, "X specifically"), and which name their own subject
+or open with a negation."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_engine.llm.rules_continuation import continues
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "she's a border collie, her name's Pepper",
+        "mostly jazz stuff, been taking lessons for about 4 years",
+        "It's Wednesdays at 2, in the small conference room on the 4th floor.",
+        "Ballard specifically, a few blocks from the locks",
+        "oh and it needs watering twice a week",
+        "是玄凤鹦鹉，叫小黄，两岁多了",
+        "尤其是刘慈欣的，三体我看了三遍",
+        "对了，一般在3楼大会议室开",
+        "在吃氨氯地平，每天早上一片",
+    ],
+)
+def test_a_continuation(text: str) -> None:
+    assert continues(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I live in Seattle",
+        "My sister is a nurse",
+        "我住在上海",
+        "不是豆豆，是豆包",
+        "not a border collie, a sheltie",
+        "他们公司在杭州",
+        "They moved standup to 10:15",
+        "",
+    ],
+)
+def test_not_a_continuation(text: str) -> None:
+    assert not continues(text)
