@@ -38,7 +38,7 @@ from memory_engine.llm.rules_clauses import (
 )
 from memory_engine.llm.rules_compose import build_fact, extend, merge_pair, merges
 from memory_engine.llm.rules_content import tool_fact
-from memory_engine.llm.rules_continuation import continues
+from memory_engine.llm.rules_continuation import continues, corrects_previous
 from memory_engine.llm.rules_judge import SINGLE_VALUED
 from memory_engine.llm.rules_judge import relation as key_relation
 from memory_engine.llm.rules_patterns import Match
@@ -56,7 +56,7 @@ from memory_engine.llm.rules_sentences import (
     subject_dropped,
     without_announcements,
 )
-from memory_engine.llm.rules_similar import similar_relation
+from memory_engine.llm.rules_similar import CHANGE_RE, names_old_value, similar_relation
 from memory_engine.llm.schemas import (
     Extraction,
     Fact,
@@ -81,6 +81,37 @@ _OPEN_RELATIONS = frozenset(
 #: Containment by the keys: the fallback may only find it a duplicate (the longer subject
 #: holds no other content word: "got two cats" / "cats", "花生我" / "花生").
 _CONTAINMENT = ("supplements", "more specific or more general, both kept")
+
+
+def _previous_replaced(
+    fact: Fact,
+    new_key: dict[str, Any],
+    previous: list[JudgeCandidate],
+    text: str,
+    said: str,
+    key_of: Any,
+) -> JudgeCandidate | None:
+    """The previous message's memory the new fact replaces, or None: the input takes back what
+    was just said (``corrects_previous``), or says a change (``CHANGE_RE``) and names the old
+    value ("sold the civic"); the fact is affirmative and about the same holder. The memory
+    whose value the input names wins, else the only one, else the most similar."""
+    if new_key.get("polarity") == "negative" or TEMPORARY_RE.search(said):
+        return None  # a denial is judged by its own rules; a temporary change replaces nothing
+    takes_back = corrects_previous(text)
+    same_holder = [
+        c
+        for c in previous
+        if (key_of(c.content, dict(c.key)) or {}).get("holder", "user")
+        == new_key.get("holder", "user")
+    ]
+    named = [c for c in same_holder if names_old_value(said, fact.content, c.content)]
+    if named and (takes_back or CHANGE_RE.search(said)):
+        return max(named, key=lambda c: c.similarity_ml or c.similarity)
+    if not takes_back or not same_holder:
+        return None
+    if len(same_holder) == 1:
+        return same_holder[0]
+    return max(same_holder, key=lambda c: c.similarity_ml or c.similarity)
 
 
 class RulesLLM:
@@ -299,6 +330,18 @@ class RulesLLM:
                 for c in candidates
                 if c.recent and c.index not in decided and not c.same_write
             ]
+        previous = [c for c in candidates if c.recent and not c.same_write]
+        if previous and not any(d.relation == "contradicts" for d in decisions):
+            replaced = _previous_replaced(fact, new_key, previous, item.text, said, self.key_of)
+            if replaced is not None:
+                decisions = [d for d in decisions if d.candidate != replaced.index]
+                decisions.append(
+                    JudgeDecision(
+                        candidate=replaced.index,
+                        relation="contradicts",
+                        reason="takes back what the previous message said",
+                    )
+                )
         if new_key.get("correction") and not new_key.get("subject"):
             # a bare correction ("make it 3pm") replaces the latest plan only
             shown = {c.index: c for c in candidates}

@@ -6,13 +6,18 @@ The second message opens with a pronoun, an adverb of degree or a copula and nam
 of its own: what it says is about the previous message's subject. Its fact is then a
 supplement of the memory that message stored (``JudgeCandidate.recent``), unless it corrects
 or denies it.
+
+A message that takes back what was just said ("scratch that, sold the civic", "wait I typed
+that wrong, it's Miso", "更正一下，我已经跳槽去字节了", "计划有变，五一改去青岛了") corrects the
+previous message: :func:`corrects_previous`. The judge then lets its fact replace the memory
+that message stored when it found nothing else the fact replaces.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["continues"]
+__all__ = ["continues", "corrects_previous"]
 
 _EN_CONTINUATION_RE = re.compile(
     r"^(?:(?:oh|ah|yeah|yep|and|plus|btw|fyi|so)[,!]?\s+)*"
@@ -39,3 +44,21 @@ def continues(text: str) -> bool:
     if not first or _NEGATED_OPENING_RE.match(first):
         return False
     return bool(_EN_CONTINUATION_RE.match(first) or _ZH_CONTINUATION_RE.match(first))
+
+
+_TAKES_BACK_RE = re.compile(
+    r"\b(?:scratch that|that's (?:outdated|wrong|not right|old info)|that was wrong|"
+    r"I (?:typed|wrote|said|spelled|got) (?:that|it) wrong|typo|autocorrect|I meant|"
+    r"correction|my (?:bad|mistake)|oops|plans? (?:changed|have changed)|change of plans?|"
+    r"not anymore|no longer true|instead)\b|^(?:wait|actually|no wait)\b|"
+    r"更正|纠正|说错了|打错了|打错字|写错了|记错了|搞错了|弄错了|口误|^(?:哦|噢|啊)?不对|"
+    r"计划有变|计划变了|之前说的不对|刚才说的不对|^其实",
+    re.I,
+)
+
+
+def corrects_previous(text: str) -> bool:
+    """True when ``text`` (the user's message) takes back what was just said: "scratch that",
+    "I typed that wrong", "plans changed", "instead", 更正, 说错了, 计划有变, a message opening
+    with "actually"/"wait"/其实/不对."""
+    return bool(_TAKES_BACK_RE.search(text.strip()))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_engine.llm.rules_continuation import continues
+from memory_engine.llm.rules_continuation import continues, corrects_previous
 
 
 @pytest.mark.parametrize(
@@ -42,3 +42,21 @@ def test_a_continuation(text: str) -> None:
 )
 def test_not_a_continuation(text: str) -> None:
     assert not continues(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "takes_back"),
+    [
+        ("scratch that, sold the civic last weekend", True),
+        ("wait I typed that wrong, it's Miso lol", True),
+        ("Plans changed — we're doing Japan instead", True),
+        ("更正一下，我上个月已经跳槽去字节了", True),
+        ("计划有变，五一改去青岛了", True),
+        ("哦不对，我住的是天府新区", True),
+        ("she's a border collie", False),
+        ("I also like hiking", False),
+        ("我也喜欢爬山", False),
+    ],
+)
+def test_takes_back_what_was_just_said(text: str, takes_back: bool) -> None:
+    assert corrects_previous(text) is takes_back

@@ -133,3 +133,34 @@ def test_another_scope_is_never_the_previous_message(engine: MemoryEngine) -> No
     _write(engine, theirs, "We got a dog last year")
     res = engine.write(mine, "she's a border collie", mode="extract", observed_at=OBSERVED)
     assert not any(a["action"] == "supplement" for a in res.actions), res.actions
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("We're planning to go to Portugal for our anniversary in June.",
+         "Plans changed — we're doing Japan instead, found a crazy flight deal"),
+        ("我在阿里做前端", "更正一下，我上个月已经跳槽去字节了"),
+        ("I drive a 2015 Honda Civic", "scratch that, sold the civic last weekend. got a Mazda CX-5 now"),
+    ],
+)  # fmt: skip
+def test_a_message_that_takes_back_the_previous_one_supersedes_it(
+    engine: MemoryEngine, first: str, second: str
+) -> None:
+    scope = Scope.of(f"t-{uuid.uuid4().hex[:8]}", user_id="u1")
+    [old] = [a["memory_id"] for a in _write(engine, scope, first) if a["action"] == "create"]
+    actions = _write(engine, scope, second)
+    assert any(a["action"] == "supersede" and a["target_id"] == old for a in actions), actions
+    assert engine.get(scope, old).status == MemoryStatus.SUPERSEDED
+
+
+def test_a_temporary_change_after_the_previous_message_replaces_nothing(
+    engine: MemoryEngine,
+) -> None:
+    scope = Scope.of(f"t-{uuid.uuid4().hex[:8]}", user_id="u1")
+    [old] = [
+        a["memory_id"] for a in _write(engine, scope, "我早餐一般吃包子") if a["action"] == "create"
+    ]
+    actions = _write(engine, scope, "这个月在控糖，早餐暂时改吃鸡蛋")
+    assert not any(a["action"] == "supersede" for a in actions), actions
+    assert engine.get(scope, old).status == MemoryStatus.ACTIVE
