@@ -83,6 +83,21 @@ _OPEN_RELATIONS = frozenset(
 _CONTAINMENT = ("supplements", "more specific or more general, both kept")
 
 
+#: Words that open a continuation as words, not names ("Mostly jazz", "She's a collie").
+_OPENER_RE = re.compile(
+    r"(?:oh|ah|and|plus|also|btw|so|she|he|it|they|that|this|her|his|its|their|mostly|mainly|"
+    r"especially|specifically|usually|typically|normally|generally|primarily|particularly|"
+    r"always|only)(?:'s|'re)?\b",
+    re.I,
+)
+#: A reply that only acknowledges ("it's fine", "that's ok"): never a detail to keep.
+_SMALL_REMARK_RE = re.compile(
+    r"^(?:it|that|this)(?:'s| is)\s+(?:fine|ok|okay|good|great|alright|all right|cool|nothing|"
+    r"no problem|not a problem|true)\b|^(?:是的|是啊|是吧|是这样|是挺好|它还行|还行)$",
+    re.I,
+)
+
+
 def _previous_replaced(
     fact: Fact,
     new_key: dict[str, Any],
@@ -232,6 +247,9 @@ class RulesLLM:
             if len(facts) == start and not skips:
                 skips.append(SkipReason.NO_FACT)
         facts = list({f.content: f for f in facts}.values())
+        if not facts and not tool and item.context and skips == [SkipReason.NO_FACT]:
+            continued = self._continued(item)  # "mostly jazz stuff" after "I play piano"
+            facts = [continued] if continued is not None else []
         if facts:
             kinds = sorted({str(f.key.get("kind")) for f in facts})
             result = Extraction(
@@ -253,6 +271,34 @@ class RulesLLM:
             }
             result = Extraction(should_remember=False, reason=tagged(code, details[code]))
         return result, self._call("extract", item.text, result, started)
+
+    def _continued(self, item: ExtractInput) -> Fact | None:
+        """The previous message's fact extended by this one when this one only continues it
+        ("I play piano" + "mostly jazz stuff" -> "The user plays piano, mostly jazz stuff"),
+        or None (not a continuation, or the joined fact would be too long)."""
+        if not continues(item.text) or QUESTION_RE.search(item.text.strip()):
+            return None
+        first = split_sentences(item.text)[0].strip(" ，,。.!！~～")
+        pieces = [p.strip() for p in re.split(r"[，,;；]", first) if p.strip()]
+        if any(is_chitchat(p) or _SMALL_REMARK_RE.match(p) for p in pieces):
+            return None  # "it's fine, thanks": a reply, not a detail
+        previous = item.context[-1]
+        base = Fact(content=previous, key=self.key_of(previous, None) or {})
+        joined = extend(base, first, None)
+        if joined.content == previous:
+            return None
+        added = joined.content[len(previous) :]
+        head = re.match(r"[,，]\s*(\S+)", added)
+        if (
+            head
+            and first.startswith(head.group(1)[:1].upper() + head.group(1)[1:])
+            and not _OPENER_RE.match(head.group(1))
+        ):
+            # a name opens the continuation ("Ballard specifically"): keep its capital
+            start = len(previous) + head.start(1)
+            content = joined.content[:start] + first[:1] + joined.content[start + 1 :]
+            joined = joined.model_copy(update={"content": content})
+        return joined.model_copy(update={"key": self.key_of(joined.content, None) or {}})
 
     # ------------------------------------------------------------------ judge
 

@@ -79,8 +79,10 @@ SWITCH_COSINE = 0.45
 SUPPLEMENT_COSINE = 0.5
 #: Words that say the input repeats what was said before ("like I said", "之前说过").
 RESTATED_RE = re.compile(
-    r"之前说过|前面说过|以前说过|说过了|再说一遍|重申一下|提醒一下|再提醒|"
+    r"之前说过|前面说过|以前说过|说过了|再说一遍|重申一下|提醒一下|再提醒|(?:之前|以前|前面|上次)提过|"
+    r"(?:跟|和|同)你(?:说|讲|提)过|告诉过你|还是那句话|再强调一下|"
     r"\b(?:like I said|as I said|as I mentioned|like I mentioned|I already (?:said|told you|mentioned)|"
+    r"I (?:think I |probably )?(?:told you|mentioned (?:this|that|it)?)|as mentioned|"
     r"in case I didn't (?:say|mention)|just a reminder|reminder|again|once more)\b",
     re.I,
 )

@@ -4,8 +4,12 @@ or open with a negation."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
+from memory_engine.llm.base import ExtractInput
+from memory_engine.llm.rules import RulesLLM
 from memory_engine.llm.rules_continuation import continues, corrects_previous
 
 
@@ -60,3 +64,41 @@ def test_not_a_continuation(text: str) -> None:
 )
 def test_takes_back_what_was_just_said(text: str, takes_back: bool) -> None:
     assert corrects_previous(text) is takes_back
+
+
+@pytest.mark.parametrize(
+    ("previous", "text", "term"),
+    [
+        (
+            "The user plays piano",
+            "mostly jazz stuff, been taking lessons for about 4 years",
+            "jazz",
+        ),
+        (
+            "The user lives in Seattle",
+            "Ballard specifically, a few blocks from the locks",
+            "Ballard",
+        ),
+        ("用户养了一只鹦鹉", "是玄凤鹦鹉", "玄凤"),
+    ],
+)
+def test_a_continuation_with_no_fact_of_its_own_extends_the_previous_one(
+    previous: str, text: str, term: str
+) -> None:
+    at = datetime(2026, 3, 10, 9, tzinfo=UTC)
+    alone = RulesLLM().extract(ExtractInput(text=text, observed_at=at))[0]
+    with_context = RulesLLM().extract(ExtractInput(text=text, observed_at=at, context=(previous,)))[
+        0
+    ]
+    assert not any(f.content.startswith(previous) for f in alone.facts)
+    (fact,) = with_context.facts
+    assert fact.content.startswith(previous) and term in fact.content
+
+
+def test_a_question_or_request_after_a_fact_is_not_a_continuation() -> None:
+    at = datetime(2026, 3, 10, 9, tzinfo=UTC)
+    for text in ("mostly jazz?", "it's fine, thanks"):
+        found = RulesLLM().extract(
+            ExtractInput(text=text, observed_at=at, context=("The user plays piano",))
+        )[0]
+        assert not any("piano" in f.content for f in found.facts), found.facts
