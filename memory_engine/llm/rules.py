@@ -28,7 +28,13 @@ from zoneinfo import ZoneInfo
 from memory_engine.llm import rules_facts
 from memory_engine.llm.base import ExtractInput, JudgeCandidate
 from memory_engine.llm.reasons import SkipReason, tagged
-from memory_engine.llm.rules_acts import INSTRUCTION_RE, QUESTION_RE, REQUEST_RE, TEMPORARY_RE
+from memory_engine.llm.rules_acts import (
+    INSTRUCTION_RE,
+    QUESTION_RE,
+    REQUEST_RE,
+    TEMPORARY_RE,
+    is_task,
+)
 from memory_engine.llm.rules_clauses import (
     CORRECTION_RE,
     Holder,
@@ -190,7 +196,9 @@ class RulesLLM:
             ):
                 skips.append(SkipReason.QUESTION)
                 continue
-            if REQUEST_RE.search(sentence) and not INSTRUCTION_RE.search(sentence):
+            if (REQUEST_RE.search(sentence) and not INSTRUCTION_RE.search(sentence)) or is_task(
+                sentence
+            ):
                 skips.append(SkipReason.ONE_OFF_REQUEST)
                 continue
             start = len(facts)

@@ -14,6 +14,8 @@ __all__ = [
     "INSTRUCTION_RE",
     "QUESTION_RE",
     "REQUEST_RE",
+    "TASK_RE",
+    "is_task",
     "SENTENCE_RE",
     "TEMPORARY_RE",
     "WEEKDAY_RE",
@@ -52,22 +54,32 @@ REQUEST_RE = re.compile(
     r"^(?:please )?(?:help me|summari[sz]e|translate|write|find|search|check|look up|"
     r"calculate|draft|generate|show me|tell me|give me|list|rewrite|rephrase|proofread|explain|"
     r"convert|compare|shorten|paraphrase|brainstorm|outline|recommend|suggest|describe|"
-    r"make (?:this|that|it) (?:shorter|longer|more|less|sound))\b|"
-    # a task for the agent's tools right now: "run the test suite", "book me the 10:30 slot",
-    # "deploy web-frontend to prod", "跑一下 auth 的测试", "查下我的高铁", "提交前帮我 lint 一下"
+    r"make (?:this|that|it) (?:shorter|longer|more|less|sound))\b",
+    re.I,
+)
+#: A task for the agent's tools right now, said as a bare command: "run the test suite",
+#: "book me the 10:30 slot", "deploy web-frontend v2.14.0 to prod", "跑一下 auth 模块的测试",
+#: "查下我那趟高铁". Read on one clause only (``is_task``): a fact said beside it ("cancel the
+#: newspaper, we're moving to Tokyo") is kept. Never a standing rule (each, by default, only,
+#: never, on Mondays, 以后, 每次) or a sentence about the user's own things (my, I'm).
+TASK_RE = re.compile(
     r"^(?:please |pls |can you |could you )?(?:run|rerun|book|deploy|redeploy|install|uninstall|"
     r"restart|reboot|add|remove|delete|create|cancel|reserve|reschedule|upgrade|update|build|"
     r"rebuild|test|lint|ping|fetch|pull|push|merge|rebase|revert|roll ?back|scale|migrate|grep|"
     r"tail|curl|ssh|kill|spin up|set up|hit|send|submit|download|upload|sync|backup|"
-    r"provision)\s+(?:me|us|the|a|an|this|that|it|these|those|all|[\w]*[\d\-_./][\w\-./]*|"
-    r"\w+\s+--?\w+|"
+    r"provision)\s+(?:me|us|the|a|an|this|that|it|these|those|all|"
+    r"(?=[\w\-./]*[A-Za-z])(?=[\w\-./]*[\d\-_./])[\w\-./]{2,}|\w+\s+--?\w+|"
     r"\w+\s+(?:tests?|suite|script|job|pipeline|build|migrations?|command|container|server|"
-    r"service|branch|crate|package|module)s?)\b(?!.*\b(?:always|every time|from now on|going "
-    r"forward|whenever|every)\b)|"
-    r"^(?:请|麻烦你?)?(?:跑|查|装|部署|重启|发布|上线|回滚|提交|推送|删|删除|创建|新建|打开|关闭|安装|"
-    r"卸载|升级|更新|下载|上传|执行|运行|测试|构建|编译|订|预订|预约|取消|发送|导入|导出|同步|备份)"
-    r"(?:一下|下|一遍|个)|"
-    r"^(?![^，,。]*(?:以后|每次|总是|一律))[^，,。]{0,10}帮(?:我|忙)[^，,。]{0,16}一下",
+    r"service|branch|crate|package|module)s?)\b"
+    r"(?!.*\b(?:always|every|each|whenever|when|by default|only|never|rather than|instead of|"
+    r"from now on|going forward|nightly|daily|weekly|monthly|on (?:mondays|tuesdays|wednesdays|"
+    r"thursdays|fridays|saturdays|sundays|weekdays|weekends)|my|our|I'm|I am|we're|we are|"
+    r"(?:before|after) (?:\w+ )?\w+s)\b)|"
+    r"^(?:请|麻烦你?)?(?:跑|查|装|部署|重启|发布|上线|回滚|提交|推送|删除|创建|新建|安装|卸载|升级|下载|"
+    r"上传|执行|运行|构建|编译|预订|取消|发送|导入|导出|同步|备份)(?:一下|下(?![来去])|一遍)"
+    r"(?![^，,。]*(?:以后|每次|总是|一律|习惯|一般))|"
+    r"^(?:请|麻烦你?)?帮(?:我|忙)(?!记|备注|记录|记住|提醒|留意)[^，,。]{0,16}一下"
+    r"(?![^，,。]*(?:以后|每次|总是|一律))",
     re.I,
 )
 INSTRUCTION_RE = re.compile(
@@ -106,3 +118,17 @@ WEEKDAY_RE = re.compile(
     r"friday|saturday|sunday)s?\b)",
     re.I,
 )
+
+
+def is_task(sentence: str) -> bool:
+    """True when ``sentence`` is only a task for the agent (``TASK_RE``): one clause, or
+    clauses that are each a task ("deploy it, then run the smoke tests"), never a standing rule
+    (``INSTRUCTION_RE``)."""
+    if INSTRUCTION_RE.search(sentence):
+        return False
+    pieces = [p.strip() for p in re.split(r"[，,;；：]|:(?!\d)|\s+[-—–]\s+", sentence) if p.strip()]
+    return (
+        bool(pieces)
+        and all(TASK_RE.search(p) or CHITCHAT_RE.fullmatch(p.strip(" .!！。")) for p in pieces)
+        and bool(TASK_RE.search(pieces[0]))
+    )

@@ -132,14 +132,17 @@ def test_run(text: str) -> list[Conclusion] | None:
         or list(_CARGO_FAIL_RE.finditer(text))
         or list(_GENERIC_FAIL_RE.finditer(text))
     )
-    cargo = _CARGO_TOTAL_RE.search(text)
-    if totals is None and cargo is None and not fails:
+    cargo = list(_CARGO_TOTAL_RE.finditer(text))  # one line per test binary: summed
+    if totals is None and not cargo and not fails:
         return None
     out: list[Conclusion] = []
-    if cargo is not None:
-        parts = f"{cargo.group('failed')} failed, {cargo.group('passed')} passed"
-        verdict = "failed" if int(cargo.group("failed")) else "passed"
-        out.append(Conclusion(f"Test run: {parts}", "test run", verdict))
+    if cargo:
+        failed_n = sum(int(m.group("failed")) for m in cargo)
+        passed_n = sum(int(m.group("passed")) for m in cargo)
+        verdict = "failed" if failed_n else "passed"
+        out.append(
+            Conclusion(f"Test run: {failed_n} failed, {passed_n} passed", "test run", verdict)
+        )
     elif totals is not None:
         parts = totals.group("parts").strip(", ")
         failed = re.search(r"(\d+) failed", parts)
@@ -147,7 +150,9 @@ def test_run(text: str) -> list[Conclusion] | None:
             Conclusion(short(f"Test run: {parts}"), "test run", "failed" if failed else "passed")
         )
     for m in fails[: MAX_CONCLUSIONS - len(out)]:
-        name = m.group("test").split("::")[-1].strip()
+        test = m.group("test")
+        # a Rust test is named by its module path; a pytest id by its last part
+        name = test.strip() if m.re is _CARGO_FAIL_RE else test.split("::")[-1].strip()
         why = (m.groupdict().get("why") or "").strip()
         detail = _failure(why) if why else ""
         line = f"{name} failed" + (f": {detail}" if detail else "")

@@ -68,7 +68,19 @@ _COUNT_KEY_RE = re.compile(
 )
 _ERROR_KEYS = ("error", "message", "msg", "detail", "reason", "errmsg", "description", "summary")
 #: Chinese keys of what went wrong or what was done about it (原因, 处理, 错误信息).
-_ZH_MESSAGE_RE = re.compile(r"(?:原因|处理|错误|错误信息|报错|消息|信息|说明|备注|提示)$")
+_ZH_MESSAGE_RE = re.compile(r"(?:原因|处理|错误|错误信息|报错)$")
+#: Keys whose value says that something failed (an error label is earned only by these).
+_FAILURE_KEYS = ("error", "errmsg", "errors", "failure", "exception", "reason")
+#: Words and shapes of a secret or personal number: such a value is never quoted, and a key
+#: of that kind is never read (passwords, tokens, keys, one-time codes, card and ID numbers).
+_SECRET_RE = re.compile(
+    r"pass(?:word|wd|phrase)?\b|\bpwd\b|\bpw\b|\bpin\b|token|secret|api[_ -]?key|credential|creds\b|"
+    r"\botp\b|one-time|verification|\bcode is\b|auth(?:orization)?\b|cookie|session[_ -]?id|"
+    r"密码|验证码|口令|密钥|令牌|身份证|银行卡|卡号|证件|"
+    r"\b\d{11,}\b|(?:\d[ -]?){13,19}|\beyJ[\w-]{8,}|\b(?:sk|pk|rk|ghp|gho|xox[abp])[-_][\w-]{6,}|"
+    r"\b[A-Za-z0-9+/]{32,}={0,2}",
+    re.I,
+)
 #: Keys naming what a record is about when it has no id key (``{"flight": "UA 837"}``,
 #: ``{"service": "checkout-api"}``): the value is the record's subject.
 _NAME_KEYS = frozenset(
@@ -80,7 +92,9 @@ _NAME_KEYS = frozenset(
     }
 )  # fmt: skip
 #: A time of day or a span of one ("15:40", "10:30 - 11:00").
-_TIME_VALUE_RE = re.compile(r"^\d{1,2}:\d{2}(?:\s*[-–~]\s*\d{1,2}:\d{2})?$")
+_TIME_VALUE_RE = re.compile(
+    r"^(?:[01]?\d|2[0-3]):[0-5]\d(?:\s*[-–~]\s*(?:[01]?\d|2[0-3]):[0-5]\d)?$"
+)
 _TIME_KEY_RE = re.compile(
     r"(?:departure|arrival|depart|arrive|time|start|end|slot|begins|ends|开始|结束|时间)$", re.I
 )
@@ -193,17 +207,50 @@ def _words(key: str) -> str:
     return re.sub(r"([a-z])([A-Z])", r"\1 \2", key).replace("_", " ").lower()
 
 
+#: A secret word with its value after it ("pw is hunter22", "密码错误：123456", "code 4821").
+_SECRET_VALUE_RE = re.compile(
+    r"(?:pass(?:word|wd|phrase)?|\bpwd|\bpw|\bpin|token|secret|api[_ -]?key|\bkey|\bcode|"
+    r"\botp|credential|creds|cookie|密码|验证码|口令|密钥|令牌|卡号)\W{0,3}(?:is|was|:|=|为|是)?"
+    r"[^,;，；]{0,12}?[^\s,;，；]*\d",
+    re.I,
+)
+#: The shape of a secret or personal number wherever it stands: long digit runs (phone, card,
+#: ID numbers), JWTs, provider key prefixes, long base64 runs; and ID-card / bank-card words.
+_SECRET_SHAPE_RE = re.compile(
+    r"\b\d{11,}\b|(?:\d[ -]?){13,19}|\beyJ[\w-]{8,}|\b(?:sk|pk|rk|ghp|gho|xox[abp])[-_][\w-]{6,}|"
+    r"\b[A-Za-z0-9+/]{32,}={0,2}|身份证|银行卡|AKIA[0-9A-Z]{12,}",
+    re.I,
+)
+
+
+def secret(text: str) -> bool:
+    """True when ``text`` (a key) names a secret (``_SECRET_RE``: password, token, 密码...)."""
+    return bool(_SECRET_RE.search(text))
+
+
+def secret_value(text: str) -> bool:
+    """True when ``text`` (a value or a line) holds a secret: a secret word with a value after
+    it, or a secret's shape; it is never quoted into a conclusion. A message that only names
+    one ("access_token is invalid") is not."""
+    return bool(_SECRET_VALUE_RE.search(text) or _SECRET_SHAPE_RE.search(text))
+
+
 def _message_key(key: str) -> bool:
     """A key whose value says what went wrong or what was done (error, reason, 原因, 处理)."""
     last = re.sub(r"([a-z])([A-Z])", r"\1_\2", key).lower().split("_")[-1]
     return last in _ERROR_KEYS or bool(_ZH_MESSAGE_RE.search(key))
 
 
+def _last_word(key: str) -> str:
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", key).lower().split("_")[-1]
+
+
 def _record(obj: dict[str, Any], hint: str = "") -> Conclusion | None:
     """The conclusion of one JSON object: its id, status, dates, times, counts and what went
     wrong."""
-    flat = _flat(obj)
+    flat = {k: v for k, v in _flat(obj).items() if not secret(k)}  # {"password": ...} unread
     ident = label = None
+    named_by = None
     for k, v in flat.items():
         words = re.sub(r"([a-z])([A-Z])", r"\1_\2", k).lower().split("_")
         if words[-1] in ID_KEYS and _scalar(v) and not isinstance(v, bool):
@@ -214,7 +261,7 @@ def _record(obj: dict[str, Any], hint: str = "") -> Conclusion | None:
             words = re.sub(r"([a-z])([A-Z])", r"\1_\2", k).lower().split("_")
             value = _scalar(v)
             if words[-1] in _NAME_KEYS and isinstance(v, str) and value and len(value) <= 40:
-                ident, label = value, words[-1]
+                ident, label, named_by = value, words[-1], k
                 break
     if ident is None and flat:
         first_key, first = next(iter(flat.items()))
@@ -245,10 +292,13 @@ def _record(obj: dict[str, Any], hint: str = "") -> Conclusion | None:
         None,
     )
     parts: list[str] = []
+    neutral = 0  # quoted messages that say nothing failed ("msg": "Service is running")
     for k, v in flat.items():
         text = _scalar(v)
-        if isinstance(v, str) and v.strip() and _message_key(k) and not _OK_VALUES & {v.lower()}:
-            parts.insert(0, quote(v))  # what went wrong comes first: "Rate limit exceeded"
+        if isinstance(v, str) and v.strip() and _message_key(k):
+            if not _OK_VALUES & {v.lower()} and not secret_value(v):
+                parts.insert(0, quote(v))  # what went wrong comes first: "Rate limit exceeded"
+                neutral += _last_word(k) not in _FAILURE_KEYS and not _ZH_MESSAGE_RE.search(k)
             continue
         if text is None:
             if isinstance(v, list) and 0 < len(v) <= 5 and all(_scalar(x) for x in v):
@@ -270,25 +320,27 @@ def _record(obj: dict[str, Any], hint: str = "") -> Conclusion | None:
             zh_date := _ZH_DATE_VALUE_RE.search(text)
         ):
             parts.append(f"{k} {zh_date.group(0)}")  # "时间 2026年3月12日（周四）14:00-15:00"
-    if ident is None and status is None:
+    if (ident is None or (named_by is not None and not parts)) and status is None:
         # no id or status: the record's short named values ("city Kyoto, forecast rain")
         named = [
             f"{k.replace('_', ' ')} {_scalar(v)}"
             for k, v in flat.items()
             if isinstance(v, str)
+            and k != named_by
             and _scalar(v)
             and len(str(v)) <= 30
+            and not secret_value(str(v))
             and k.lower().split("_")[-1] not in _ERROR_KEYS
             and not (_DATE_KEY_RE.search(k) and _DATE_VALUE_RE.match(str(v)))  # said as a date
         ]
-        if len(named) < 2 and not parts:
+        if ident is None and len(named) < 2 and not parts:
             return None
         parts = [p for p in parts if p not in named][:2] + named[:3]
     if ident is None and status is None and not parts:
         return None
-    if ident is None and not parts and str(status).lower() in _OK_VALUES:
-        return None  # {"status": "ok"}: the call worked, nothing to remember
-    erred = any(k.lower().split("_")[-1] in _ERROR_KEYS for k in flat)
+    if ident is None and len(parts) == neutral and str(status).lower() in _OK_VALUES | {"none"}:
+        return None  # {"status": "ok", "msg": "Service is running"}: the call worked
+    erred = any(_last_word(k) in _FAILURE_KEYS for k in flat)
     if ident is None and label is None and erred:
         label = "error"  # {"error": "plan expired"}
     subject = f"{label} {ident}" if ident else (label or "result")
@@ -314,7 +366,7 @@ def _json(text: str) -> list[Conclusion] | None:
         return None
     try:
         data = json.loads(stripped)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than the parser goes
         return None
     records: list[Any] | None = None
     hint = ""
@@ -352,7 +404,7 @@ def _json(text: str) -> list[Conclusion] | None:
                 for c in (_record(r) for r in v if isinstance(r, dict))
                 if c
             ]
-            found = ([one] if one else []) + nested
+            found = list({c.text: c for c in ([one] if one else []) + nested}.values())
             return found[:MAX_CONCLUSIONS] or None
     if records is None:
         return None
@@ -586,7 +638,9 @@ def _line_details(line: str, said: str) -> list[str]:
     """What a status line says beyond its outcome words: the ids it names and the counts it
     reports, then a later outcome word ("SUCCESS"), none already in ``said``; at most four."""
     out: list[str] = []
-    for m in [*_LINE_IDENT_RE.finditer(line)][:2] + [*_COUNT_PHRASE_RE.finditer(line)][:2]:
+    plain = re.sub(r"\b\w+://\S+", " ", line)  # an address is no id ("…/r/ab12-cd34")
+    idents = [] if secret_value(line) else [*_LINE_IDENT_RE.finditer(plain)][:2]
+    for m in idents + [*_COUNT_PHRASE_RE.finditer(line)][:2]:
         if m.group(0) not in said and m.group(0) not in out:
             out.append(m.group(0))
     outcomes = [m.group(0) for m in _STATUS_LINE_RE.finditer(line)]
@@ -614,6 +668,8 @@ def status_lines(text: str) -> list[Conclusion]:
         m = _STATUS_LINE_RE.search(line)
         start = max(0, line.rfind(" ", 0, max(0, m.start() - 18)) + 1) if m else 0
         said = line[start : m.end()] if m else line[:36]
+        if m and secret_value(said):  # "Token ghp-… saved": the outcome only, never the secret
+            said = m.group(0)
         if m and len(_WS_RE.sub(" ", text).strip()) > 40:
             # what it was done to, when short: "Email sent to bob@example.com"
             after = re.match(r"\s+(?:to|for|at|on|in|as)\s+[^\s,;()]{2,30}", line[m.end() :])

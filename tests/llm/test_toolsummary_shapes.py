@@ -4,6 +4,9 @@ body, a list whose rare status names its records. Conclusions only, never the pa
 from __future__ import annotations
 
 import json
+import re
+
+import pytest
 
 from memory_engine.llm.toolsummary import status_lines, summarise
 
@@ -185,7 +188,9 @@ def test_a_cargo_run_gives_its_totals_and_failing_test() -> None:
         "    parser::tests::handles_empty_input\n\n"
         "test result: FAILED. 41 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out"
     )
-    assert _texts(run) == ["Test run: 1 failed, 41 passed; handles_empty_input failed"]
+    assert _texts(run) == [
+        "Test run: 1 failed, 41 passed; parser::tests::handles_empty_input failed"
+    ]
 
 
 def test_a_status_line_keeps_what_it_is_about_and_its_counts() -> None:
@@ -199,3 +204,74 @@ def test_a_status_line_keeps_what_it_is_about_and_its_counts() -> None:
         c.text for c in status_lines("导入完成：成功 9987 条，失败 13 条，明细已写入 errors.csv")
     ]
     assert "9987" in text and "13" in text
+
+
+@pytest.mark.parametrize(
+    ("payload", "leak"),
+    [
+        ({"key": "OPS-12", "status": "open", "summary": "DB pw is Tr0ub4dor&3"}, "Tr0ub4dor"),
+        ({"id": "u_42", "status": "created", "message": "Temporary password: Hx9!kq2Lz0"}, "Hx9"),
+        ({"订单号": "A1029", "状态": "失败", "原因": "支付密码错误：123456 已锁定"}, "123456"),
+        ({"订单号": "B77", "状态": "已发货", "联系信息": "张三 身份证110101199003077777"}, "1101"),
+        ({"id": "p1", "状态": "失败", "银行卡信息": "6222020200112233445"}, "6222"),
+        ({"id": "inbox", "status": "ok", "messages": [{"id": "e1", "message": "Your code is 492817"}]}, "492817"),
+        ({"id": "b7", "status": "partial", "items": [{"id": "i1", "error": "card 4242424242424242 declined"}]}, "4242"),
+        ({"user": "bob", "password": "hunter22", "status": "created"}, "hunter22"),
+    ],
+)  # fmt: skip
+def test_a_secret_or_personal_number_is_never_quoted(payload: dict, leak: str) -> None:
+    texts = _texts(json.dumps(payload, ensure_ascii=False))
+    assert not any(leak in t for t in texts), texts
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Created API key sk-proj-4f9a8b7c6d5e for service billing",
+        "Token rotated: new token ghp-a1b2c3d4e5f6 saved",
+        "Account created for jane-doe, temp password xk-29-pq-77",
+        "Reset link sent: https://x.io/r/ab12-cd34-ef56-7890",
+    ],
+)
+def test_a_status_line_never_quotes_a_secret(line: str) -> None:
+    said = " ".join(c.text for c in status_lines(line))
+    assert not re.search(r"sk-proj|ghp-|xk-29|ab12-cd34", said), said
+
+
+def test_a_message_that_only_names_a_secret_is_kept() -> None:
+    (text,) = _texts(
+        json.dumps({"errcode": 40001, "errmsg": "invalid credential, access_token is invalid"})
+    )
+    assert "invalid credential" in text
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        {"status": "ok", "msg": "Service is running"},
+        {"status": "healthy", "msg": "all good"},
+        {"status": "UP", "summary": "All systems operational"},
+    ],
+)
+def test_a_health_check_with_a_message_concludes_nothing(payload: dict) -> None:
+    assert _texts(json.dumps(payload)) == []
+
+
+def test_a_record_named_by_a_name_key_keeps_its_other_values() -> None:
+    (text,) = _texts(json.dumps({"city": "Kyoto", "forecast": "rain", "app": "weather-cli"}))
+    assert "Kyoto" in text and "rain" in text
+
+
+def test_cargo_totals_add_up_over_test_binaries_and_bad_times_are_ignored() -> None:
+    run = (
+        "test result: ok. 10 passed; 0 failed; 0 ignored\n\n"
+        "test result: FAILED. 3 passed; 2 failed; 0 ignored"
+    )
+    assert _texts(run) == ["Test run: 2 failed, 13 passed"]
+    (text,) = _texts(json.dumps({"id": "e1", "status": "open", "start": "25:99"}))
+    assert "25:99" not in text
+
+
+def test_json_nested_deeper_than_the_parser_goes_is_not_a_crash() -> None:
+    found = summarise("[" * 5000 + "]" * 5000, tool_output=True)
+    assert found is None or all(len(c.text) <= 120 for c in found)
