@@ -54,8 +54,9 @@ For each stored memory that relates to the new fact, give its relation:
 - "supplements": both hold (e.g. a temporary state next to a lasting preference);
 - "duplicate": it says the same thing;
 - "unrelated": no relation.
-A memory marked "recent" came from the user's previous message: a new fact that continues
-it (a pronoun or a left-out subject) is about the same thing.
+A memory marked "recent" came from the user's previous message. When the new fact continues
+it (a pronoun or a left-out subject), it is about the same thing; otherwise judge it like any
+other memory.
 Name ONLY the indexes shown. Reply with ONE JSON object and nothing else:
 {"decisions": [{"candidate": int, "relation": str, "reason": str}]}
 """

@@ -368,8 +368,11 @@ class RulesLLM:
             if relation != "unrelated":
                 decisions.append(JudgeDecision(candidate=c.index, relation=relation, reason=reason))
         decided = {d.candidate for d in decisions}
+        first = (split_sentences(item.text) or [""])[0].strip()
         if (
-            continues(item.text)
+            first
+            and first[:24] in said  # the fact comes from the opening sentence
+            and continues(first)
             and not new_key.get("correction")
             and not CORRECTION_RE.search(said)
             and new_key.get("polarity") != "negative"

@@ -4,85 +4,92 @@ People talk in turns that lean on the one before: "we got a dog last year" then 
 border collie, her name's Pepper"; "I play piano" then "mostly jazz stuff"; "我有高血压" then
 "在吃氨氯地平". The second message names no subject, so its fact is far from the first in
 embedding space, and the judge never saw the memory it adds to. This module finds the
-memories the previous write of the same scope stored a moment ago (the *recent* memories):
+memories the previous message stored (the *recent* memories):
 
-* they are given to the extractor as ``ExtractInput.context`` (an LLM reads its pronouns with
-  them; the prompt marks them as context, never facts to repeat);
-* they are shown to the judge as candidates with ``recent=True``, with their cosine to the new
-  fact, whether or not the similarity search found them.
-
-Recent = active memories of the same scope (tenant, and session/user/agent when the scope
-names them) created at most :data:`CONTINUATION_WINDOW` ago (UTC, the store's ``created_at``)
-by one other write: the newest such write only, at most :data:`MAX_RECENT` memories.
+* the previous message is the write journalled just before this one for exactly the same
+  scope (tenant, user, agent and session ids: another user's or agent's write never counts),
+  of the same source (a conversation turn after a conversation turn, never a tool output),
+  at most :data:`CONTINUATION_WINDOW` earlier (UTC); when it stored nothing, there is none;
+* its memories that are still active (at most :data:`MAX_RECENT`) are given to the extractor
+  as ``ExtractInput.context`` (an LLM reads its pronouns with them; the prompt marks them as
+  context, never facts to repeat) and shown to the judge as candidates with ``recent=True``,
+  with their cosine to each new fact, whether or not the similarity search found them (they
+  are embedded once per write).
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 
 import numpy as np
 
-from memory_engine.embedding.base import Embedder
-from memory_engine.models import Candidate, Memory, MemoryFilter, MemoryStatus, Scope, utcnow
+from memory_engine.errors import MemoryNotFoundError
+from memory_engine.models import Candidate, Memory, MemoryStatus, Scope, ensure_utc, utcnow
 from memory_engine.stores.base import MemoryStore
 
-__all__ = ["CONTINUATION_WINDOW", "MAX_RECENT", "recent_candidates", "recent_memories"]
+__all__ = [
+    "CONTINUATION_WINDOW",
+    "MAX_RECENT",
+    "previous_rows",
+    "recent_candidates",
+    "recent_memories",
+]
 
 #: How long after a write its memories count as the previous message's.
 CONTINUATION_WINDOW = timedelta(minutes=10)
 #: Most recent memories shown (the facts of one earlier message).
 MAX_RECENT = 3
-#: Memories listed to find the newest other write (a write stores a few facts at most).
-_LISTED = 8
 
 
-def recent_memories(store: MemoryStore, scope: Scope, *, write_id: str) -> list[Memory]:
-    """The memories the newest other write in ``scope`` stored within the window, newest
-    first (at most :data:`MAX_RECENT`; empty when there is none or the store fails to list).
-
-    Args:
-        store: the tenant's store (``list`` is tenant-scoped; rows of another tenant are
-            dropped here too).
-        scope: the writing scope.
-        write_id: the current write's id (its own memories are not "previous").
-    """
-    page = store.list(
-        scope=scope,
-        filters=MemoryFilter(
-            statuses=(MemoryStatus.ACTIVE,), created_from=utcnow() - CONTINUATION_WINDOW
-        ),
-        limit=_LISTED,
-    )
-    others = [
-        m
-        for m in page.items
-        if m.tenant_id == scope.tenant_id and m.metadata.get("write_id") not in (None, write_id)
-    ]
-    if not others:
+def previous_rows(previous: dict[str, Any] | None, request: dict[str, Any]) -> list[str]:
+    """Memory ids the previous write stored, or none: ``previous`` is its journal row
+    (``WriteJournal.previous``), ``request`` this write's request (JSON shape). None when the
+    previous write is older than the window, of another source, or stored nothing."""
+    if not previous or previous.get("status") != "done":
         return []
-    newest = others[0].metadata.get("write_id")
-    return [m for m in others if m.metadata.get("write_id") == newest][:MAX_RECENT]
+    if (previous.get("request") or {}).get("source") != request.get("source"):
+        return []
+    created = ensure_utc(datetime.fromisoformat(str(previous["created_at"])))
+    if created is None or utcnow() - created > CONTINUATION_WINDOW:
+        return []
+    return [str(r) for r in (previous.get("result") or {}).get("rows") or []]
+
+
+def recent_memories(store: MemoryStore, scope: Scope, ids: Sequence[str]) -> list[Memory]:
+    """The still-active memories among ``ids`` (the previous write's rows), at most
+    :data:`MAX_RECENT`; one that was deleted meanwhile is left out. Raises StoreError."""
+    out: list[Memory] = []
+    for raw in ids[:MAX_RECENT]:
+        try:
+            memory = store.get(uuid.UUID(raw), scope=scope)
+        except (MemoryNotFoundError, ValueError):
+            continue
+        if memory.status == MemoryStatus.ACTIVE and memory.tenant_id == scope.tenant_id:
+            out.append(memory)
+    return out
 
 
 def recent_candidates(
     recent: Sequence[Memory],
+    vectors: Sequence[Sequence[float]],
     found: Sequence[Candidate],
     vector: Sequence[float],
-    embedder: Embedder,
 ) -> list[Candidate]:
-    """The ``recent`` memories the candidate search did not find, as candidates whose
-    ``cosine`` (in [-1, 1], higher is more similar) to the new fact's ``vector`` is computed
-    with ``embedder`` (one batch call; raises EmbeddingError as the embedder does)."""
+    """The ``recent`` memories (embedded as ``vectors``) the candidate search did not find,
+    as candidates whose ``cosine`` (in [-1, 1], higher is more similar) to the new fact's
+    ``vector`` is computed here."""
     known = {c.memory.id for c in found}
-    missing = [m for m in recent if m.id not in known]
-    if not missing:
+    pairs = [(m, v) for m, v in zip(recent, vectors, strict=True) if m.id not in known]
+    if not pairs:
         return []
-    vecs = np.asarray(embedder.embed([m.content for m in missing]), dtype=np.float64)
+    vecs = np.asarray([v for _, v in pairs], dtype=np.float64)
     query = np.asarray(vector, dtype=np.float64)
     norms = np.linalg.norm(vecs, axis=1) * max(float(np.linalg.norm(query)), 1e-12)
     cosines = vecs @ query / np.maximum(norms, 1e-12)
     return [
         Candidate(memory=m, scores={"cosine": float(c)}, ranks={"recent": i + 1})
-        for i, (m, c) in enumerate(zip(missing, cosines, strict=True))
+        for i, ((m, _), c) in enumerate(zip(pairs, cosines, strict=True))
     ]

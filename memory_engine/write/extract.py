@@ -282,14 +282,23 @@ def _extract_all(
     )
 
 
-def _recent(parts: PipelineParts, scope: Scope, write_id: str, warnings: list[str]) -> list[Memory]:
-    """``continuation.recent_memories``; a store that fails to list gives none (a warning):
-    the context helps a write, it never fails one."""
+def _recent(
+    parts: PipelineParts, scope: Scope, ids: list[str], warnings: list[str]
+) -> tuple[list[Memory], list[list[float]]]:
+    """``continuation.recent_memories`` of the previous write's rows, with their vectors
+    (embedded once per write); a store or embedder that fails gives none (a warning): the
+    context helps a write, it never fails one."""
+    if not ids:
+        return [], []
     try:
-        return recent_memories(parts.store, scope, write_id=write_id)
+        recent = recent_memories(parts.store, scope, ids)
+        if not recent:
+            return [], []
+        with parts.limit:
+            return recent, parts.embedder.embed([m.content for m in recent])
     except MemoryEngineError as exc:
         warnings.append(f"previous message's memories not read: {exc.message}")
-        return []
+        return [], []
 
 
 def run_extract(
@@ -298,8 +307,11 @@ def run_extract(
     parts: PipelineParts,
     write_id: str,
     dry_run: bool = False,
+    previous: list[str] | None = None,
 ) -> Outcome:
-    """Run the pipeline on one accepted write (its ``text`` is already cleaned).
+    """Run the pipeline on one accepted write (its ``text`` is already cleaned);
+    ``previous``: the memory ids the previous message of the scope stored
+    (``continuation.previous_rows``), read as context and recent judge candidates.
 
     Raises:
         ExtractionFailedError, LLMError: the LLM failed (the caller keeps the input to retry).
@@ -337,7 +349,7 @@ def run_extract(
         trail["decision"] = {"should_remember": False, "reason": reason}
         return Outcome(write_id, False, reason, [], trail, warnings)
 
-    recent = _recent(parts, scope, write_id, warnings)
+    recent, recent_vectors = _recent(parts, scope, previous or [], warnings)
     item = ExtractInput(
         text=guarded,
         observed_at=observed,
@@ -404,7 +416,7 @@ def run_extract(
                 actor=actor,
                 write_id=write_id,
                 dry_run=dry_run,
-                recent=recent,
+                recent=(recent, recent_vectors),
             )
         )
     outcome = Outcome(write_id, True, extraction.reason, actions, trail, warnings)
@@ -427,7 +439,7 @@ def _decide_and_apply(
     actor: str,
     write_id: str,
     dry_run: bool,
-    recent: list[Memory] | None = None,
+    recent: tuple[list[Memory], list[list[float]]] = ([], []),
 ) -> list[WriteAction]:
     """Dedupe, judge and commit one fact; returns its actions. ``recent``: what the previous
     message stored (``write.continuation``), shown to the judge as ``recent`` candidates."""
@@ -437,10 +449,8 @@ def _decide_and_apply(
     cands, alarms = _candidates(
         parts, scope, mem, vector, write_id=write_id, keys=keys, ml_vector=ml_vector
     )
-    if recent:
-        with parts.limit:
-            cands = cands + recent_candidates(recent, cands, vector, parts.embedder)
-    recent_ids = {m.id for m in recent or ()}
+    cands = cands + recent_candidates(recent[0], recent[1], cands, vector)
+    recent_ids = {m.id for m in recent[0]}
     ml_cosines = _ml_cosines(ml_embedder, ml_vector, [c.memory.content for c in cands])
     if alarms:
         fact_trail["tenant_alarms"] = alarms

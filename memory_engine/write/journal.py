@@ -294,6 +294,24 @@ class WriteJournal:
                 return row
         return None
 
+    def previous(self, scope: Scope, write_id: str) -> dict[str, Any] | None:
+        """The write of exactly ``scope`` (same tenant, user, agent and session ids) just
+        before ``write_id`` by sequence, among the tenant's 20 writes before it, or None."""
+        with self._lock:
+            seq = self._conn.execute("SELECT seq FROM writes WHERE id=?", (write_id,)).fetchone()
+            if seq is None:
+                return None
+            rows = self._conn.execute(
+                "SELECT id FROM writes WHERE tenant_id=? AND seq<? ORDER BY seq DESC LIMIT 20",
+                (scope.tenant_id, seq[0]),
+            ).fetchall()
+        want = scope.model_dump(mode="json")
+        for (wid,) in rows:
+            row = self._row(wid)
+            if row and row["scope"] == want:
+                return row
+        return None
+
     def list(
         self, scope: Scope, *, limit: int = 50, cursor: str | None = None, status: str | None = None
     ) -> Page:

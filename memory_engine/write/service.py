@@ -28,6 +28,7 @@ from memory_engine.models import TURN_KEY, MemorySource, MemoryType, Page, Scope
 from memory_engine.stores.base import InsertOutcome
 from memory_engine.text import clean_text
 from memory_engine.write.consolidate import ConsolidationReport, consolidate
+from memory_engine.write.continuation import previous_rows
 from memory_engine.write.extract import Outcome, PipelineParts, reinforce, run_extract
 from memory_engine.write.ingest import Turn
 from memory_engine.write.limits import TokenBuckets
@@ -351,7 +352,14 @@ class WriteService:
                 with metering() as meter:
                     try:
                         outcome = run_extract(
-                            accepted, parts=self._parts(), write_id=write_id, dry_run=dry_run
+                            accepted,
+                            parts=self._parts(),
+                            write_id=write_id,
+                            dry_run=dry_run,
+                            previous=previous_rows(
+                                journal.previous(scope, write_id),
+                                accepted.request.model_dump(mode="json"),
+                            ),
                         )
                     finally:
                         spent = self._usage(meter)

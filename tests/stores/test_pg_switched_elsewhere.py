@@ -44,6 +44,16 @@ def test_a_search_on_a_handle_opened_before_the_switch_gets_the_typed_error(
         with pytest.raises(EmbeddingMismatchError, match="memory-engine reembed"):
             long_lived.dense_search(old.embed([TEXTS[0]])[0], scope=scope, k=1)
         assert long_lived.embedding_info() == ("new-model", 24)  # read again, not the cache
+
+        # a write of an old-model vector from another handle opened before the switch
+        stale = PostgresStore(settings)
+        try:
+            stale.conn._embedding = (old.model_name, old.dim)  # its record, read before
+            with pytest.raises(EmbeddingMismatchError):
+                put(stale, scope, item(tenant, "stale write", np.array(old.embed(["x"])[0])))
+            assert stale.embedding_info() == ("new-model", 24)
+        finally:
+            stale.close()
     finally:
         long_lived.close()
         switcher.close()

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from memory_engine import MemoryEngine, Scope
-from memory_engine.models import MemoryStatus
+from memory_engine.models import MemorySource, MemoryStatus
 from memory_engine.stores.postgres.embedded import stop_embedded_server
 
 OBSERVED = datetime(2026, 11, 25, 9, tzinfo=UTC)
@@ -164,3 +164,33 @@ def test_a_temporary_change_after_the_previous_message_replaces_nothing(
     actions = _write(engine, scope, "这个月在控糖，早餐暂时改吃鸡蛋")
     assert not any(a["action"] == "supersede" for a in actions), actions
     assert engine.get(scope, old).status == MemoryStatus.ACTIVE
+
+
+def test_only_the_message_just_before_counts_as_previous(engine: MemoryEngine) -> None:
+    """A question in between stored nothing: the message after it continues nothing."""
+    scope = Scope.of(f"t-{uuid.uuid4().hex[:8]}", user_id="u1")
+    _write(engine, scope, "My sister lives in Denver")
+    engine.write(scope, "Do you know any good vets?", mode="extract", observed_at=OBSERVED)
+    res = engine.write(scope, "She's a golden retriever, 3 years old", mode="extract")
+    assert not any(a["action"] == "supplement" for a in res.actions), res.actions
+
+
+def test_a_tenant_wide_scope_never_continues_a_users_message(engine: MemoryEngine) -> None:
+    tenant = f"t-{uuid.uuid4().hex[:8]}"
+    _write(engine, Scope.of(tenant, user_id="u1"), "We got a dog last year")
+    res = engine.write(Scope.of(tenant), "she's a border collie", mode="extract")
+    assert not any(a["action"] == "supplement" for a in res.actions), res.actions
+    trail = engine.write_trail(Scope.of(tenant), str(res.write_id))
+    assert not any(c.get("recent") for f in trail["facts"] for c in f["candidates"])
+
+
+def test_a_tool_output_is_not_the_users_previous_message(engine: MemoryEngine) -> None:
+    scope = Scope.of(f"t-{uuid.uuid4().hex[:8]}", user_id="u1")
+    engine.write(
+        scope,
+        '{"flight": "UA 837", "status": "Delayed", "estimatedDeparture": "15:40"}',
+        mode="extract",
+        source=MemorySource.TOOL_OUTPUT,
+    )
+    res = engine.write(scope, "It's my first trip to Tokyo", mode="extract")
+    assert not any(a["action"] == "supplement" for a in res.actions), res.actions

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import builtins
 import logging
+import re
 import select
 import threading
 import time
@@ -134,8 +135,9 @@ def check_app_login(conn: psycopg.Connection[Any]) -> None:
         )
 
 
-#: pgvector's message when a query vector meets a column of another dimension.
-_DIMENSIONS_CHANGED = "different vector dimensions"
+#: pgvector's messages when a vector meets a column of another dimension (a search: "different
+#: vector dimensions 512 and 384"; an insert: "expected 512 dimensions, not 384").
+_DIMENSIONS_CHANGED_RE = re.compile(r"different vector dimensions|expected \d+ dimensions, not \d+")
 
 
 @contextmanager
@@ -150,7 +152,7 @@ def mapped_errors() -> Iterator[None]:
     except psycopg.OperationalError as exc:
         raise StoreUnavailableError(f"PostgreSQL unavailable: {exc}") from exc
     except psycopg.DataError as exc:  # e.g. a NUL character in text
-        if _DIMENSIONS_CHANGED in str(exc):
+        if _DIMENSIONS_CHANGED_RE.search(str(exc)):
             # pgvector compared a query vector with a column another process re-typed
             # (``memory-engine reembed`` switched the store while this engine was open).
             raise EmbeddingMismatchError(
@@ -383,7 +385,7 @@ class PgConnection:
                     with stack:
                         yield cur
                 except psycopg.DataError as exc:
-                    if _DIMENSIONS_CHANGED in str(exc):  # read the record again next time
+                    if _DIMENSIONS_CHANGED_RE.search(str(exc)):  # read the record again
                         self._embedding = None
                     raise
                 return
