@@ -44,7 +44,7 @@ from memory_engine.llm.rules_clauses import (
 )
 from memory_engine.llm.rules_compose import build_fact, extend, merge_pair, merges
 from memory_engine.llm.rules_content import tool_fact
-from memory_engine.llm.rules_continuation import continues, corrects_previous
+from memory_engine.llm.rules_continuation import continues, corrects_previous, substituted
 from memory_engine.llm.rules_judge import SINGLE_VALUED
 from memory_engine.llm.rules_judge import relation as key_relation
 from memory_engine.llm.rules_patterns import Match
@@ -89,6 +89,8 @@ _OPEN_RELATIONS = frozenset(
 _CONTAINMENT = ("supplements", "more specific or more general, both kept")
 
 
+#: "not Mochi", "不是小黄": the input names the old value to deny it.
+_NOT_THAT_RE = re.compile(r"\b(?:not|isn't|wasn't|rather than|instead of)\b|不是|不叫", re.I)
 #: Words that open a continuation as words, not names ("Mostly jazz", "She's a collie").
 _OPENER_RE = re.compile(
     r"(?:oh|ah|and|plus|also|btw|so|she|he|it|they|that|this|her|his|its|their|mostly|mainly|"
@@ -126,7 +128,7 @@ def _previous_replaced(
         == new_key.get("holder", "user")
     ]
     named = [c for c in same_holder if names_old_value(said, fact.content, c.content)]
-    if named and (takes_back or CHANGE_RE.search(said)):
+    if named and (takes_back or CHANGE_RE.search(said) or _NOT_THAT_RE.search(said)):
         return max(named, key=lambda c: c.similarity_ml or c.similarity)
     if not takes_back or not same_holder:
         return None
@@ -183,6 +185,11 @@ class RulesLLM:
                 should_remember=False,
                 reason=tagged(SkipReason.SMALL_TALK, "greeting, thanks or small talk"),
             )
+            return result, self._call("extract", item.text, result, started)
+        if item.context and (swapped := substituted(item.context[-1], item.text)):
+            # "it's Miso, not Mochi" right after "We adopted a cat named Mochi"
+            fact = Fact(content=swapped, key=self.key_of(swapped, None) or {})
+            result = Extraction(should_remember=True, reason="matched: correction", facts=(fact,))
             return result, self._call("extract", item.text, result, started)
         tz = ZoneInfo(item.timezone)
         facts: list[Fact] = []

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["continues", "corrects_previous"]
+__all__ = ["continues", "corrects_previous", "substituted"]
 
 _EN_CONTINUATION_RE = re.compile(
     r"^(?:(?:oh|ah|yeah|yep|and|plus|btw|fyi|so)[,!]?\s+)*"
@@ -62,3 +62,51 @@ def corrects_previous(text: str) -> bool:
     "I typed that wrong", "plans changed", "instead", 更正, 说错了, 计划有变, a message opening
     with "actually"/"wait"/其实/不对."""
     return bool(_TAKES_BACK_RE.search(text.strip()))
+
+
+#: "it's Miso, not Mochi", "she's a sheltie, not a border collie", "on Wednesday now, not
+#: Tuesday"; "是小绿，不是小黄", "它叫小绿，不叫小黄", "叫豆包不是豆豆", "不是小黄，是小绿".
+_INSTEAD_OF_RES = (
+    re.compile(
+        r"^(?:.*?\b(?:it's|it is|she's|he's|they're|that's|it was|is|was|said|meant|mean)\s+)?"
+        r"(?:on |at |in )?(?:a |an |the )?(?P<new>[\w'.:-]+(?:\s+[\w'.:-]+){0,3}?)(?:\s+now)?,?\s+"
+        r"(?:not|rather than|instead of)\s+(?:a |an |the |on |at |in )?"
+        r"(?P<old>[\w'.:-]+(?:\s+[\w'.:-]+){0,3}?)\s*(?:lol|haha)?[.!]*$",
+        re.I,
+    ),
+    re.compile(
+        r"(?:是|叫)(?P<new>[^，,。！!\s]{1,12}?)[，,]?\s*不(?:是|叫)(?P<old>[^，,。！!\s]{1,12})"
+    ),
+    re.compile(
+        r"不(?:是|叫)(?P<old>[^，,。！!\s]{1,12}?)[，,]\s*(?:而)?(?:是|叫)(?P<new>[^，,。！!\s]{1,12})"
+    ),
+)
+
+
+_DENIAL_RE = re.compile(
+    r"\b(?:i|i'm|we|we're|you|you're|they|they're|he|she)(?:\s+(?:am|are|is|was|were|do|does|did))?"
+    r"\s+(?:not|never)\b|我不|我没|我并不",
+    re.I,
+)
+_PRONOUN_RE = re.compile(r"\b(?:i|i'm|me|my|we|our|you|your)\b|我|你", re.I)
+
+
+def substituted(previous: str, text: str) -> str | None:
+    """``previous`` (the previous message's fact) with the value ``text`` takes back replaced
+    by the one it gives ("The user's cat is named Mochi" + "it's Miso, not Mochi" -> "The
+    user's cat is named Miso"), or None when ``text`` says no "X, not Y" or ``previous`` does
+    not hold Y."""
+    for sentence in re.split(r"(?<=[。！？!?；;])|\n", text.strip()):
+        sentence = re.sub(r"[😂🤣😅]+|\s+(?:lol|haha)\b", "", sentence.strip(" 。.!！~～"))
+        for pattern in _INSTEAD_OF_RES:
+            m = pattern.search(sentence)
+            if not m:
+                continue
+            new, old = m.group("new").strip(), m.group("old").strip()
+            if _DENIAL_RE.search(sentence) or _PRONOUN_RE.search(new):
+                continue  # "Honestly I'm not a morning person": a denial, not a swap
+            at = previous.lower().find(old.lower())
+            if not new or not old or at < 0 or new.lower() == old.lower():
+                continue
+            return previous[:at] + new + previous[at + len(old) :]
+    return None

@@ -10,7 +10,7 @@ import pytest
 
 from memory_engine.llm.base import ExtractInput
 from memory_engine.llm.rules import RulesLLM
-from memory_engine.llm.rules_continuation import continues, corrects_previous
+from memory_engine.llm.rules_continuation import continues, corrects_previous, substituted
 
 
 @pytest.mark.parametrize(
@@ -102,3 +102,28 @@ def test_a_question_or_request_after_a_fact_is_not_a_continuation() -> None:
             ExtractInput(text=text, observed_at=at, context=("The user plays piano",))
         )[0]
         assert not any("piano" in f.content for f in found.facts), found.facts
+
+
+@pytest.mark.parametrize(
+    ("previous", "text", "fact"),
+    [
+        ("The user's cat is named Mochi", "it's Miso not Mochi", "The user's cat is named Miso"),
+        ("The user lives in Berlin", "I said Munich, not Berlin", "The user lives in Munich"),
+        ("用户养了一只鹦鹉，叫小黄", "是小绿，不是小黄", "用户养了一只鹦鹉，叫小绿"),
+        ("用户家狗狗叫豆豆，柯基", "其实它叫豆包不是豆豆，我老是打错😂", "用户家狗狗叫豆包，柯基"),
+    ],
+)
+def test_x_not_y_right_after_y_replaces_the_value(previous: str, text: str, fact: str) -> None:
+    assert substituted(previous, text) == fact
+
+
+@pytest.mark.parametrize(
+    ("previous", "text"),
+    [
+        ("The user is a morning person", "Honestly I'm not a morning person."),
+        ("The user likes tea", "I'm not sure"),
+        ("The user's cat is named Mochi", "it's Miso not Bella"),
+    ],
+)
+def test_a_denial_or_another_value_is_no_swap(previous: str, text: str) -> None:
+    assert substituted(previous, text) is None

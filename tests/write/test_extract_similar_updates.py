@@ -194,3 +194,16 @@ def test_a_tool_output_is_not_the_users_previous_message(engine: MemoryEngine) -
     )
     res = engine.write(scope, "It's my first trip to Tokyo", mode="extract")
     assert not any(a["action"] == "supplement" for a in res.actions), res.actions
+
+
+def test_x_not_y_right_after_y_supersedes_it(engine: MemoryEngine) -> None:
+    scope = Scope.of(f"t-{uuid.uuid4().hex[:8]}", user_id="u1")
+    [old] = [
+        a["memory_id"]
+        for a in _write(engine, scope, "My cat's name is Mochi")
+        if a["action"] == "create"
+    ]
+    actions = _write(engine, scope, "it's Miso, not Mochi")
+    assert any(a["action"] == "supersede" and a["target_id"] == old for a in actions), actions
+    new = [a for a in actions if a["action"] == "create"]
+    assert new and "Miso" in engine.get(scope, new[0]["memory_id"]).content
