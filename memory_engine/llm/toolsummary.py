@@ -43,6 +43,8 @@ from memory_engine.llm.toolconclusion import (
 )
 from memory_engine.llm.toolerrors import command_errors
 from memory_engine.llm.toollines import log_errors, table, test_run
+from memory_engine.llm.toolsecrets import secret, secret_value
+from memory_engine.llm.toolstatus import status_lines, unit_status
 
 __all__ = [
     "CONCLUSION_MAX_CHARS",
@@ -71,16 +73,6 @@ _ERROR_KEYS = ("error", "message", "msg", "detail", "reason", "errmsg", "descrip
 _ZH_MESSAGE_RE = re.compile(r"(?:原因|处理|错误|错误信息|报错)$")
 #: Keys whose value says that something failed (an error label is earned only by these).
 _FAILURE_KEYS = ("error", "errmsg", "errors", "failure", "exception", "reason")
-#: Words and shapes of a secret or personal number: such a value is never quoted, and a key
-#: of that kind is never read (passwords, tokens, keys, one-time codes, card and ID numbers).
-_SECRET_RE = re.compile(
-    r"pass(?:word|wd|phrase)?\b|\bpwd\b|\bpw\b|\bpin\b|token|secret|api[_ -]?key|credential|creds\b|"
-    r"\botp\b|one-time|verification|\bcode is\b|auth(?:orization)?\b|cookie|session[_ -]?id|"
-    r"密码|验证码|口令|密钥|令牌|身份证|银行卡|卡号|证件|"
-    r"\b\d{11,}\b|(?:\d[ -]?){13,19}|\beyJ[\w-]{8,}|\b(?:sk|pk|rk|ghp|gho|xox[abp])[-_][\w-]{6,}|"
-    r"\b[A-Za-z0-9+/]{32,}={0,2}",
-    re.I,
-)
 #: Keys naming what a record is about when it has no id key (``{"flight": "UA 837"}``,
 #: ``{"service": "checkout-api"}``): the value is the record's subject.
 _NAME_KEYS = frozenset(
@@ -103,7 +95,6 @@ _ZH_DATE_VALUE_RE = re.compile(
     r"\d{4}年\d{1,2}月\d{1,2}日(?:\s*[（(][^)）]{1,4}[)）])?(?:\s*\d{1,2}:\d{2}(?:\s*[-–~]\s*\d{1,2}:\d{2})?)?"
 )
 _DATE_VALUE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?$")
-_WS_RE = re.compile(r"\s+")
 _ENVELOPE_KEYS = ("data", "items", "results", "records", "rows", "entries", "hits", "list")
 
 _HTTP_LINE_RE = re.compile(
@@ -205,34 +196,6 @@ def _flat(obj: dict[str, Any], prefix: str = "", depth: int = 3) -> dict[str, An
 def _words(key: str) -> str:
     """A key as words: ``estimatedDeparture`` -> ``estimated departure``."""
     return re.sub(r"([a-z])([A-Z])", r"\1 \2", key).replace("_", " ").lower()
-
-
-#: A secret word with its value after it ("pw is hunter22", "密码错误：123456", "code 4821").
-_SECRET_VALUE_RE = re.compile(
-    r"(?:pass(?:word|wd|phrase)?|\bpwd|\bpw|\bpin|token|secret|api[_ -]?key|\bkey|\bcode|"
-    r"\botp|credential|creds|cookie|密码|验证码|口令|密钥|令牌|卡号)\W{0,3}(?:is|was|:|=|为|是)?"
-    r"[^,;，；]{0,12}?[^\s,;，；]*\d",
-    re.I,
-)
-#: The shape of a secret or personal number wherever it stands: long digit runs (phone, card,
-#: ID numbers), JWTs, provider key prefixes, long base64 runs; and ID-card / bank-card words.
-_SECRET_SHAPE_RE = re.compile(
-    r"\b\d{11,}\b|(?:\d[ -]?){13,19}|\beyJ[\w-]{8,}|\b(?:sk|pk|rk|ghp|gho|xox[abp])[-_][\w-]{6,}|"
-    r"\b[A-Za-z0-9+/]{32,}={0,2}|身份证|银行卡|AKIA[0-9A-Z]{12,}",
-    re.I,
-)
-
-
-def secret(text: str) -> bool:
-    """True when ``text`` (a key) names a secret (``_SECRET_RE``: password, token, 密码...)."""
-    return bool(_SECRET_RE.search(text))
-
-
-def secret_value(text: str) -> bool:
-    """True when ``text`` (a value or a line) holds a secret: a secret word with a value after
-    it, or a secret's shape; it is never quoted into a conclusion. A message that only names
-    one ("access_token is invalid") is not."""
-    return bool(_SECRET_VALUE_RE.search(text) or _SECRET_SHAPE_RE.search(text))
 
 
 def _message_key(key: str) -> bool:
@@ -537,7 +500,7 @@ def _traceback(text: str) -> list[Conclusion] | None:
         where = (
             f" at {f.group('file').rsplit('/', 1)[-1]} line {f.group('line')}"
             if f.group("file")
-            else f" in {f.group('where')}"
+            else f" in {'.'.join(f.group('where').split('.')[-2:])}"  # Class.method
         )
     said = f"The run failed with {err.group('type')}" + (f" ({quote(message)})" if message else "")
     return [Conclusion(short(said + where), err.group("type").lower(), "error")]
@@ -567,7 +530,7 @@ def summarise(text: str, *, tool_output: bool = False) -> list[Conclusion] | Non
     Returns:
         At most ``MAX_CONCLUSIONS`` conclusions, or None (not structured: extract as text).
     """
-    for reader in (_json, test_run, _http, _traceback, log_errors):
+    for reader in (_json, unit_status, test_run, _http, _traceback, log_errors):
         found = reader(text)
         if found:
             return joined(found[:MAX_CONCLUSIONS])
@@ -609,75 +572,3 @@ def parse_rendered(text: str) -> list[Conclusion] | None:
         ids = tuple(w for w in re.findall(r"\b[A-Za-z]*\d[\w\-]*\b", subject)[:1])
         out.append(Conclusion(short(line), subject, status.lower(), ids))
     return out or None
-
-
-_STATUS_LINE_RE = re.compile(
-    r"\b(?:succeeded|failed|passed|completed|deployed|timed out|crashed|aborted|rejected|approved|"
-    r"sent|created|saved|uploaded|booked|scheduled|merged|published|queued|complete|success|"
-    r"successful|finished|"
-    r"shipped|delivered|cancell?ed|errored|packet loss|unreachable|refused|denied|not found)\b|"
-    r"成功|失败|完成|超时|已发货|已送达|已取消|拒绝|不可达",
-    re.I,
-)
-
-
-#: Counts a status line reports ("成功 9987 条", "3/3 replicas healthy", "12 rows").
-_COUNT_PHRASE_RE = re.compile(
-    r"(?:成功|失败|通过|跳过|错误|警告)\s*\d+\s*(?:条|个|项|行|次)?|"
-    r"\b\d+(?:/\d+)?\s+(?:rows?|records?|items?|files?|errors?|warnings?|failed|passed|"
-    r"succeeded|skipped|replicas?(?:\s+(?:healthy|ready|available))?)\b",
-    re.I,
-)
-#: What a status line is about: a version, a ticket-like id, a hyphenated name.
-_LINE_IDENT_RE = re.compile(
-    r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?![\w.])|\b[A-Z][A-Z0-9]+-\d+\b|\b[a-z][a-z0-9]*(?:-[a-z0-9]+)+\b"
-)
-
-
-def _line_details(line: str, said: str) -> list[str]:
-    """What a status line says beyond its outcome words: the ids it names and the counts it
-    reports, then a later outcome word ("SUCCESS"), none already in ``said``; at most four."""
-    out: list[str] = []
-    plain = re.sub(r"\b\w+://\S+", " ", line)  # an address is no id ("…/r/ab12-cd34")
-    idents = [] if secret_value(line) else [*_LINE_IDENT_RE.finditer(plain)][:2]
-    for m in idents + [*_COUNT_PHRASE_RE.finditer(line)][:2]:
-        if m.group(0) not in said and m.group(0) not in out:
-            out.append(m.group(0))
-    outcomes = [m.group(0) for m in _STATUS_LINE_RE.finditer(line)]
-    if len(outcomes) > 1 and outcomes[-1].lower() not in (said + " ".join(out)).lower():
-        out.append(outcomes[-1])
-    return out[:4]
-
-
-def status_lines(text: str) -> list[Conclusion]:
-    """Conclusions of an unstructured tool output: its lines that state an outcome ("deploy of
-    2.3 succeeded"), log-prefixed lines and repeats left out; at most ``MAX_CONCLUSIONS``."""
-    out: list[Conclusion] = []
-    seen: set[str] = set()
-    for raw in text.splitlines():
-        line = re.sub(
-            r"^\s*(?:\d{4}-\d{2}-\d{2}[T ][\d:.]+\S*\s*)?(?:\[?(?:INFO|WARN|WARNING|ERROR|DEBUG)\]?\s*)?",
-            "",
-            raw,
-        ).strip()
-        line = re.sub(r"^(?:result|status|summary|结果|状态)\s*[:：]\s*", "", line, flags=re.I)
-        if not line or line in seen or not _STATUS_LINE_RE.search(line) or len(line) > 160:
-            continue
-        seen.add(line)
-        # the outcome and a few words before it, never a long verbatim stretch of the payload
-        m = _STATUS_LINE_RE.search(line)
-        start = max(0, line.rfind(" ", 0, max(0, m.start() - 18)) + 1) if m else 0
-        said = line[start : m.end()] if m else line[:36]
-        if m and secret_value(said):  # "Token ghp-… saved": the outcome only, never the secret
-            said = m.group(0)
-        if m and len(_WS_RE.sub(" ", text).strip()) > 40:
-            # what it was done to, when short: "Email sent to bob@example.com"
-            after = re.match(r"\s+(?:to|for|at|on|in|as)\s+[^\s,;()]{2,30}", line[m.end() :])
-            if after and len(said) + len(after.group(0)) < 40:
-                said += after.group(0)
-        details = _line_details(line, said)
-        if details:
-            zh = re.search(r"[\u4e00-\u9fff]", said)
-            said += ("：" if zh else ": ") + ("，" if zh else ", ").join(details)
-        out.append(Conclusion(short(said[:1].upper() + said[1:]), said[:40].lower()))
-    return joined(out[-MAX_CONCLUSIONS:])

@@ -275,3 +275,16 @@ def test_cargo_totals_add_up_over_test_binaries_and_bad_times_are_ignored() -> N
 def test_json_nested_deeper_than_the_parser_goes_is_not_a_crash() -> None:
     found = summarise("[" * 5000 + "]" * 5000, tool_output=True)
     assert found is None or all(len(c.text) <= 120 for c in found)
+
+
+def test_a_systemctl_status_gives_the_unit_its_state_and_first_error() -> None:
+    status = (
+        "× nginx.service - A high performance web server and a reverse proxy server\n"
+        "     Loaded: loaded (/lib/systemd/system/nginx.service; enabled; vendor preset: enabled)\n"
+        "     Active: failed (Result: exit-code) since Tue 2026-03-10 08:47:13 UTC; 12min ago\n"
+        "Mar 10 08:47:13 web-3 nginx[21878]: nginx: [emerg] bind() to 0.0.0.0:80 failed (98: "
+        "Address already in use)\n"
+    )
+    (text,) = _texts(status)
+    assert text.startswith("nginx.service is failed (Result: exit-code) since Tue 2026-03-10")
+    assert "bind() to 0.0.0.0:80" in text and "high performance" not in text

@@ -1,0 +1,121 @@
+"""Conclusions of an unstructured tool output: its lines that state an outcome ("deploy of 2.3
+succeeded", "导入完成：成功 9987 条，失败 13 条"), with the ids and counts they name; a part of
+``toolsummary`` (its readers come first, these lines are the fallback).
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory_engine.llm.toolconclusion import MAX_CONCLUSIONS, Conclusion, joined, quote, short
+from memory_engine.llm.toolsecrets import secret_value
+
+__all__ = ["status_lines", "unit_status"]
+
+_WS_RE = re.compile(r"\s+")
+
+_STATUS_LINE_RE = re.compile(
+    r"\b(?:succeeded|failed|passed|completed|deployed|timed out|crashed|aborted|rejected|approved|"
+    r"sent|created|saved|uploaded|booked|scheduled|merged|published|queued|complete|success|"
+    r"successful|finished|"
+    r"shipped|delivered|cancell?ed|errored|packet loss|unreachable|refused|denied|not found)\b|"
+    r"成功|失败|完成|超时|已发货|已送达|已取消|拒绝|不可达",
+    re.I,
+)
+
+
+#: Counts a status line reports ("成功 9987 条", "3/3 replicas healthy", "12 rows").
+_COUNT_PHRASE_RE = re.compile(
+    r"(?:成功|失败|通过|跳过|错误|警告)\s*\d+\s*(?:条|个|项|行|次)?|"
+    r"\b\d+(?:/\d+)?\s+(?:rows?|records?|items?|files?|errors?|warnings?|failed|passed|"
+    r"succeeded|skipped|replicas?(?:\s+(?:healthy|ready|available))?)\b",
+    re.I,
+)
+#: What a status line is about: a version, a ticket-like id, a hyphenated name.
+_LINE_IDENT_RE = re.compile(
+    r"(?<![\w.])v?\d+(?:\.\d+){1,3}(?![\w.])|\b[A-Z][A-Z0-9]+-\d+\b|\b[a-z][a-z0-9]*(?:-[a-z0-9]+)+\b"
+)
+
+
+def _line_details(line: str, said: str) -> list[str]:
+    """What a status line says beyond its outcome words: the ids it names and the counts it
+    reports, then a later outcome word ("SUCCESS"), none already in ``said``; at most four."""
+    out: list[str] = []
+    plain = re.sub(r"\b\w+://\S+", " ", line)  # an address is no id ("…/r/ab12-cd34")
+    idents = [] if secret_value(line) else [*_LINE_IDENT_RE.finditer(plain)][:2]
+    for m in idents + [*_COUNT_PHRASE_RE.finditer(line)][:2]:
+        if m.group(0) not in said and m.group(0) not in out:
+            out.append(m.group(0))
+    outcomes = [m.group(0) for m in _STATUS_LINE_RE.finditer(line)]
+    if len(outcomes) > 1 and outcomes[-1].lower() not in (said + " ".join(out)).lower():
+        out.append(outcomes[-1])
+    return out[:4]
+
+
+def status_lines(text: str) -> list[Conclusion]:
+    """Conclusions of an unstructured tool output: its lines that state an outcome ("deploy of
+    2.3 succeeded"), log-prefixed lines and repeats left out; at most ``MAX_CONCLUSIONS``."""
+    out: list[Conclusion] = []
+    seen: set[str] = set()
+    for raw in text.splitlines():
+        line = re.sub(
+            r"^\s*(?:\d{4}-\d{2}-\d{2}[T ][\d:.]+\S*\s*)?(?:\[?(?:INFO|WARN|WARNING|ERROR|DEBUG)\]?\s*)?",
+            "",
+            raw,
+        ).strip()
+        line = re.sub(r"^(?:result|status|summary|结果|状态)\s*[:：]\s*", "", line, flags=re.I)
+        if not line or line in seen or not _STATUS_LINE_RE.search(line) or len(line) > 160:
+            continue
+        seen.add(line)
+        # the outcome and a few words before it, never a long verbatim stretch of the payload
+        m = _STATUS_LINE_RE.search(line)
+        start = max(0, line.rfind(" ", 0, max(0, m.start() - 18)) + 1) if m else 0
+        said = line[start : m.end()] if m else line[:36]
+        if m and secret_value(said):  # "Token ghp-… saved": the outcome only, never the secret
+            said = m.group(0)
+        if m and len(_WS_RE.sub(" ", text).strip()) > 40:
+            # what it was done to, when short: "Email sent to bob@example.com"
+            after = re.match(r"\s+(?:to|for|at|on|in|as)\s+[^\s,;()]{2,30}", line[m.end() :])
+            if after and len(said) + len(after.group(0)) < 40:
+                said += after.group(0)
+        details = _line_details(line, said)
+        if details:
+            zh = re.search(r"[\u4e00-\u9fff]", said)
+            said += ("：" if zh else ": ") + ("，" if zh else ", ").join(details)
+        out.append(Conclusion(short(said[:1].upper() + said[1:]), said[:40].lower()))
+    return joined(out[-MAX_CONCLUSIONS:])
+
+
+_UNIT_RE = re.compile(
+    r"^\s*[●×○*]?\s*(?P<unit>[\w@.:\-]+\.(?:service|socket|timer|mount|target))\b", re.M
+)
+_ACTIVE_RE = re.compile(
+    r"^\s*Active:\s*(?P<state>[\w-]+)(?:\s*\((?P<sub>[^)]*)\))?(?:\s+since\s+(?P<since>[^;\n]+))?",
+    re.M,
+)
+_UNIT_ERROR_RE = re.compile(
+    r"\[(?:emerg|alert|crit|error)\]\s*(?P<msg>[^\n]+)|\b(?:ERROR|FATAL)[: ]\s*(?P<msg2>[^\n]+)"
+)
+
+
+def unit_status(text: str) -> list[Conclusion] | None:
+    """A ``systemctl status`` output: the unit, its state and since when, and the first error
+    its log lines give ("nginx.service is failed (Result: exit-code) since Tue 2026-03-10
+    08:47:13 UTC: bind() to 0.0.0.0:80 failed"), or None when ``text`` is not one."""
+    unit, active = _UNIT_RE.search(text), _ACTIVE_RE.search(text)
+    if unit is None or active is None or "Loaded:" not in text:
+        return None
+    state = active.group("state")
+    said = f"{unit.group('unit')} is {state}"
+    if active.group("sub"):
+        said += f" ({active.group('sub').strip()})"
+    if active.group("since"):
+        said += f" since {active.group('since').strip()}"
+    error = _UNIT_ERROR_RE.search(text[active.end() :])
+    if error and state in ("failed", "activating", "inactive"):
+        message = (error.group("msg") or error.group("msg2") or "").strip()
+        if message and not secret_value(message):
+            said += f": {quote(message)}"
+    return [
+        Conclusion(short(said), unit.group("unit").lower(), state.lower(), (unit.group("unit"),))
+    ]
