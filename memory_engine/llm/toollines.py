@@ -168,6 +168,21 @@ _ROWS_TRAILER_RE = re.compile(
 _PERCENT_RE = re.compile(r"^(\d{1,3})(?:\.\d+)?%$")
 
 
+def _sliced(lines: list[str]) -> list[list[str]] | None:
+    """Cells cut at the header's column starts, as ``docker ps`` and ``kubectl`` print them
+    ("CONTAINER ID   IMAGE   ...   STATUS": a cell may hold single spaces, "Up 6 days"); None
+    unless every row has a space just before each column start."""
+    header = lines[0]
+    starts = [0] + [m.end() for m in re.finditer(r"\s{2,}(?=\S)", header)]
+    if len(starts) < 3:
+        return None
+    for line in lines[1:]:
+        if any(0 < s < len(line) and line[s - 1] != " " for s in starts):
+            return None
+    bounds = list(zip(starts, starts[1:] + [None], strict=True))
+    return [[line[a:b].strip() for a, b in bounds] for line in lines]
+
+
 def _aligned(lines: list[str]) -> list[list[str]] | None:
     """Cells of a table printed in aligned columns ("NAME  READY  STATUS ..."): split on runs
     of two or more spaces, or on single spaces when every row then has as many cells as the
@@ -180,7 +195,7 @@ def _aligned(lines: list[str]) -> list[list[str]] | None:
     narrow = [line.split() for line in lines]
     width = len(narrow[1])
     if width < 2 or any(len(row) != width for row in narrow[1:]):
-        return None
+        return _sliced(lines)  # cells holding spaces: cut at the header's column starts
     header = narrow[0]
     if len(header) > width:  # "Mounted on": the trailing header words are one column
         header = header[: width - 1] + [" ".join(header[width - 1 :])]
@@ -221,6 +236,13 @@ def table(text: str) -> list[Conclusion] | None:
         (i for i, h in enumerate(header) if h in ID_KEYS or h.endswith("id") or ZH_ID_RE.search(h)),
         0,
     )
+    named = next((i for i, h in enumerate(header) if h in ("name", "names", "名称", "名字")), None)
+    hashes = all(re.fullmatch(r"[0-9a-f]{10,}", row[ident]) for row in body)
+    if named is not None and hashes:
+        ident = named  # rows named by their name column ("redis"), not a container hash
+    if status is not None:  # "Up 6 days" / "Exited (137) 3 hours ago": the state, not the age
+        for row in body:
+            row[status] = re.sub(r"\s+(?:about\s+)?(?:an?|\d+)\s+\w+(?:\s+ago)?$", "", row[status])
     said = f"Table of {len(body)} row{'s' if len(body) != 1 else ''}"
     ids = [row[ident] for row in body[:3] if row[ident]]
     more = len(body) > 3

@@ -288,3 +288,15 @@ def test_a_systemctl_status_gives_the_unit_its_state_and_first_error() -> None:
     (text,) = _texts(status)
     assert text.startswith("nginx.service is failed (Result: exit-code) since Tue 2026-03-10")
     assert "bind() to 0.0.0.0:80" in text and "high performance" not in text
+
+
+def test_docker_ps_names_the_container_in_a_rare_state() -> None:
+    ps = (
+        "CONTAINER ID   IMAGE         COMMAND                  CREATED      STATUS                     NAMES\n"
+        'a1b2c3d4e5f6   nginx:1.25    "/docker-entrypoint.…"   6 days ago   Up 6 days                  web\n'
+        'b2c3d4e5f6a1   myapp:2.3     "python -m app"          6 days ago   Up 6 days                  api\n'
+        'c3d4e5f6a1b2   redis:7.2     "docker-entrypoint.s…"   6 days ago   Exited (137) 3 hours ago   redis\n'
+        'd4e5f6a1b2c3   postgres:15   "docker-entrypoint.s…"   6 days ago   Up 6 days                  db\n'
+    )
+    (text,) = _texts(ps)
+    assert "Exited (137)" in text and "redis" in text and "3 Up" in text
