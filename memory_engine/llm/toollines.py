@@ -28,6 +28,7 @@ from memory_engine.llm.toolconclusion import (
     quote,
     short,
 )
+from memory_engine.llm.toolsecrets import secret_value
 
 __all__ = ["log_errors", "table", "test_run"]
 
@@ -204,11 +205,18 @@ def _aligned(lines: list[str]) -> list[list[str]] | None:
     return [header, *narrow[1:]]
 
 
+#: The table a SQL query read, when the shell echoed it ("SELECT ... FROM invoices WHERE ...").
+_SQL_FROM_RE = re.compile(r"\bSELECT\b[^;|]*?\bFROM\s+([\w.]+)", re.I | re.S)
+_SQL_PROMPT_RE = re.compile(r"^\s*(?:[\w.-]+[=\-(][>#]|mysql>|sqlite>|\s+->)\s")
+
+
 def _cells(text: str) -> list[list[str]] | None:
     """The header row and the body rows of a table, or None."""
     lines = [line.rstrip() for line in text.strip().splitlines() if line.strip()]
     if lines and re.match(r"^[$>#] \S", lines[0]):  # the command line echoed ("$ df -h")
         lines = lines[1:]
+    # a SQL shell's prompt and continuation lines ("analytics=> SELECT ...", "mysql> ...")
+    lines = [line for line in lines if not _SQL_PROMPT_RE.match(line)]
     lines = [line for line in lines if not re.fullmatch(r"[\s|:+\-=]+", line)]
     lines = [line for line in lines if not _ROWS_TRAILER_RE.match(line.strip())]
     stripped = [line.strip().strip("|") for line in lines]
@@ -244,6 +252,15 @@ def table(text: str) -> list[Conclusion] | None:
         for row in body:
             row[status] = re.sub(r"\s+(?:about\s+)?(?:an?|\d+)\s+\w+(?:\s+ago)?$", "", row[status])
     said = f"Table of {len(body)} row{'s' if len(body) != 1 else ''}"
+    source = _SQL_FROM_RE.search(text)  # the query echoed: "... FROM invoices WHERE ..."
+    if source:
+        said += f" from {source.group(1)}"
+    percents = any(_PERCENT_RE.match(v) for v in body[0])
+    if len(body) == 1 and status is None and len(header) <= 6 and not percents:
+        # one row (a count, a sum): its values are the answer ("overdue_90 17")
+        values = [f"{h} {v}" for h, v in zip(cells[0], body[0], strict=True) if v]
+        if values and not secret_value(" ".join(values)):
+            return [Conclusion(short(said + ": " + ", ".join(values)), "table", "")]
     ids = [row[ident] for row in body[:3] if row[ident]]
     more = len(body) > 3
     if status is not None:

@@ -300,3 +300,12 @@ def test_docker_ps_names_the_container_in_a_rare_state() -> None:
     )
     (text,) = _texts(ps)
     assert "Exited (137)" in text and "redis" in text and "3 Up" in text
+
+
+def test_a_one_row_sql_result_gives_its_values_and_table() -> None:
+    psql = (
+        "analytics=> SELECT count(*) AS overdue_90, sum(amount_due) AS total_due\n"
+        "analytics->   FROM invoices WHERE paid_at IS NULL;\n"
+        " overdue_90 | total_due\n------------+-----------\n         17 |  48213.50\n(1 row)"
+    )
+    assert _texts(psql) == ["Table of 1 row from invoices: overdue_90 17, total_due 48213.50"]
