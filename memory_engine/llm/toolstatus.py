@@ -10,7 +10,7 @@ import re
 from memory_engine.llm.toolconclusion import MAX_CONCLUSIONS, Conclusion, joined, quote, short
 from memory_engine.llm.toolsecrets import secret_value
 
-__all__ = ["status_lines", "unit_status"]
+__all__ = ["described", "status_lines", "unit_status"]
 
 _WS_RE = re.compile(r"\s+")
 
@@ -118,4 +118,39 @@ def unit_status(text: str) -> list[Conclusion] | None:
             said += f": {quote(message)}"
     return [
         Conclusion(short(said), unit.group("unit").lower(), state.lower(), (unit.group("unit"),))
+    ]
+
+
+_DESCRIBED_NAME_RE = re.compile(r"^Name:\s+(?P<name>\S+)\s*$", re.M)
+_DESCRIBED_STATUS_RE = re.compile(r"^(?:Status|Phase|State):\s+(?P<status>[\w-]+)", re.M)
+_WARNING_EVENT_RE = re.compile(
+    r"^\s*Warning\s+(?P<reason>[A-Z]\w+)\s+.*?\s{2,}(?:[\w-]+(?:,\s*[\w-]+)*)\s{2,}(?P<message>\S.*)$",
+    re.M,
+)
+
+
+def described(text: str) -> list[Conclusion] | None:
+    """A ``kubectl describe`` output: the object's name and status and its last warning event
+    ("order-svc-5c6d8b7f9-lq2mx is Pending: FailedScheduling, 0/6 nodes are available: 6
+    Insufficient memory"), or None when ``text`` is not one."""
+    name, status = _DESCRIBED_NAME_RE.search(text), _DESCRIBED_STATUS_RE.search(text)
+    if name is None or status is None or "Events:" not in text and "Namespace:" not in text:
+        return None
+    said = f"{name.group('name')} is {status.group('status')}"
+    warnings = list(_WARNING_EVENT_RE.finditer(text))
+    if warnings:
+        last = warnings[-1]
+        message = last.group("message").strip()
+        # "0/6 nodes are available: 6 Insufficient memory. preemption: ...": the cause
+        cause = re.split(r"(?<=\w):\s+", message)
+        cause_text = cause[1] if len(cause) > 1 else message
+        detail = "" if secret_value(message) else f", {quote(cause_text.rstrip('. '))}"
+        said += f": {last.group('reason')}{detail}"
+    return [
+        Conclusion(
+            short(said),
+            name.group("name").lower(),
+            status.group("status").lower(),
+            (name.group("name"),),
+        )
     ]

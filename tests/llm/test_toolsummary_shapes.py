@@ -309,3 +309,16 @@ def test_a_one_row_sql_result_gives_its_values_and_table() -> None:
         " overdue_90 | total_due\n------------+-----------\n         17 |  48213.50\n(1 row)"
     )
     assert _texts(psql) == ["Table of 1 row from invoices: overdue_90 17, total_due 48213.50"]
+
+
+def test_kubectl_describe_gives_the_status_and_the_last_warning() -> None:
+    describe = (
+        "Name:             order-svc-5c6d8b7f9-lq2mx\nNamespace:        prod\nStatus:           Pending\n"
+        "Events:\n  Type     Reason            Age                 From               Message\n"
+        "  ----     ------            ----                ----               -------\n"
+        "  Warning  FailedScheduling  2m (x14 over 17m)   default-scheduler  0/6 nodes are "
+        "available: 6 Insufficient memory. preemption: 0/6 nodes are available"
+    )
+    (text,) = _texts(describe)
+    assert text.startswith("order-svc-5c6d8b7f9-lq2mx is Pending: FailedScheduling")
+    assert "Insufficient memory" in text
