@@ -18,8 +18,9 @@ _STATUS_LINE_RE = re.compile(
     r"\b(?:succeeded|failed|passed|completed|deployed|timed out|crashed|aborted|rejected|approved|"
     r"sent|created|saved|uploaded|booked|scheduled|merged|published|queued|complete|success|"
     r"successful|finished|"
-    r"shipped|delivered|cancell?ed|errored|packet loss|unreachable|refused|denied|not found)\b|"
-    r"成功|失败|完成|超时|已发货|已送达|已取消|拒绝|不可达",
+    r"shipped|delivered|cancell?ed|errored|packet loss|unreachable|refused|denied|not found|"
+    r"alert|firing)\b|"
+    r"成功|失败|完成|超时|已发货|已送达|已取消|拒绝|不可达|告警|报警",
     re.I,
 )
 
@@ -28,7 +29,8 @@ _STATUS_LINE_RE = re.compile(
 _COUNT_PHRASE_RE = re.compile(
     r"(?:成功|失败|通过|跳过|错误|警告)\s*\d+\s*(?:条|个|项|行|次)?|"
     r"\b\d+(?:/\d+)?\s+(?:rows?|records?|items?|files?|errors?|warnings?|failed|passed|"
-    r"succeeded|skipped|replicas?(?:\s+(?:healthy|ready|available))?)\b",
+    r"succeeded|skipped|replicas?(?:\s+(?:healthy|ready|available))?)\b|"
+    r"(?<![\d.])\d{1,3}(?:\.\d+)?%",
     re.I,
 )
 #: What a status line is about: a version, a ticket-like id, a hyphenated name.
@@ -71,6 +73,7 @@ def status_lines(text: str) -> list[Conclusion]:
         m = _STATUS_LINE_RE.search(line)
         start = max(0, line.rfind(" ", 0, max(0, m.start() - 18)) + 1) if m else 0
         said = line[start : m.end()] if m else line[:36]
+        said = re.sub(r"[【】\[\]]", " ", said).strip()  # "【P1告警】": the words, not the brackets
         if m and secret_value(said):  # "Token ghp-… saved": the outcome only, never the secret
             said = m.group(0)
         if m and len(_WS_RE.sub(" ", text).strip()) > 40:

@@ -322,3 +322,9 @@ def test_kubectl_describe_gives_the_status_and_the_last_warning() -> None:
     (text,) = _texts(describe)
     assert text.startswith("order-svc-5c6d8b7f9-lq2mx is Pending: FailedScheduling")
     assert "Insufficient memory" in text
+
+
+def test_an_alert_line_names_the_host_and_the_reading() -> None:
+    line = "【P1告警】主机 mysql-prod-01 磁盘使用率 92%，超过阈值 90%，持续 5 分钟 (2026-03-10 08:55:00)"
+    said = " ".join(c.text for c in status_lines(line))
+    assert "mysql-prod-01" in said and "92%" in said and "【" not in said
