@@ -89,8 +89,20 @@ _OPEN_RELATIONS = frozenset(
 _CONTAINMENT = ("supplements", "more specific or more general, both kept")
 
 
+#: Fact kinds a change of plans takes back.
+_PLAN_KINDS = frozenset({"plan", "event", "schedule", "appointment", "trip"})
 #: "not Mochi", "不是小黄": the input names the old value to deny it.
 _NOT_THAT_RE = re.compile(r"\b(?:not|isn't|wasn't|rather than|instead of)\b|不是|不叫", re.I)
+#: How a bare detail of the previous fact opens: an adverb of degree or kind ("mostly jazz",
+#: "especially Liu Cixin's"), a name said specifically ("Ballard specifically"), a bare copula
+#: or 尤其/特别是/主要是 ("是玄凤鹦鹉"); never a pronoun (a remark: "it's 3am here", "它很好").
+_DETAIL_OPENING_RE = re.compile(
+    r"^(?:(?:oh|and|plus|so)[,!]?\s+)*(?:mostly|mainly|especially|specifically|particularly|"
+    r"primarily|usually|typically|normally|generally)\b|"
+    r"^[\w'-]+(?:\s+[\w'-]+){0,2},?\s+(?:specifically|in particular|to be exact)\b|"
+    r"^(?:对了|另外)?[，,]?\s*(?:是(?!不是)|尤其(?:是)?|特别是|主要是)(?!般)",
+    re.I,
+)
 #: Words that open a continuation as words, not names ("Mostly jazz", "She's a collie").
 _OPENER_RE = re.compile(
     r"(?:oh|ah|and|plus|also|btw|so|she|he|it|they|that|this|her|his|its|their|mostly|mainly|"
@@ -106,6 +118,15 @@ _SMALL_REMARK_RE = re.compile(
 )
 
 
+def _specific_kind(key: dict[str, Any]) -> str | None:
+    """A fact key's kind when it says what the fact is about (residence, workplace, age...);
+    None for a plain statement. An attribute is told apart by its subject ("attr:age")."""
+    kind = key.get("kind")
+    if kind in (None, "statement", "about"):
+        return None
+    return f"attr:{key.get('subject')}" if kind == "attr" else str(kind)
+
+
 def _previous_replaced(
     fact: Fact,
     new_key: dict[str, Any],
@@ -114,27 +135,39 @@ def _previous_replaced(
     said: str,
     key_of: Any,
 ) -> JudgeCandidate | None:
-    """The previous message's memory the new fact replaces, or None: the input takes back what
-    was just said (``corrects_previous``), or says a change (``CHANGE_RE``) and names the old
-    value ("sold the civic"); the fact is affirmative and about the same holder. The memory
-    whose value the input names wins, else the only one, else the most similar."""
+    """The previous message's memory the new fact replaces, or None. The fact is affirmative,
+    not temporary and about the same holder, and either the input names the old value with a
+    change or a denial ("sold the civic", "Miso, not Mochi"), or it takes back what was just
+    said (``corrects_previous``): a strong retraction (更正, "scratch that") replaces a fact not
+    known to be of another kind; "plans changed" only a plan, an event or a schedule; a weak cue
+    ("actually", 其实) only a fact of the same known kind. The memory whose value the input
+    names wins, else the only one, else the most similar."""
     if new_key.get("polarity") == "negative" or TEMPORARY_RE.search(said):
         return None  # a denial is judged by its own rules; a temporary change replaces nothing
     takes_back = corrects_previous(text)
+    keys = {c.index: key_of(c.content, dict(c.key)) or {} for c in previous}
     same_holder = [
-        c
-        for c in previous
-        if (key_of(c.content, dict(c.key)) or {}).get("holder", "user")
-        == new_key.get("holder", "user")
+        c for c in previous if keys[c.index].get("holder", "user") == new_key.get("holder", "user")
     ]
     named = [c for c in same_holder if names_old_value(said, fact.content, c.content)]
     if named and (takes_back or CHANGE_RE.search(said) or _NOT_THAT_RE.search(said)):
         return max(named, key=lambda c: c.similarity_ml or c.similarity)
-    if not takes_back or not same_holder:
+    kind = _specific_kind(new_key)
+
+    def fits(c: JudgeCandidate) -> bool:
+        old = _specific_kind(keys[c.index])
+        if takes_back == "strong":
+            return not (kind and old and kind != old)
+        if takes_back == "plans":
+            return keys[c.index].get("kind") in _PLAN_KINDS or c.memory_type == "episodic"
+        # a weak cue: a fact of the same kind, or an unread one that says a change ("Actually
+        # we moved to Manchester" after "I live in Leeds")
+        return bool(old and (kind == old or (kind is None and CHANGE_RE.search(said))))
+
+    fitting = [c for c in same_holder if takes_back and fits(c)]
+    if not fitting:
         return None
-    if len(same_holder) == 1:
-        return same_holder[0]
-    return max(same_holder, key=lambda c: c.similarity_ml or c.similarity)
+    return max(fitting, key=lambda c: c.similarity_ml or c.similarity)
 
 
 class RulesLLM:
@@ -186,8 +219,10 @@ class RulesLLM:
                 reason=tagged(SkipReason.SMALL_TALK, "greeting, thanks or small talk"),
             )
             return result, self._call("extract", item.text, result, started)
-        if item.context and (swapped := substituted(item.context[-1], item.text)):
-            # "it's Miso, not Mochi" right after "We adopted a cat named Mochi"
+        swapped = next(
+            (x for x in (substituted(c, item.text) for c in reversed(item.context)) if x), None
+        )
+        if swapped:  # "it's Miso, not Mochi" right after "We adopted a cat named Mochi"
             fact = Fact(content=swapped, key=self.key_of(swapped, None) or {})
             result = Extraction(should_remember=True, reason="matched: correction", facts=(fact,))
             return result, self._call("extract", item.text, result, started)
@@ -291,8 +326,10 @@ class RulesLLM:
         """The previous message's fact extended by this one when this one only continues it
         ("I play piano" + "mostly jazz stuff" -> "The user plays piano, mostly jazz stuff"),
         or None (not a continuation, or the joined fact would be too long)."""
-        if not continues(item.text) or QUESTION_RE.search(item.text.strip()):
-            return None
+        if not _DETAIL_OPENING_RE.match(item.text.strip()) or not continues(item.text):
+            return None  # only a detail ("mostly jazz"), never a remark ("it's 3am here")
+        if QUESTION_RE.search(item.text.strip()) or _NOT_THAT_RE.search(item.text):
+            return None  # a question; a denial or "X, not Y" is no detail to add
         first = split_sentences(item.text)[0].strip(" ，,。.!！~～")
         pieces = [p.strip() for p in re.split(r"[，,;；]", first) if p.strip()]
         if any(is_chitchat(p) or _SMALL_REMARK_RE.match(p) for p in pieces):

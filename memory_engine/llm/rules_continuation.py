@@ -16,8 +16,9 @@ that message stored when it found nothing else the fact replaces.
 from __future__ import annotations
 
 import re
+from typing import Literal
 
-__all__ = ["continues", "corrects_previous", "substituted"]
+__all__ = ["TakeBack", "continues", "corrects_previous", "substituted"]
 
 _EN_CONTINUATION_RE = re.compile(
     r"^(?:(?:oh|ah|yeah|yep|and|plus|btw|fyi|so)[,!]?\s+)*"
@@ -46,67 +47,131 @@ def continues(text: str) -> bool:
     return bool(_EN_CONTINUATION_RE.match(first) or _ZH_CONTINUATION_RE.match(first))
 
 
-_TAKES_BACK_RE = re.compile(
+#: How strongly a message takes back what was just said: an explicit retraction ("scratch
+#: that", 更正, 说错了), a change of plans ("plans changed", 计划有变: only a plan or an event is
+#: taken back), or a weak cue ("actually", "instead", 其实, 不对: only a fact of the same kind).
+_STRONG_TAKE_BACK_RE = re.compile(
     r"\b(?:scratch that|that's (?:outdated|wrong|not right|old info)|that was wrong|"
-    r"I (?:typed|wrote|said|spelled|got) (?:that|it) wrong|typo|autocorrect|I meant|"
-    r"correction|my (?:bad|mistake)|oops|plans? (?:changed|have changed)|change of plans?|"
-    r"not anymore|no longer true|instead)\b|^(?:wait|actually|no wait)\b|"
-    r"更正|纠正|说错了|打错了|打错字|写错了|记错了|搞错了|弄错了|口误|^(?:哦|噢|啊)?不对|"
-    r"计划有变|计划变了|之前说的不对|刚才说的不对|^其实",
+    r"I (?:typed|wrote|said|spelled|got) (?:that|it) wrong|I meant\b(?! to say)|correction)\b|"
+    r"更正|纠正|说错了|打错了|写错了|记错了|搞错了|弄错了|口误|之前说的不对|刚才说的不对",
     re.I,
 )
+_PLANS_CHANGED_RE = re.compile(
+    r"\b(?:plans? (?:changed|have changed)|change of plans?)\b|计划有变|计划变了", re.I
+)
+_WEAK_TAKE_BACK_RE = re.compile(
+    r"\b(?:my (?:bad|mistake)|oops|not anymore|no longer true|instead|typo|autocorrect)\b|"
+    r"^(?:wait|actually|no wait)\b|^(?:哦|噢|啊)?不对|^其实",
+    re.I,
+)
+#: Words that add to what was said: never a take-back ("Oops, I also have a cat").
+_ADDS_RE = re.compile(r"\b(?:also|too|as well)\b|也|还有|另外", re.I)
+
+TakeBack = Literal["strong", "plans", "weak"]
 
 
-def corrects_previous(text: str) -> bool:
-    """True when ``text`` (the user's message) takes back what was just said: "scratch that",
-    "I typed that wrong", "plans changed", "instead", 更正, 说错了, 计划有变, a message opening
-    with "actually"/"wait"/其实/不对."""
-    return bool(_TAKES_BACK_RE.search(text.strip()))
+def corrects_previous(text: str) -> TakeBack | None:
+    """How ``text`` (the user's message) takes back what was just said: ``"strong"`` ("scratch
+    that", "I typed that wrong", 更正, 说错了), ``"plans"`` ("plans changed", 计划有变),
+    ``"weak"`` (a message opening with "actually"/"wait"/其实/不对, "instead", "oops"), or
+    None (not a take-back, or it adds: "also", 也)."""
+    text = text.strip()
+    if _ADDS_RE.search(text):
+        return None
+    if _STRONG_TAKE_BACK_RE.search(text):
+        return "strong"
+    if _PLANS_CHANGED_RE.search(text):
+        return "plans"
+    return "weak" if _WEAK_TAKE_BACK_RE.search(text) else None
 
 
-#: "it's Miso, not Mochi", "she's a sheltie, not a border collie", "on Wednesday now, not
-#: Tuesday"; "是小绿，不是小黄", "它叫小绿，不叫小黄", "叫豆包不是豆豆", "不是小黄，是小绿".
+#: "it's Miso, not Mochi", "Munich, not Berlin", "on Wednesday now, not Tuesday", "I said
+#: Munich not Berlin"; "是小绿，不是小黄", "它叫小绿，不叫小黄", "其实它叫豆包不是豆豆",
+#: "不是小黄，是小绿". The sentence opens with the value or a bare copula: a sentence with a
+#: subject of its own ("my wife is in Paris, not London", "我老婆是老师，不是医生") is no swap.
+_LEAD = (
+    r"^(?:(?:oh|wait|no|sorry|sry|ugh|actually|correction|lol)[,!:]?\s+)*"
+    r"(?:(?:it's|it is|that's|that is|it was|I said|I meant|make it|make that)\s+)?"
+    r"(?:on |at |in |a |an |the )?"
+)
 _INSTEAD_OF_RES = (
     re.compile(
-        r"^(?:.*?\b(?:it's|it is|she's|he's|they're|that's|it was|is|was|said|meant|mean)\s+)?"
-        r"(?:on |at |in )?(?:a |an |the )?(?P<new>[\w'.:-]+(?:\s+[\w'.:-]+){0,3}?)(?:\s+now)?,?\s+"
+        _LEAD + r"(?P<new>[\w'.:$-]+(?:\s+[\w'.:$-]+){0,2}?)(?:\s+now)?,?\s+"
         r"(?:not|rather than|instead of)\s+(?:a |an |the |on |at |in )?"
-        r"(?P<old>[\w'.:-]+(?:\s+[\w'.:-]+){0,3}?)\s*(?:lol|haha)?[.!]*$",
+        r"(?P<old>[\w'.:$-]+(?:\s+[\w'.:$-]+){0,2}?)$",
         re.I,
     ),
     re.compile(
-        r"(?:是|叫)(?P<new>[^，,。！!\s]{1,12}?)[，,]?\s*不(?:是|叫)(?P<old>[^，,。！!\s]{1,12})"
+        r"^(?:其实|哦|噢|不对|啊|抱歉|说错了|打错了|写错了|记错了|更正一下)?[，,]?\s*(?:它|牠)?(?:是|叫)(?P<new>[^，,。！!\s]{1,12}?)[，,]?\s*"
+        r"(?:而)?不(?:是|叫)(?P<old>[^，,。！!\s]{1,12})$"
     ),
     re.compile(
-        r"不(?:是|叫)(?P<old>[^，,。！!\s]{1,12}?)[，,]\s*(?:而)?(?:是|叫)(?P<new>[^，,。！!\s]{1,12})"
+        r"^(?:其实|哦|噢|啊|说错了|打错了|写错了|记错了|不对|更正一下)?[，,]?\s*(?:它|牠)?不(?:是|叫)(?P<old>[^，,。！!\s]{1,12}?)[，,]\s*"
+        r"(?:而)?(?:是|叫)(?P<new>[^，,。！!\s]{1,12})$"
     ),
 )
-
-
 _DENIAL_RE = re.compile(
     r"\b(?:i|i'm|we|we're|you|you're|they|they're|he|she)(?:\s+(?:am|are|is|was|were|do|does|did))?"
     r"\s+(?:not|never)\b|我不|我没|我并不",
     re.I,
 )
-_PRONOUN_RE = re.compile(r"\b(?:i|i'm|me|my|we|our|you|your)\b|我|你", re.I)
+_PRONOUN_RE = re.compile(r"\b(?:i|i'm|me|my|we|our|you|your|let's|please)\b|我|你", re.I)
+_SENTENCE_SPLIT_RE = re.compile(r"(?<=[。！？!?；;])|(?<=[.])\s+|\n")
+_NOISE_RE = re.compile(
+    r"[😂🤣😅🙈]+|\s+(?:lol|haha|lmao)\b[.!]*|[（(][^）)]{0,12}[）)]|"
+    # a remark on the slip itself ("我老是打错", "autocorrect", "my bad")
+    r"[，,]\s*(?:我)?(?:老是|又|总是)?(?:打错|写错|说错|手滑)了?[^，,。]{0,6}$|"
+    r"[,.]?\s*(?:autocorrect|my bad|typo)\b.*$",
+    re.I,
+)
+
+
+def _value_at(previous: str, old: str) -> int:
+    """Where ``old`` stands in ``previous`` as a whole value (not inside a longer word or
+    number: "Max" is not in "Maxwell", "3" not in "13点", 小黄 not in 小黄狗), or -1."""
+    lower, target = previous.lower(), old.lower()
+    start = 0
+    while (at := lower.find(target, start)) >= 0:
+        before = previous[at - 1] if at else " "
+        after = previous[at + len(old)] if at + len(old) < len(previous) else " "
+        word = re.compile(r"[A-Za-z0-9_$]")
+        latin_ok = not (word.match(before) and word.match(old[0])) and not (
+            word.match(after) and word.match(old[-1])
+        )
+        han = "\u4e00" <= old[0] <= "\u9fff"
+        # a Han value ends a word ("小黄" is not in "小黄狗") and is not a repeat's tail
+        # ("豆豆" in "豆豆豆")
+        han_ok = not (han and "\u4e00" <= after <= "\u9fff") and not (han and before == old[0])
+        digit_ok = not (before.isdigit() or after.isdigit())
+        if latin_ok and han_ok and digit_ok:
+            return at
+        start = at + 1
+    return -1
 
 
 def substituted(previous: str, text: str) -> str | None:
     """``previous`` (the previous message's fact) with the value ``text`` takes back replaced
     by the one it gives ("The user's cat is named Mochi" + "it's Miso, not Mochi" -> "The
-    user's cat is named Miso"), or None when ``text`` says no "X, not Y" or ``previous`` does
-    not hold Y."""
-    for sentence in re.split(r"(?<=[。！？!?；;])|\n", text.strip()):
-        sentence = re.sub(r"[😂🤣😅]+|\s+(?:lol|haha)\b", "", sentence.strip(" 。.!！~～"))
-        for pattern in _INSTEAD_OF_RES:
-            m = pattern.search(sentence)
-            if not m:
-                continue
-            new, old = m.group("new").strip(), m.group("old").strip()
-            if _DENIAL_RE.search(sentence) or _PRONOUN_RE.search(new):
-                continue  # "Honestly I'm not a morning person": a denial, not a swap
-            at = previous.lower().find(old.lower())
-            if not new or not old or at < 0 or new.lower() == old.lower():
-                continue
-            return previous[:at] + new + previous[at + len(old) :]
+    user's cat is named Miso"), or None: ``text`` is more than that one sentence, says no "X,
+    not Y" opening with the value, has a subject of its own, or ``previous`` does not hold Y
+    as a whole value."""
+    sentences = [
+        c
+        for c in (_NOISE_RE.sub("", x).strip(" 。.!！~～") for x in _SENTENCE_SPLIT_RE.split(text))
+        if c
+    ]
+    if len(sentences) != 1:
+        return None  # "Munich, not Berlin. I work at BMW": the other sentence has facts too
+    sentence = sentences[0]
+    for pattern in _INSTEAD_OF_RES:
+        m = pattern.search(sentence)
+        if not m:
+            continue
+        new, old = m.group("new").strip(), m.group("old").strip()
+        if _DENIAL_RE.search(sentence) or _PRONOUN_RE.search(new):
+            continue  # "Honestly I'm not a morning person": a denial, not a swap
+        at = _value_at(previous, old)
+        if not new or not old or at < 0 or new.lower() == old.lower():
+            continue
+        return previous[:at] + new + previous[at + len(old) :]
     return None

@@ -44,23 +44,37 @@ CONTINUATION_WINDOW = timedelta(minutes=10)
 MAX_RECENT = 3
 
 
-def previous_rows(previous: dict[str, Any] | None, request: dict[str, Any]) -> list[str]:
-    """Memory ids the previous write stored, or none: ``previous`` is its journal row
-    (``WriteJournal.previous``), ``request`` this write's request (JSON shape). None when the
-    previous write is older than the window, of another source, or stored nothing."""
+def previous_rows(previous: dict[str, Any] | None, current: dict[str, Any]) -> list[str]:
+    """Memory ids the previous write stored, or none: ``previous`` and ``current`` are the
+    journal rows of the previous write (``WriteJournal.previous``) and of this one. None when
+    the previous write stored nothing, or was accepted more than the window before this one,
+    or said something observed more than the window apart (``observed_at``: an import of an
+    old conversation keeps its own times)."""
     if not previous or previous.get("status") != "done":
         return []
-    if (previous.get("request") or {}).get("source") != request.get("source"):
+    if _apart(previous.get("created_at"), current.get("created_at")):
         return []
-    created = ensure_utc(datetime.fromisoformat(str(previous["created_at"])))
-    if created is None or utcnow() - created > CONTINUATION_WINDOW:
+    then = (previous.get("request") or {}).get("observed_at")
+    now = (current.get("request") or {}).get("observed_at")
+    if then and now and _apart(then, now):
         return []
     return [str(r) for r in (previous.get("result") or {}).get("rows") or []]
 
 
+def _apart(earlier: Any, later: Any) -> bool:
+    """True when the two ISO 8601 times are more than the window apart (or unreadable)."""
+    try:
+        a = ensure_utc(datetime.fromisoformat(str(earlier)))
+        b = ensure_utc(datetime.fromisoformat(str(later))) if later else utcnow()
+    except ValueError:
+        return True
+    return a is None or b is None or abs(b - a) > CONTINUATION_WINDOW
+
+
 def recent_memories(store: MemoryStore, scope: Scope, ids: Sequence[str]) -> list[Memory]:
-    """The still-active memories among ``ids`` (the previous write's rows), at most
-    :data:`MAX_RECENT`; one that was deleted meanwhile is left out. Raises StoreError."""
+    """The still-active memories among ``ids`` (the previous write's rows), oldest first (the
+    last one is what the message said last), at most :data:`MAX_RECENT`; one that was deleted
+    meanwhile is left out. Raises StoreError."""
     out: list[Memory] = []
     for raw in ids[:MAX_RECENT]:
         try:
@@ -69,7 +83,7 @@ def recent_memories(store: MemoryStore, scope: Scope, ids: Sequence[str]) -> lis
             continue
         if memory.status == MemoryStatus.ACTIVE and memory.tenant_id == scope.tenant_id:
             out.append(memory)
-    return out
+    return sorted(out, key=lambda m: (m.created_at, m.version))
 
 
 def recent_candidates(

@@ -356,7 +356,7 @@ def run_extract(
         timezone=s.write.user_timezone,
         source=req.source,
         speaker=str(req.metadata.get("speaker")) if req.metadata.get("speaker") else None,
-        context=tuple(m.content for m in reversed(recent)),
+        context=tuple(m.content for m in recent),
     )
     extraction = _extract_all(parts, item, trail, warnings)
     trail["decision"] = {

@@ -296,7 +296,13 @@ class WriteJournal:
 
     def previous(self, scope: Scope, write_id: str) -> dict[str, Any] | None:
         """The write of exactly ``scope`` (same tenant, user, agent and session ids) just
-        before ``write_id`` by sequence, among the tenant's 20 writes before it, or None."""
+        before ``write_id`` by sequence, of the same source and request session, among the
+        tenant's 20 writes before it; dry runs and failed writes are passed over (they stored
+        nothing a user saw). None when there is none."""
+        current = self._row(write_id)
+        if current is None:
+            return None
+        request = current.get("request") or {}
         with self._lock:
             seq = self._conn.execute("SELECT seq FROM writes WHERE id=?", (write_id,)).fetchone()
             if seq is None:
@@ -308,8 +314,16 @@ class WriteJournal:
         want = scope.model_dump(mode="json")
         for (wid,) in rows:
             row = self._row(wid)
-            if row and row["scope"] == want:
-                return row
+            if not row or row["scope"] != want:
+                continue
+            asked = row.get("request") or {}
+            if asked.get("source") != request.get("source") or asked.get(
+                "session_id"
+            ) != request.get("session_id"):
+                continue  # a tool output, another conversation of the same scope
+            if row["status"] == "failed" or (row.get("result") or {}).get("dry_run"):
+                continue
+            return row
         return None
 
     def list(

@@ -336,7 +336,12 @@ class WriteService:
                     rows = [str(m) for m in result.memory_ids]
                     journal.finish(write_id, "done", result={"rows": rows, "reason": "raw"})
                 return result
-            done = None if dry_run else journal.find_done(scope, accepted.input_hash)
+            previous = previous_rows(
+                journal.previous(scope, write_id), journal.get(write_id, scope)
+            )
+            # the same input after another message may mean something else ("mostly jazz"
+            # after "I play guitar"): the exact-hash shortcut only without a previous message
+            done = None if dry_run or previous else journal.find_done(scope, accepted.input_hash)
             if done is not None and self._still_active(scope, done):
                 outcome = Outcome(
                     write_id,
@@ -356,10 +361,7 @@ class WriteService:
                             parts=self._parts(),
                             write_id=write_id,
                             dry_run=dry_run,
-                            previous=previous_rows(
-                                journal.previous(scope, write_id),
-                                accepted.request.model_dump(mode="json"),
-                            ),
+                            previous=previous,
                         )
                     finally:
                         spent = self._usage(meter)

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory_engine.llm.base import ExtractInput
+from memory_engine.llm.base import ExtractInput, JudgeCandidate
 from memory_engine.llm.rules import RulesLLM
 from memory_engine.llm.rules_continuation import continues, corrects_previous, substituted
 
@@ -63,7 +63,7 @@ def test_not_a_continuation(text: str) -> None:
     ],
 )
 def test_takes_back_what_was_just_said(text: str, takes_back: bool) -> None:
-    assert corrects_previous(text) is takes_back
+    assert (corrects_previous(text) is not None) is takes_back
 
 
 @pytest.mark.parametrize(
@@ -127,3 +127,53 @@ def test_x_not_y_right_after_y_replaces_the_value(previous: str, text: str, fact
 )
 def test_a_denial_or_another_value_is_no_swap(previous: str, text: str) -> None:
     assert substituted(previous, text) is None
+
+
+@pytest.mark.parametrize(
+    ("previous", "text"),
+    [
+        ("The user lives in Maxwell Street", "it's Rex, not Max"),
+        ("The user works at Atom Labs", "It's Jerry not Tom"),
+        ("The user meets on March 13 at 3pm", "it's 4, not 3"),
+        ("用户下午13点开会", "是4点，不是3点"),
+        ("用户的狗叫豆豆豆", "叫豆包不是豆豆"),
+        ("我养了一只小黄狗", "是小绿，不是小黄"),
+        ("The user lives in London", "Let's meet in Paris, not London"),
+        ("The user speaks German", "Please reply in English, not German"),
+        ("用户是医生", "我老婆是老师，不是医生"),
+        ("The user lives in London", "My wife is in Paris, not London"),
+        ("用户住在柏林", "是慕尼黑，不是柏林。另外我在宝马上班"),
+        ("The user lives in Berlin", "Munich, not Berlin. I work at BMW"),
+    ],
+)
+def test_no_swap_inside_a_word_for_someone_else_or_beside_other_facts(
+    previous: str, text: str
+) -> None:
+    assert substituted(previous, text) is None
+
+
+def test_a_weak_cue_never_replaces_a_fact_of_another_kind() -> None:
+    at = datetime(2026, 3, 10, 9, tzinfo=UTC)
+    llm = RulesLLM()
+    for before, after in [
+        ("I live in Berlin", "Actually I love sushi"),
+        ("I work at Google", "Plans changed, I'm going to Rome for the weekend"),
+        ("我喜欢狗", "其实我也喜欢猫"),
+    ]:
+        old = llm.extract(ExtractInput(text=before, observed_at=at))[0].facts[0]
+        item = ExtractInput(text=after, observed_at=at, context=(old.content,))
+        for fact in llm.extract(item)[0].facts:
+            shown = JudgeCandidate(
+                index=0, content=old.content, memory_type="semantic", recent=True, key=old.key
+            )
+            decisions = llm.judge(fact, [shown], item)[0].decisions
+            assert not any(d.relation == "contradicts" for d in decisions), (after, decisions)
+
+
+def test_a_remark_after_a_fact_is_not_glued_onto_it() -> None:
+    at = datetime(2026, 3, 10, 9, tzinfo=UTC)
+    for text in ("it's 3am here, can't sleep", "this is a test", "一般般吧", "它很好"):
+        found = RulesLLM().extract(
+            ExtractInput(text=text, observed_at=at, context=("The user lives in Berlin",))
+        )[0]
+        assert not any(f.content.startswith("The user lives in Berlin") for f in found.facts)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_engine import MemoryEngine, Scope
+from memory_engine import MemoryEngine, Scope, WriteRequest
 from memory_engine.models import MemorySource, MemoryStatus
 from memory_engine.stores.postgres.embedded import stop_embedded_server
 
@@ -185,3 +185,31 @@ def test_a_tool_output_is_not_the_users_previous_message(engine: MemoryEngine) -
     )
     res = engine.write(scope, "It's my first trip to Tokyo", mode="extract")
     assert not any(a["action"] == "supplement" for a in res.actions), res.actions
+
+
+def test_a_dry_run_in_between_does_not_hide_the_previous_message(engine: MemoryEngine) -> None:
+    scope = Scope.of(f"t-{uuid.uuid4().hex[:8]}", user_id="u1")
+    old = _created(engine, scope, "My cat's name is Mochi")
+    planned = engine.write_extract(scope, WriteRequest(text="it's Miso, not Mochi"), dry_run=True)
+    assert any(a["action"] == "supersede" for a in planned.actions), planned.actions
+    actions = _write(engine, scope, "it's Miso, not Mochi")
+    assert any(a["action"] == "supersede" and a["target_id"] == old for a in actions), actions
+
+
+def test_the_previous_message_is_of_the_same_conversation(engine: MemoryEngine) -> None:
+    scope = Scope.of(f"t-{uuid.uuid4().hex[:8]}", user_id="u1")
+    for text, session in [("I play piano", "c1"), ("I live in Berlin", "c2")]:
+        engine.write_extract(scope, WriteRequest(text=text, session_id=session))
+    res = engine.write_extract(scope, WriteRequest(text="mostly jazz stuff", session_id="c1"))
+    made = [
+        engine.get(scope, a["memory_id"]).content for a in res.actions if a["action"] == "create"
+    ]
+    assert not any("Berlin" in m for m in made), made
+
+
+def test_the_same_words_after_another_message_are_judged_again(engine: MemoryEngine) -> None:
+    scope = Scope.of(f"t-{uuid.uuid4().hex[:8]}", user_id="u1")
+    for text in ("I play piano", "mostly jazz stuff", "I play guitar"):
+        _write(engine, scope, text)
+    res = engine.write(scope, "mostly jazz stuff", mode="extract", observed_at=OBSERVED)
+    assert "exact hash" not in (res.reason or ""), res.reason
