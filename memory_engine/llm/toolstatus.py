@@ -10,7 +10,7 @@ import re
 from memory_engine.llm.toolconclusion import MAX_CONCLUSIONS, Conclusion, joined, quote, short
 from memory_engine.llm.toolsecrets import secret_value
 
-__all__ = ["described", "status_lines", "unit_status"]
+__all__ = ["commits", "described", "status_lines", "unit_status"]
 
 _WS_RE = re.compile(r"\s+")
 
@@ -110,10 +110,12 @@ def unit_status(text: str) -> list[Conclusion] | None:
         return None
     state = active.group("state")
     said = f"{unit.group('unit')} is {state}"
-    if active.group("sub"):
-        said += f" ({active.group('sub').strip()})"
-    if active.group("since"):
-        said += f" since {active.group('since').strip()}"
+    if active.group("sub"):  # "(Result: exit-code)" -> "(exit-code)": said, not copied
+        sub = re.sub(r"^Result:\s*", "", active.group("sub").strip())
+        said += f" ({sub})"
+    since = re.search(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}(?::\d{2})?", active.group("since") or "")
+    if since:
+        said += f" since {since.group(0)}"
     error = _UNIT_ERROR_RE.search(text[active.end() :])
     if error and state in ("failed", "activating", "inactive"):
         message = (error.group("msg") or error.group("msg2") or "").strip()
@@ -156,4 +158,28 @@ def described(text: str) -> list[Conclusion] | None:
             status.group("status").lower(),
             (name.group("name"),),
         )
+    ]
+
+
+_COMMIT_RE = re.compile(
+    r"^commit (?P<sha>[0-9a-f]{7,40})\b.*?\n(?:(?!commit )[^\n]*\n)*?\n\s{4}(?P<subject>\S[^\n]*)",
+    re.M,
+)
+
+
+def commits(text: str) -> list[Conclusion] | None:
+    """A ``git log`` / ``git show`` output: the newest commit's short hash and subject line
+    (its author and e-mail are left out), and how many commits it lists; or None."""
+    found = list(_COMMIT_RE.finditer(text))
+    if not found:
+        return None
+    first = found[0]
+    subject = first.group("subject").strip()
+    said = f"Commit {first.group('sha')[:7]}"
+    if subject and not secret_value(subject):
+        said += f": {quote(subject)}"
+    if len(found) > 1:
+        said += f" (latest of {len(found)} commits)"
+    return [
+        Conclusion(short(said), f"commit {first.group('sha')[:7]}", "", (first.group("sha")[:7],))
     ]

@@ -44,7 +44,7 @@ from memory_engine.llm.toolconclusion import (
 from memory_engine.llm.toolerrors import command_errors
 from memory_engine.llm.toollines import log_errors, table, test_run
 from memory_engine.llm.toolsecrets import secret, secret_value
-from memory_engine.llm.toolstatus import described, status_lines, unit_status
+from memory_engine.llm.toolstatus import commits, described, status_lines, unit_status
 
 __all__ = [
     "CONCLUSION_MAX_CHARS",
@@ -530,7 +530,7 @@ def summarise(text: str, *, tool_output: bool = False) -> list[Conclusion] | Non
     Returns:
         At most ``MAX_CONCLUSIONS`` conclusions, or None (not structured: extract as text).
     """
-    for reader in (_json, unit_status, described, test_run, _http, _traceback, log_errors):
+    for reader in (_json, unit_status, described, commits, test_run, _http, _traceback, log_errors):
         found = reader(text)
         if found:
             return joined(found[:MAX_CONCLUSIONS])

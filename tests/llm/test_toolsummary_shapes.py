@@ -286,7 +286,7 @@ def test_a_systemctl_status_gives_the_unit_its_state_and_first_error() -> None:
         "Address already in use)\n"
     )
     (text,) = _texts(status)
-    assert text.startswith("nginx.service is failed (Result: exit-code) since Tue 2026-03-10")
+    assert text.startswith("nginx.service is failed (exit-code) since 2026-03-10 08:47:13")
     assert "bind() to 0.0.0.0:80" in text and "high performance" not in text
 
 
@@ -328,3 +328,13 @@ def test_an_alert_line_names_the_host_and_the_reading() -> None:
     line = "【P1告警】主机 mysql-prod-01 磁盘使用率 92%，超过阈值 90%，持续 5 分钟 (2026-03-10 08:55:00)"
     said = " ".join(c.text for c in status_lines(line))
     assert "mysql-prod-01" in said and "92%" in said and "【" not in said
+
+
+def test_a_git_log_gives_the_newest_commit_without_its_author() -> None:
+    log = (
+        "commit 9f3c2ab71e0d4c8a9b1f2e3d4c5b6a7980f1e2d3\n"
+        "Author: Priya Raman <priya@acme.dev>\nDate:   Mon Mar 9 17:42:08 2026 +0000\n\n"
+        "    Fix rounding in tax calc for multi-currency carts\n"
+    )
+    (text,) = _texts(log)
+    assert text.startswith("Commit 9f3c2ab: Fix rounding") and "priya" not in text.lower()
