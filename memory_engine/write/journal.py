@@ -26,7 +26,7 @@ import json
 import sqlite3
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -299,29 +299,38 @@ class WriteJournal:
         before ``write_id`` by sequence, of the same source and request session, among the
         tenant's 20 writes before it; dry runs and failed writes are passed over (they stored
         nothing a user saw). None when there is none."""
-        current = self._row(write_id)
-        if current is None:
-            return None
-        request = current.get("request") or {}
+        columns = "id, scope, request, status, result, created_at"  # never the trails
         with self._lock:
-            seq = self._conn.execute("SELECT seq FROM writes WHERE id=?", (write_id,)).fetchone()
-            if seq is None:
+            found = self._conn.execute(
+                f"SELECT seq, {columns} FROM writes WHERE id=?", (write_id,)
+            ).fetchone()
+            if found is None:
                 return None
             rows = self._conn.execute(
-                "SELECT id FROM writes WHERE tenant_id=? AND seq<? ORDER BY seq DESC LIMIT 20",
-                (scope.tenant_id, seq[0]),
+                f"SELECT {columns} FROM writes WHERE tenant_id=? AND seq<? "
+                "ORDER BY seq DESC LIMIT 20",
+                (scope.tenant_id, found[0]),
             ).fetchall()
+        names = ("id", "scope", "request", "status", "result", "created_at")
+
+        def parsed(values: Sequence[Any]) -> dict[str, Any]:
+            out = dict(zip(names, values, strict=True))
+            for key in ("scope", "request", "result"):
+                out[key] = json.loads(out[key]) if out.get(key) else None
+            return out
+
+        request = parsed(found[1:])["request"] or {}
         want = scope.model_dump(mode="json")
-        for (wid,) in rows:
-            row = self._row(wid)
-            if not row or row["scope"] != want:
+        for values in rows:
+            row = parsed(values)
+            if row["scope"] != want:
                 continue
-            asked = row.get("request") or {}
+            asked = row["request"] or {}
             if asked.get("source") != request.get("source") or asked.get(
                 "session_id"
             ) != request.get("session_id"):
                 continue  # a tool output, another conversation of the same scope
-            if row["status"] == "failed" or (row.get("result") or {}).get("dry_run"):
+            if row["status"] == "failed" or (row["result"] or {}).get("dry_run"):
                 continue
             return row
         return None
