@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime, timedelta
 from typing import Any
 
 import numpy as np
 
-from memory_engine.errors import MemoryNotFoundError
+from memory_engine.embedding.base import Embedder
+from memory_engine.errors import MemoryEngineError, MemoryNotFoundError
 from memory_engine.models import Candidate, Memory, MemoryStatus, Scope, ensure_utc, utcnow
 from memory_engine.stores.base import MemoryStore
 
@@ -35,6 +37,7 @@ __all__ = [
     "MAX_RECENT",
     "previous_rows",
     "recent_candidates",
+    "recent_context",
     "recent_memories",
 ]
 
@@ -84,6 +87,31 @@ def recent_memories(store: MemoryStore, scope: Scope, ids: Sequence[str]) -> lis
         if memory.status == MemoryStatus.ACTIVE and memory.tenant_id == scope.tenant_id:
             out.append(memory)
     return sorted(out, key=lambda m: (m.created_at, m.version))
+
+
+def recent_context(
+    store: MemoryStore,
+    embedder: Embedder,
+    limit: AbstractContextManager[Any],
+    scope: Scope,
+    ids: Sequence[str],
+    warnings: list[str],
+) -> tuple[list[Memory], list[list[float]]]:
+    """:func:`recent_memories` of the previous write's rows with their vectors, embedded once
+    per write under ``limit`` (the shared embedding-call limit). A store or embedder that
+    fails gives none and a warning in ``warnings``: the context helps a write, it never fails
+    one."""
+    if not ids:
+        return [], []
+    try:
+        recent = recent_memories(store, scope, ids)
+        if not recent:
+            return [], []
+        with limit:
+            return recent, embedder.embed([m.content for m in recent])
+    except MemoryEngineError as exc:
+        warnings.append(f"previous message's memories not read: {exc.message}")
+        return [], []
 
 
 def recent_candidates(

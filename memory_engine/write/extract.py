@@ -39,7 +39,7 @@ from memory_engine.models import (
 )
 from memory_engine.stores.base import MemoryStore, NewMemory
 from memory_engine.stores.guard import GuardedStore, report_alarms
-from memory_engine.write.continuation import recent_candidates, recent_memories
+from memory_engine.write.continuation import recent_candidates, recent_context
 from memory_engine.write.guard import guard_untrusted
 from memory_engine.write.legs import fitted_legs, one_memory_legs
 from memory_engine.write.raw import WriteRequest
@@ -282,25 +282,6 @@ def _extract_all(
     )
 
 
-def _recent(
-    parts: PipelineParts, scope: Scope, ids: list[str], warnings: list[str]
-) -> tuple[list[Memory], list[list[float]]]:
-    """``continuation.recent_memories`` of the previous write's rows, with their vectors
-    (embedded once per write); a store or embedder that fails gives none (a warning): the
-    context helps a write, it never fails one."""
-    if not ids:
-        return [], []
-    try:
-        recent = recent_memories(parts.store, scope, ids)
-        if not recent:
-            return [], []
-        with parts.limit:
-            return recent, parts.embedder.embed([m.content for m in recent])
-    except MemoryEngineError as exc:
-        warnings.append(f"previous message's memories not read: {exc.message}")
-        return [], []
-
-
 def run_extract(
     accepted: AcceptedWrite,
     *,
@@ -349,7 +330,9 @@ def run_extract(
         trail["decision"] = {"should_remember": False, "reason": reason}
         return Outcome(write_id, False, reason, [], trail, warnings)
 
-    recent, recent_vectors = _recent(parts, scope, previous or [], warnings)
+    recent, recent_vectors = recent_context(
+        parts.store, parts.embedder, parts.limit, scope, previous or [], warnings
+    )
     item = ExtractInput(
         text=guarded,
         observed_at=observed,
