@@ -21,7 +21,7 @@ Then it runs, with only ``MEMORY_DATABASE_URL`` (and ``PGPASSFILE``) set:
 Usage::
 
     python bench/external_server.py [--sizes 10000] [--tenants 1 100] [--queries 200]
-        [--skip-conformance] [--skip-latency] [--keep DIR]
+        [--shared-buffers 1GB] [--multilingual-leg] [--skip-conformance] [--skip-latency] [--keep DIR]
 
 Prints one JSON object: the server and pgvector versions, the login's attributes, the
 conformance outcome (passed / failed / skipped counts and the pytest exit code) and the latency
@@ -82,8 +82,11 @@ class SeparateServer:
         port: TCP port; 0 = a free one.
     """
 
-    def __init__(self, folder: Path, port: int = 0) -> None:
+    def __init__(self, folder: Path, port: int = 0, shared_buffers: str = "1GB") -> None:
+        """``shared_buffers``: the server's, as docker-compose.yml sets it (PostgreSQL's stock
+        128MB holds neither the table nor the HNSW indexes of 100k memories)."""
         self.folder = folder
+        self.shared_buffers = shared_buffers
         self.port = port or _free_port()
         self.bins, self.user = _server_tools()
         self.pgdata = folder / "data"
@@ -126,7 +129,8 @@ class SeparateServer:
                 str(self.log),
                 "-w",
                 "-o",
-                f"-h 127.0.0.1 -p {self.port} -k {self.sockets}",
+                f"-h 127.0.0.1 -p {self.port} -k {self.sockets} "
+                f"-c shared_buffers={self.shared_buffers}",
                 "start",
             ],
             self.user,
@@ -231,6 +235,8 @@ def run_latency(env: dict[str, str], owner_url: str, args: argparse.Namespace) -
     cmd = [sys.executable, str(ROOT / "bench" / "latency.py"), "--database-url", owner_url]
     cmd += ["--sizes", *map(str, args.sizes), "--tenants", *map(str, args.tenants)]
     cmd += ["--queries", str(args.queries)]
+    if args.multilingual_leg:
+        cmd.append("--multilingual-leg")
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         return {"error": proc.stderr[-3000:]}
@@ -248,14 +254,29 @@ def main() -> int:
     ap.add_argument("--skip-conformance", action="store_true")
     ap.add_argument("--skip-latency", action="store_true")
     ap.add_argument(
+        "--shared-buffers",
+        default="1GB",
+        help="the server's shared_buffers (default 1GB, as docker-compose.yml; PostgreSQL's own "
+        "default is 128MB)",
+    )
+    ap.add_argument(
+        "--multilingual-leg",
+        action="store_true",
+        help="pass --multilingual-leg to bench/latency.py (the default engine's second dense leg)",
+    )
+    ap.add_argument(
         "--keep", type=Path, help="leave the server running in this folder (default: temp, removed)"
     )
     args = ap.parse_args()
     folder = args.keep or Path(tempfile.mkdtemp(prefix="memory-engine-external-pg-"))
     if args.keep is None and os.geteuid() == 0:
         folder.chmod(0o755)  # the server's system user reaches its own subfolders
-    server = SeparateServer(folder / "pg", args.port)
-    result: dict[str, Any] = {"bench": "external_server", "port": server.port}
+    server = SeparateServer(folder / "pg", args.port, args.shared_buffers)
+    result: dict[str, Any] = {
+        "bench": "external_server",
+        "port": server.port,
+        "shared_buffers": args.shared_buffers,
+    }
     code = 0
     try:
         server.start()

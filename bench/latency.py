@@ -3,7 +3,8 @@
 Usage::
 
     python bench/latency.py [--sizes 10000 100000] [--tenants 1 100] [--queries 200]
-        [--warmup 50]
+        [--warmup 50] [--multilingual-leg] [--load per-tenant|one-load]
+        [--index-build-memory-mb 1024]
 
 For every (size, tenants) pair a fresh database is filled with ``size`` synthetic memories
 spread evenly over ``tenants`` tenants (deterministic hashing embedder, 384-d, so no model
@@ -109,11 +110,18 @@ def run_config(
     series: list[dict[str, Any]] | None = None,
     second_leg: bool = False,
     server_url: str | None = None,
+    load: str = "per-tenant",
+    build_memory_mb: int = 1024,
 ) -> dict[str, Any]:
     # gc_freeze as in the MCP server and the dashboard (long-running processes); the library
     # default is off (see memory_engine.retrieval.gcfreeze)
     settings = Settings(
-        data_dir=base, trace_retention=0, token_budget=0, record_access=False, gc_freeze=True
+        data_dir=base,
+        trace_retention=0,
+        token_budget=0,
+        record_access=False,
+        gc_freeze=True,
+        index_build_memory_mb=build_memory_mb,
     )
     db = f"bench_{size}_{tenants}_{uuid.uuid4().hex[:6]}"
     import psycopg
@@ -145,6 +153,13 @@ def run_config(
     store_log = logging.getLogger("memory_engine.stores.postgres.store")
     store_log.setLevel(logging.INFO)  # no handler prints INFO; the counter sees it
     store_log.addHandler(rebuilds)
+    legs_in_rows = emb2 is not None and load == "one-load"
+    leg_rng = np.random.default_rng(7)
+
+    def ml_vectors(n: int) -> np.ndarray:
+        m = leg_rng.standard_normal((n, 512)).astype(np.float32)
+        return m / np.linalg.norm(m, axis=1, keepdims=True)
+
     with tqdm(total=size, desc=f"insert {size}/{tenants}", file=sys.stderr) as bar:
 
         def items_for(t: str) -> Iterator[NewMemory]:
@@ -153,7 +168,9 @@ def run_config(
                 texts = [make_text(rng) for _ in range(n)]
                 vecs = emb.embed(texts)
                 vectors[t].extend(np.asarray(v, dtype=np.float32) for v in vecs)
-                for tx, v in zip(texts, vecs, strict=True):
+                # one-load: the leg's synthetic vectors travel in the rows (one index build)
+                ml = ml_vectors(n) if legs_in_rows else None
+                for j, (tx, v) in enumerate(zip(texts, vecs, strict=True)):
                     yield NewMemory(
                         memory=Memory(
                             tenant_id=t,
@@ -163,16 +180,30 @@ def run_config(
                         ),
                         embedding=tuple(v),
                         terms=tuple(text.tokenize(tx)),
+                        legs={"dense_ml": tuple(ml[j].tolist())} if ml is not None else {},
                     )
                 bar.update(n)
 
-        for t in tenant_ids:  # one bulk import per tenant (the ingest path)
-            for out in store.bulk_insert(items_for(t), scope=Scope.of(t), actor="bench"):
-                inserted += out.memory_id is not None
+        if load == "one-load":  # every tenant in one bulk_load: one HNSW rebuild in all
+            batches = ((Scope.of(t), items_for(t)) for t in tenant_ids)
+            for outcomes in store.bulk_load(batches, actor="bench"):
+                inserted += sum(out.memory_id is not None for out in outcomes)
+        else:
+            for t in tenant_ids:  # one bulk import per tenant (the ingest path)
+                for out in store.bulk_insert(items_for(t), scope=Scope.of(t), actor="bench"):
+                    inserted += out.memory_id is not None
+    load_s = time.perf_counter() - t0
     leg_fill_s = 0.0
-    if emb2 is not None:
+    if emb2 is not None and not legs_in_rows:
         t1 = time.perf_counter()
-        fill_leg_directly(make_conninfo(owner, dbname=db), "embedding_ml", emb2.dim, seed=7)
+        fill_leg_directly(
+            make_conninfo(owner, dbname=db),
+            "embedding_ml",
+            emb2.dim,
+            seed=7,
+            tenants=tenant_ids,
+            rows=inserted,
+        )
         leg_fill_s = time.perf_counter() - t1
     store_log.removeHandler(rebuilds)
     insert_s = time.perf_counter() - t0
@@ -265,12 +296,18 @@ def run_config(
         "rows_inserted": inserted,
         "warmup_queries": warmup,
         "insert_rows_per_s": round(size / insert_s, 1),
-        "insert_path": "PostgresStore.bulk_insert, one call per tenant",
+        "insert_path": "PostgresStore.bulk_load, every tenant in one call"
+        if load == "one-load"
+        else "PostgresStore.bulk_insert, one call per tenant",
+        "load_s": round(load_s, 1),
+        "index_build_memory_mb": build_memory_mb,
         "insert_hnsw_rebuilds": rebuilds.count,
         "multilingual_leg": emb2 is not None,
-        "multilingual_leg_fill": "synthetic unit vectors, one UPDATE, HNSW rebuilt"
-        if emb2 is not None
-        else None,
+        "multilingual_leg_fill": None
+        if emb2 is None
+        else "synthetic unit vectors in the loaded rows"
+        if legs_in_rows
+        else "synthetic unit vectors, one UPDATE, HNSW rebuilt",
         "multilingual_leg_fill_s": round(leg_fill_s, 1),
         "store_hybrid_ms_p50": pct(store_ms, 50),
         "store_hybrid_ms_p95": pct(store_ms, 95),
@@ -288,7 +325,9 @@ def run_config(
     }
 
 
-def fill_leg_directly(dsn: str, column: str, dim: int, *, seed: int) -> int:
+def fill_leg_directly(
+    dsn: str, column: str, dim: int, *, seed: int, tenants: list[str], rows: int
+) -> int:
     """Give every row of ``memories`` a synthetic unit vector in the leg column ``column``.
 
     Latency only needs the second leg's column and HNSW index filled to size, not meaningful
@@ -303,9 +342,16 @@ def fill_leg_directly(dsn: str, column: str, dim: int, *, seed: int) -> int:
         column: the leg's vector column (``embedding_ml``).
         dim: the leg's dimension.
         seed: seed of the server's ``random()`` (reproducible runs).
+        tenants: the tenant ids to fill, one UPDATE each under its ``app.tenant_id``: the
+            row-level security of ``memories`` is forced, so an owner login that is not a
+            superuser (a separate server) sees no row without it.
+        rows: rows the store holds; fewer filled raises.
 
     Returns:
         Rows filled.
+
+    Raises:
+        RuntimeError: fewer than ``rows`` rows were filled (the leg would be searched empty).
     """
     import psycopg
     from psycopg import sql
@@ -318,13 +364,17 @@ def fill_leg_directly(dsn: str, column: str, dim: int, *, seed: int) -> int:
         for name, _ in hnsw:
             conn.execute(sql.SQL("DROP INDEX {}").format(sql.Identifier(name)))
         conn.execute("SELECT setseed(%s)", [(seed % 1000) / 1000])
-        filled = conn.execute(
-            sql.SQL(
-                "UPDATE memories SET {col} = l2_normalize((SELECT array_agg(random() - 0.5) "
-                "FROM generate_series(1, {dim}) WHERE memories.id IS NOT NULL)::vector({dim})) "
-                "WHERE {col} IS NULL"
-            ).format(col=sql.Identifier(column), dim=sql.Literal(dim))
-        ).rowcount
+        update = sql.SQL(
+            "UPDATE memories SET {col} = l2_normalize((SELECT array_agg(random() - 0.5) "
+            "FROM generate_series(1, {dim}) WHERE memories.id IS NOT NULL)::vector({dim})) "
+            "WHERE {col} IS NULL AND tenant_id = %s"
+        ).format(col=sql.Identifier(column), dim=sql.Literal(dim))
+        filled = 0
+        for tenant in tenants:
+            conn.execute("SELECT set_config('app.tenant_id', %s, false)", [tenant])
+            filled += conn.execute(update, [tenant]).rowcount
+        if filled < rows:
+            raise RuntimeError(f"{column}: {filled} of {rows} rows filled")
         conn.execute("SET maintenance_work_mem = '1GB'")
         for _, definition in hnsw:
             conn.execute(definition)
@@ -356,6 +406,19 @@ def main() -> None:
         "(see fill_leg_directly), queries are embedded by a 512-d hashing embedder",
     )
     ap.add_argument(
+        "--load",
+        choices=("per-tenant", "one-load"),
+        default="per-tenant",
+        help="per-tenant: one PostgresStore.bulk_insert per tenant (the ingest path); one-load: "
+        "one PostgresStore.bulk_load of every tenant (one HNSW rebuild; for 1M-row stores)",
+    )
+    ap.add_argument(
+        "--index-build-memory-mb",
+        type=int,
+        default=1024,
+        help="MEMORY_INDEX_BUILD_MEMORY_MB of the load's HNSW rebuild (1M rows want about 3000)",
+    )
+    ap.add_argument(
         "--database-url",
         default=os.environ.get("MEMORY_DATABASE_URL"),
         help="owner login of a separate PostgreSQL server with pgvector (needs CREATEDB; each "
@@ -377,6 +440,8 @@ def main() -> None:
             series,
             args.multilingual_leg,
             server_url=args.database_url,
+            load=args.load,
+            build_memory_mb=args.index_build_memory_mb,
         )
         for size in args.sizes
         for t in args.tenants

@@ -132,6 +132,17 @@ class StorageSettings(BaseModel):
         "it stops; fewer than min(k, matching) rows found then falls back to an exact scan.",
         json_schema_extra=ADVANCED,
     )
+    index_build_memory_mb: int = Field(
+        1024,
+        ge=64,
+        le=65536,
+        description="maintenance_work_mem (MiB) of the HNSW index rebuild after a large bulk "
+        "import (PostgreSQL); an index graph larger than this builds several times slower "
+        "(about 2.2 KB a row for a 384-d leg, 2.7 KB for a 512-d one; each index is built on "
+        "its own). Parallel builds "
+        "take it as shared memory at once: keep it within the server's RAM.",
+        json_schema_extra=ADVANCED,
+    )
     embedded_shared_buffers_mb: int = Field(
         1024,
         ge=0,

@@ -26,7 +26,7 @@ def _rows() -> dict[str, tuple[str, str]]:
 def test_every_setting_is_in_readme_table() -> None:
     documented = set(_rows())
     expected = {f"MEMORY_{name.upper()}" for name in Settings.env_names()}
-    assert len(expected) == 116
+    assert len(expected) == 117
     assert expected - documented == set(), "settings missing from README"
     assert documented - expected == set(), "README documents settings that do not exist"
 

@@ -3,7 +3,7 @@
 Inserting into an HNSW-indexed table costs milliseconds per row (the index is updated row by
 row); building the index over the finished table is far cheaper per row when the batch is a
 good share of the table (docs/architecture.md#measured-facts: 48 s for 100k x 384 with
-``maintenance_work_mem=1GB``). So a bulk import:
+``maintenance_work_mem=1GB``, the default of ``storage.index_build_memory_mb``). So a bulk import:
 
 1. streams the items (any iterable, e.g. a generator that embeds lazily) with binary COPY into
    a temp table, holding no lock on ``memories``;
@@ -67,8 +67,6 @@ HNSW_INDEXES: tuple[str, ...] = (
 REBUILD_MIN_ROWS = 1000
 #: ... that are at least this share of the rows already in the table (all tenants).
 REBUILD_FRACTION = 0.2
-#: ``maintenance_work_mem`` of the rebuild (docs/architecture.md#measured-facts: 1GB is 4x faster than 64MB).
-REBUILD_MAINTENANCE_WORK_MEM = "1GB"
 #: Parallel workers of the HNSW rebuild besides the leader (pgvector >= 0.6 builds in parallel;
 #: 20k random x 384 on the shared 2-core machine: 30.7 s serial, 17.8 s with 2 workers). It is
 #: PostgreSQL's default too; set here so a server configured lower still builds in parallel.
@@ -93,9 +91,13 @@ def should_rebuild(batch_rows: int, table_rows: float) -> bool:
 class PgBulkWriter:
     """The bulk import part of :class:`PostgresStore` (a ``BulkLoader``)."""
 
-    def __init__(self, conn: PgConnection, check_legs: LegCheck) -> None:
+    def __init__(self, conn: PgConnection, check_legs: LegCheck, build_memory_mb: int) -> None:
+        """``build_memory_mb``: ``maintenance_work_mem`` of an index rebuild, MiB
+        (``storage.index_build_memory_mb``; docs/architecture.md#measured-facts: 1 GiB
+        builds 4x faster than 64 MiB)."""
         self._conn = conn
         self._check_legs = check_legs
+        self._build_memory = f"{build_memory_mb}MB"
 
     def bulk_insert(
         self,
@@ -214,7 +216,7 @@ class PgBulkWriter:
                         cur,
                         self._conn.role,
                         sql.SQL("SET LOCAL maintenance_work_mem = {}").format(
-                            sql.Literal(REBUILD_MAINTENANCE_WORK_MEM)
+                            sql.Literal(self._build_memory)
                         ),
                         sql.SQL("SET LOCAL max_parallel_maintenance_workers = {}").format(
                             sql.Literal(REBUILD_PARALLEL_WORKERS)

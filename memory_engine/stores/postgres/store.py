@@ -96,7 +96,9 @@ class PostgresStore:
         self._writer = PgWriter(self.conn, self.legs.insert_vectors)
         self._lifecycle = PgLifecycle(self.conn)
         self._records = PgRecords(self.conn)
-        self._bulk = PgBulkWriter(self.conn, self.legs.insert_vectors)
+        self._bulk = PgBulkWriter(
+            self.conn, self.legs.insert_vectors, settings.storage.index_build_memory_mb
+        )
         self._entities = PgEntities(self.conn)
 
     @classmethod
