@@ -38,6 +38,7 @@ from memory_engine.llm.rules_acts import (
 from memory_engine.llm.rules_clauses import (
     CORRECTION_RE,
     Holder,
+    context_holder,
     holder_of,
     propositions,
     restate_change,
@@ -156,8 +157,8 @@ def _previous_replaced(
 
     def fits(c: JudgeCandidate) -> bool:
         old = _specific_kind(keys[c.index])
-        if takes_back == "strong":
-            return not (kind and old and kind != old)
+        if takes_back == "strong":  # of another kind only when it says a change ("switched")
+            return not (kind and old and kind != old) or bool(CHANGE_RE.search(said))
         if takes_back == "plans":
             return keys[c.index].get("kind") in _PLAN_KINDS or c.memory_type == "episodic"
         # a weak cue: a fact of the same kind, or an unread one that says a change ("Actually
@@ -248,7 +249,9 @@ class RulesLLM:
             skipped_when = False  # a remark no pattern read said when ("this week")
             restated = restate_change(sentence)
             for clause in [restated] if restated else propositions(sentence):
-                rewritten, found_holder = holder_of(reworded(clause), holder)
+                # "记错了，他今年四年级了" after "我儿子上三年级": the previous message's son
+                referent = holder if holder is not None else context_holder(item.context, clause)
+                rewritten, found_holder = holder_of(reworded(clause), referent)
                 if found_holder is not None:
                     holder = found_holder
                 elif re.match(r"^(?:我|I\b|my\b|My\b)", clause):

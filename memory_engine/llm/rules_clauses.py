@@ -17,6 +17,7 @@ corrections, and the distilled third-person wording of a fact.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memory_engine.llm.rules_names import PERSON_RE, SURNAMES
@@ -95,6 +96,12 @@ _EN_REPORTED_RE = re.compile(
 )
 _ZH_PRONOUN_RE = re.compile(r"^(?:他|她|它)(?:们)?(?!们)")
 _EN_PRONOUN_RE = re.compile(r"^(?:[Hh]e|[Ss]he)(?:'s)?\b|^(?:[Hh]is|[Hh]er)\b")
+#: Words a message opens with before its pronoun ("oh wait she turned 4", "turns out he quit").
+_EN_PRONOUN_LEAD_RE = re.compile(
+    r"^(?:(?:oh|ah|um|well|wait|actually|oops|sorry|update|btw|fyi|also|and|but|so|"
+    r"turns out|it turns out|oh wait|scratch that|correction|no)[,:!]?\s+)+(?=(?:he|she|his|her)\b)",
+    re.I,
+)
 
 _RECALL_RE = re.compile(
     r"^(?:like|as) I (?:said|mentioned|told you)(?: before| earlier)?$|^(?:我)?(?:说过了?|刚说了?)$|^(?:我)?(?:之前|以前|上次|刚才|原来)(?:应该|好像|也)?(?:跟你|和你)?(?:说|讲|提到|提)(?:过)?|"
@@ -349,11 +356,57 @@ def holder_of(clause: str, previous: Holder | None) -> tuple[str, Holder | None]
         }.get(verb, "I " + verb)
         phrase = named.group("name") + (named.group("ctx") or "")
         return lead + clause[named.end() :], Holder(phrase, named.group("name"))
-    if previous is not None and _EN_PRONOUN_RE.match(clause):
-        word = _EN_PRONOUN_RE.match(clause).group(0).lower()  # type: ignore[union-attr]
-        lead = "my" if word in ("his", "her") else "I'm" if word.endswith("'s") else "I"
+    if previous is not None and _EN_PRONOUN_LEAD_RE.match(clause):
+        clause = _EN_PRONOUN_LEAD_RE.sub("", clause, count=1)
+    pronoun = _EN_PRONOUN_RE.match(clause)
+    if pronoun is None and previous is not None and _is_animal(previous):
+        pronoun = re.match(r"^(?:[Ii]t(?:'s)?|[Ii]ts)\b", clause)
+    if previous is not None and pronoun is not None:
+        word = pronoun.group(0).lower()
+        lead = "my" if word in ("his", "her", "its") else "I'm" if word.endswith("'s") else "I"
         return lead + clause[len(word) :], previous
     return clause, None
+
+
+#: Animals a 它 / "it" of the next message may be (a pet the previous message mentioned).
+_ANIMAL_ZH_RE = re.compile(
+    r"用户(?:的|家|养了|养的|有)?(?:一|两|\d)?(?:条|只|个|头)?(?:小)?"
+    r"(?P<animal>狗狗|狗|猫咪|猫|鹦鹉|仓鼠|兔子|乌龟|金鱼|蜥蜴|龙猫|刺猬|柯基|泰迪|金毛)"
+)
+_ANIMAL_EN_RE = re.compile(
+    r"\b(?:The user (?:has|got|adopted|owns) (?:a|an)|The user's) (?:new |little |pet )?"
+    r"(?P<animal>dog|puppy|cat|kitten|parrot|hamster|rabbit|bunny|turtle|tortoise|fish|lizard|"
+    r"gecko|snake|bird|horse|guinea pig|ferret)\b"
+)
+_IT_RE = re.compile(r"^(?:(?:oh|and|so|btw|also)[,]?\s+)*(?:it|its|it's)\b", re.I)
+
+
+def context_holder(contents: Sequence[str], clause: str) -> Holder | None:
+    """Who a leading pronoun of ``clause`` refers to in the previous message's memories
+    (``contents``, oldest first), or None: for 他/她/he/she the holder of the latest memory about
+    someone else ("用户的儿子在实验小学上三年级" -> 用户的儿子; "The user's coworker Priya
+    sits on the 4th floor" -> Priya); for 它/"it" the latest pet ("用户养了条狗" -> 用户的狗,
+    "The user has a lizard" -> "The user's lizard"). Never the user."""
+    if clause.startswith("它") or _IT_RE.match(clause):
+        for content in reversed(contents):
+            m = _ANIMAL_ZH_RE.search(content) or _ANIMAL_EN_RE.search(content)
+            if m is None:
+                continue
+            animal = m.group("animal")
+            phrase = (
+                f"用户的{animal}" if "\u4e00" <= animal[0] <= "\u9fff" else f"The user's {animal}"
+            )
+            return Holder(phrase, phrase)
+        return None
+    for content in reversed(contents):
+        _, holder = holder_of(content, None)
+        if holder is not None:
+            return holder
+    return None
+
+
+def _is_animal(holder: Holder) -> bool:
+    return bool(_ANIMAL_EN_RE.search(holder.phrase) or _ANIMAL_ZH_RE.search(holder.phrase))
 
 
 def _reported(clause: str) -> str | None:
@@ -370,7 +423,7 @@ def _reported(clause: str) -> str | None:
 
 
 _ZH_MARKERS = re.compile(
-    r"^(?:其实|实际上|说实话|对了|顺便说一下|顺便说|顺便|另外|还有|那个|嗯+|哦|啊|我跟你说|告诉你|"
+    r"^(?:其实|实际上|说实话|对了|话说|说起来|顺带一提|顺便说一下|顺便说|顺便|另外|还有|那个|嗯+|哦|啊|我跟你说|告诉你|"
     r"请记住|记住|记一下|帮我记一下|你记一下|请注意|注意)[，,：:]?"
 )
 _ZH_PLAIN = [

@@ -51,7 +51,7 @@ _ZH_THIRD_EVENT_RE = re.compile(
 
 
 _LEAD_RE = re.compile(
-    r"^(?:其实|实际上|说实话|对了|顺便说一下|另外|还有|帮我记一下|你记一下|记一下|记住|请记住|"
+    r"^(?:其实|实际上|说实话|对了|话说|说起来|顺带一提|顺便说一下|另外|还有|帮我记一下|你记一下|记一下|记住|请记住|"
     r"更正一下|更正|纠正一下|补充一下|补充下|计划有变|"
     r"actually|by the way|btw|oh and|oh|also|fyi|just so you know|remember that|please remember that|"
     r"remember|note that|heads up|quick update|update|change of plans?|correction|scratch that),?[:：]?\s*",

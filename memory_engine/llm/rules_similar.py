@@ -94,6 +94,16 @@ RESTATED_COSINE = 0.45
 ADDITIVE_COSINE = 0.35
 #: Cosine from which a fact with the same content words and polarity is a duplicate.
 DUPLICATE_COSINE = 0.8
+#: Cosine from which a fact of the same polarity whose content words the stored fact all holds
+#: (said again in other words: "嗯 写代码我一直都是vim" / "用户写代码用Vim") is a duplicate.
+NOTHING_NEW_COSINE = 0.6
+#: Words that add no content when said again (degree, habit and chat fillers).
+_FILLER_TERMS = frozenset(
+    tokenize(
+        "一直 一向 向来 算是 就是 确实 真的 反正 固定 项目 习惯 一口 一点 碰 沾 话说 "
+        "btw fwiw lol really totally honestly regular routine thing"
+    )
+)
 
 #: Explicit change words (a correction, a replacement, a stop, a move), Chinese and English.
 CHANGE_RE = re.compile(
@@ -146,6 +156,8 @@ def shared_anchors(new: str, old: str) -> set[str]:
     """Content words two fact contents share (see module docstring)."""
     a, b = _anchors(new), _anchors(old)
     shared = a & b
+    # a Chinese word inside the other side's compound ("周会" / "组周会", "日语" / "日语课")
+    shared |= {min(x, y, key=len) for x in a - b for y in b - a if _same_word(x, y)}
     # a single Han character standing as a word on one side, inside a word on the other
     for term in a ^ b:
         if _han(term) and term in (old if term in a else new):
@@ -380,6 +392,15 @@ def similar_relation(
         and not CHANGE_RE.search(new_text)
     ):
         return "duplicate", f"same content words (cosine {cosine:.2f})"
+    added = {t for t in new_terms if not any(_same_word(t, o) for o in old_terms)}
+    if (
+        polarity_new == polarity_old
+        and anchors
+        and not added - _FILLER_TERMS
+        and cosine >= NOTHING_NEW_COSINE
+        and not CHANGE_RE.search(new_text)
+    ):
+        return "duplicate", f"nothing new about {about} (cosine {cosine:.2f})"
     if (
         polarity_new == polarity_old
         and anchors
