@@ -98,12 +98,27 @@ _NOT_THAT_RE = re.compile(r"\b(?:not|isn't|wasn't|rather than|instead of)\b|不�
 #: "especially Liu Cixin's"), a name said specifically ("Ballard specifically"), a bare copula
 #: or 尤其/特别是/主要是 ("是玄凤鹦鹉"); never a pronoun (a remark: "it's 3am here", "它很好").
 _DETAIL_OPENING_RE = re.compile(
-    r"^(?:(?:oh|and|plus|so)[,!]?\s+)*(?:mostly|mainly|especially|specifically|particularly|"
+    r"^(?:(?:oh|and|plus|so)[,!]?\s+)*(?:(?:it's|it is|that's|they're|they are)\s+)?"
+    r"(?:mostly|mainly|especially|specifically|particularly|"
     r"primarily|usually|typically|normally|generally)\b|"
+    r"^(?:and |oh |plus )?also\s+(?![Ii]\b|[Ii]'|my\b|we\b|you\b)|"
     r"^[\w'-]+(?:\s+[\w'-]+){0,2},?\s+(?:specifically|in particular|to be exact)\b|"
     r"^(?:对了|另外)?[，,]?\s*(?:是(?!不是)|尤其(?:是)?|特别是|主要是)(?!般)",
     re.I,
 )
+#: "also sulfa drugs": another item of the previous fact, said without a verb.
+_ALSO_RE = re.compile(
+    r"^(?:and |oh |plus )?also\s+(?!i\b|i'|my\b|we\b|you\b|need|have|want|going|got|must|"
+    r"should|can|will|get|buy|make|do|call|send|check|remind)",
+    re.I,
+)
+#: Facts that hold a list, to which "also X" adds an item.
+_LIST_KINDS = frozenset({"allergy", "preference", "dislike", "has", "uses", "diet", "language"})
+#: How a reply that leaves out its subject opens (``_subject_restored``).
+_ZH_DROPPED_OPEN_RE = re.compile(
+    r"^(?:还|也|现在|已经|目前|如今)(?:会|在|用|是|有|能|住|喜欢|不|没)"
+)
+_EN_DROPPED_OPEN_RE = re.compile(r"^(?:not|no longer|still)\s+(?!sure|yet|now|really|bad)\w", re.I)
 #: Words that open a continuation as words, not names ("Mostly jazz", "She's a collie").
 _OPENER_RE = re.compile(
     r"(?:oh|ah|and|plus|also|btw|so|she|he|it|they|that|this|her|his|its|their|mostly|mainly|"
@@ -272,6 +287,11 @@ class RulesLLM:
                         if found is None
                         else None
                     )
+                    if restored is None and found is None and item.context and len(facts) == start:
+                        # a reply: "not vegan anymore, I eat eggs now" -> "I'm not vegan anymore"
+                        restored = (
+                            "I'm " + rewritten if _EN_DROPPED_OPEN_RE.match(rewritten) else None
+                        )
                     if restored is not None:  # "Learning Rust on the side"
                         again = self.analyse(restored)
                         if again is not None:
@@ -301,6 +321,8 @@ class RulesLLM:
                 skips.append(SkipReason.NO_FACT)
         facts = list({f.content: f for f in facts}.values())
         if not facts and not tool and item.context and skips == [SkipReason.NO_FACT]:
+            facts = self._subject_restored(item)  # "还会点韩语" after "我会说英语和日语"
+        if not facts and not tool and item.context and skips == [SkipReason.NO_FACT]:
             continued = self._continued(item)  # "mostly jazz stuff" after "I play piano"
             facts = [continued] if continued is not None else []
         if facts:
@@ -325,11 +347,35 @@ class RulesLLM:
             result = Extraction(should_remember=False, reason=tagged(code, details[code]))
         return result, self._call("extract", item.text, result, started)
 
+    def _subject_restored(self, item: ExtractInput) -> list[Fact]:
+        """The facts of a reply that leaves out its subject, read with the user as subject:
+        a clause opening with 还/也/现在/已经 ("后来换了，现在用的华为Mate" -> 我现在用的华为Mate)
+        or "not"/"no longer"/"still" ("not vegetarian anymore actually" -> "I'm not
+        vegetarian anymore"); nothing when no such clause opens the message."""
+        text = item.text.strip()
+        pieces = re.split(r"(?<=[，,])", text, maxsplit=2)
+        for i, piece in enumerate(pieces[:2]):
+            piece, rest = piece.strip(), "".join(pieces[i:]).strip()
+            if _ZH_DROPPED_OPEN_RE.match(piece):
+                rewritten = "我" + rest
+            elif _EN_DROPPED_OPEN_RE.match(piece):
+                rewritten = "I'm " + rest
+            else:
+                continue
+            if i and not CHANGE_RE.search(pieces[0]):
+                return []  # only a change remark may come first ("后来换了，…")
+            again = item.model_copy(update={"text": rewritten, "context": ()})
+            return list(self.extract(again)[0].facts)
+        return []
+
     def _continued(self, item: ExtractInput) -> Fact | None:
         """The previous message's fact extended by this one when this one only continues it
         ("I play piano" + "mostly jazz stuff" -> "The user plays piano, mostly jazz stuff"),
         or None (not a continuation, or the joined fact would be too long)."""
-        if not _DETAIL_OPENING_RE.match(item.text.strip()) or not continues(item.text):
+        opening = item.text.strip()
+        if not _DETAIL_OPENING_RE.match(opening) or not (
+            continues(item.text) or _ALSO_RE.match(opening)
+        ):
             return None  # only a detail ("mostly jazz"), never a remark ("it's 3am here")
         if QUESTION_RE.search(item.text.strip()) or _NOT_THAT_RE.search(item.text):
             return None  # a question; a denial or "X, not Y" is no detail to add
@@ -339,6 +385,8 @@ class RulesLLM:
             return None  # "it's fine, thanks": a reply, not a detail
         previous = item.context[-1]
         base = Fact(content=previous, key=self.key_of(previous, None) or {})
+        if not continues(item.text) and base.key.get("kind") not in _LIST_KINDS:
+            return None  # "also X" adds an item only to a list (allergies, likes, tools)
         joined = extend(base, first, None)
         if joined.content == previous:
             return None

@@ -4,7 +4,9 @@ and why, in a short line, never the output itself.
 Read shapes (any tool that prints an error line): ``error: …`` / ``fatal: …`` (git, kubectl,
 cargo, gcc), ``error[E0308]: …`` with a ``--> file:line:col`` location (rustc), ``npm ERR! code
 …`` (npm, yarn), ``ERROR: …`` / ``Error: …`` lines, ``E: …`` (apt), a rejected ``git push``
-(``! [rejected]``), and Chinese ``错误：…`` / ``报错：…``. The conclusion names the error code
+(``! [rejected]``), and Chinese ``错误：…`` / ``报错：…``; an npm peer-dependency
+conflict (ERESOLVE) names the package, the peer it needs and the version found, and pip's "No
+matching distribution" the requirement and the versions the index has. The conclusion names the error code
 when there is one (E0308, ERESOLVE, exit status), the message (at most ``QUOTE_MAX_CHARS``) and
 where it was raised. An output without such a line concludes nothing here.
 """
@@ -15,7 +17,7 @@ import re
 
 from memory_engine.llm.toolconclusion import Conclusion, quote, short
 
-__all__ = ["command_errors"]
+__all__ = ["command_errors", "package_conflict"]
 
 _ERROR_LINE_RE = re.compile(
     r"^\s*(?:npm ERR!|yarn error|(?:error|fatal|Error|ERROR|FATAL)"
@@ -37,6 +39,40 @@ _GENERIC_MSG_RE = re.compile(
 )
 
 
+#: npm's peer conflict: "peer react@"^18" from react-datepicker@6.9.0" and "Found: react@19.0.0".
+_NPM_PEER_RE = re.compile(r"^\s*npm ERR!\s+peer (?P<peer>\S+?@\S.*?) from (?P<pkg>\S+)\s*$", re.M)
+_NPM_FOUND_RE = re.compile(r"^\s*npm ERR!\s+Found: (?P<found>\S+)", re.M)
+#: pip: "No matching distribution found for torch==2.1.0" and "(from versions: 2.2.0, 2.3.1)".
+_PIP_NO_MATCH_RE = re.compile(
+    r"No matching distribution found for (?P<req>[\w.\-\[\]]+(?:[=<>!~]=?\S+)?)"
+)
+_PIP_VERSIONS_RE = re.compile(r"\(from versions: (?P<versions>[^)]*)\)")
+
+
+def package_conflict(text: str) -> list[Conclusion] | None:
+    """An npm peer-dependency conflict or a pip requirement no index holds, or None."""
+    peer, found = _NPM_PEER_RE.search(text), _NPM_FOUND_RE.search(text)
+    if peer:
+        said = f"npm install failed with ERESOLVE: {peer.group('pkg')} needs peer "
+        said += peer.group("peer").replace('"', "")
+        if found:
+            said += f", found {found.group('found')}"
+        return [Conclusion(short(said), "command", "error", ("ERESOLVE", peer.group("pkg")))]
+    missing = _PIP_NO_MATCH_RE.search(text)
+    if missing:
+        req = missing.group("req")
+        said = f"pip install failed: no matching distribution for {req}"
+        versions = _PIP_VERSIONS_RE.search(text)
+        listed = [v.strip() for v in (versions.group("versions") if versions else "").split(",")]
+        listed = [v for v in listed if v and v.lower() != "none"]
+        if listed:
+            said += f" (available {listed[0]}" + (f" to {listed[-1]})" if len(listed) > 1 else ")")
+        else:
+            said += " (no version available)"
+        return [Conclusion(short(said), "command", "error", (re.split(r"[=<>!~]", req)[0],))]
+    return None
+
+
 def command_errors(text: str) -> list[Conclusion] | None:
     """The conclusion of a command's error output: "The command failed with E0308 (mismatched
     types) at src/cart.rs line 88", "git push was rejected: failed to push some refs", or None
@@ -45,6 +81,9 @@ def command_errors(text: str) -> list[Conclusion] | None:
     rejected = _REJECTED_RE.search(text)
     if not found and not rejected:
         return None
+    conflict = package_conflict(text)
+    if conflict is not None:
+        return conflict
     npm = _NPM_CODE_RE.search(text)
     useful = [m for m in found if not _GENERIC_MSG_RE.match(m.group("msg"))] or found
     if npm:

@@ -38,10 +38,10 @@ _PYTEST_TOTAL_RE = re.compile(
     re.I,
 )
 _PYTEST_FAIL_RE = re.compile(
-    r"^(?:FAILED|ERROR)\s+(?P<test>[\w/.\-]+(?:::[\w\[\]\-.]+)+)(?:\s+-\s+(?P<why>.+))?$", re.M
+    r"^\s*(?:FAILED|ERROR)\s+(?P<test>[\w/.\-]+(?:::[\w\[\]\-.]+)+)(?:\s+-\s+(?P<why>.+))?$", re.M
 )
 _GENERIC_FAIL_RE = re.compile(
-    r"^(?:--- FAIL|FAIL|✕|✗|×)[:\s]+(?P<test>[\w/.:\-\[\] ]{2,80}?)(?:\s+\([\d.]+m?s\)|\t+[\d.]+m?s)?\s*$",
+    r"^\s*(?:--- FAIL|FAIL|✕|✗|×)[:\s]+(?P<test>[\w/.:\-\[\] ]{2,80}?)(?:\s+\([\d.]+m?s\)|\t+[\d.]+m?s)?\s*$",
     re.M,
 )
 #: cargo (Rust) and libtest: "test result: FAILED. 41 passed; 1 failed; 0 ignored" and each
@@ -154,6 +154,11 @@ def test_run(text: str) -> list[Conclusion] | None:
         test = m.group("test")
         # a Rust test is named by its module path; a pytest id by its last part
         name = test.strip() if m.re is _CARGO_FAIL_RE else test.split("::")[-1].strip()
+        if m.re is _GENERIC_FAIL_RE and "/" in name:  # a package or a file
+            if any(f.re is _GENERIC_FAIL_RE and "/" not in f.group("test") for f in fails):
+                continue  # "FAIL  github.com/x/scheduler" after its tests' "--- FAIL: TestX"
+            if len(name) > 30:  # a long path: its last part
+                name = name.rstrip("/").rsplit("/", 1)[-1]
         why = (m.groupdict().get("why") or "").strip()
         detail = _failure(why) if why else ""
         line = f"{name} failed" + (f": {detail}" if detail else "")
@@ -167,6 +172,12 @@ _ROWS_TRAILER_RE = re.compile(
     re.I,
 )
 _PERCENT_RE = re.compile(r"^(\d{1,3})(?:\.\d+)?%$")
+#: Row states that need no look ("Running", "Up", "healthy", "正常"); any other is failing.
+_OK_STATUS_RE = re.compile(
+    r"^(?:running|up|ready|active|healthy|ok|completed|complete|succeeded|success|successful|"
+    r"passed|pass|bound|available|enabled|online|synced|deployed|done|正常|运行中|健康|成功|已完成|在线)\b",
+    re.I,
+)
 
 
 def _sliced(lines: list[str]) -> list[list[str]] | None:
@@ -268,7 +279,10 @@ def table(text: str) -> list[Conclusion] | None:
         said += ": " + ", ".join(f"{n} {s}" for s, n in counts.most_common(4))
         top = counts.most_common(1)[0][0]
         rare = [row[ident] for row in body if row[status] != top and row[ident]]
-        if len(counts) > 1 and 0 < len(rare) <= 3 and len(body) > 3:
+        bad = [row[ident] for row in body if row[ident] and not _OK_STATUS_RE.match(row[status])]
+        if len(counts) > 1 and 0 < len(bad) <= 3 and len(bad) < len(body):
+            ids, more = bad, False  # the rows in a failing state ("CrashLoopBackOff")
+        elif len(counts) > 1 and 0 < len(rare) <= 3 and len(body) > 3:
             ids, more = rare, False  # the rows an agent must look at
     high = [
         f"{row[ident]} {header[i]} {row[i]}"

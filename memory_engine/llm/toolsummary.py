@@ -41,7 +41,7 @@ from memory_engine.llm.toolconclusion import (
     quote,
     short,
 )
-from memory_engine.llm.toolerrors import command_errors
+from memory_engine.llm.toolerrors import command_errors, package_conflict
 from memory_engine.llm.toollines import log_errors, table, test_run
 from memory_engine.llm.toolsecrets import secret, secret_value
 from memory_engine.llm.toolstatus import commits, described, status_lines, unit_status
@@ -471,7 +471,19 @@ def _http(text: str) -> list[Conclusion] | None:
                 said = re.sub(r"^(?:Error|Result|Record)(?: is \S+)?:\s*", "", read[0].text)
                 out = [Conclusion(short(f"{out[0].text}: {said}"), out[0].subject, out[0].status)]
                 out += read[1:]
+            retry = _RETRY_AFTER_RE.search(rest)
+            if retry and out and not m.group("code").startswith("2"):  # 429 / 503: when to retry
+                first = out[0]
+                out[0] = Conclusion(
+                    short(f"{first.text}; retry after {retry.group(1)} s"),
+                    first.subject,
+                    first.status,
+                    first.entities,
+                )
     return out[:MAX_CONCLUSIONS] or None
+
+
+_RETRY_AFTER_RE = re.compile(r"^Retry-After:\s*(\d{1,6})\s*$", re.M | re.I)
 
 
 _EXCEPTION_RE = re.compile(
@@ -530,7 +542,8 @@ def summarise(text: str, *, tool_output: bool = False) -> list[Conclusion] | Non
     Returns:
         At most ``MAX_CONCLUSIONS`` conclusions, or None (not structured: extract as text).
     """
-    for reader in (_json, unit_status, described, commits, test_run, _http, _traceback, log_errors):
+    readers = (_json, unit_status, described, commits, test_run, _http, _traceback)
+    for reader in (*readers, package_conflict, log_errors):
         found = reader(text)
         if found:
             return joined(found[:MAX_CONCLUSIONS])

@@ -45,7 +45,7 @@ def _texts(text: str) -> list[str]:
         (GIT_PUSH, "git push was rejected: failed to push some refs to"),
         (RUSTC, "The command failed with E0308 (mismatched types) at src/cart.rs line 88"),
         (NPM, "The command failed with ERESOLVE (unable to resolve dependency)"),
-        (GO_TEST, "TestParseConfig failed; github.com/acme/api/config failed"),
+        (GO_TEST, "TestParseConfig failed"),  # its package is not repeated
         (ZH_TESTS, "测试结果：失败 3 个，通过 117 个（共 120 个）；失败用例 test_refund_partial"),
         (ZH_PARCEL, "快递单号 YT8812345678：派送中"),
         (

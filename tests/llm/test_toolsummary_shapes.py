@@ -33,7 +33,7 @@ def test_a_table_gives_its_rows_statuses_and_ids() -> None:
         "Table of 3 rows: 1 已支付, 1 待支付, 1 已退款 (C1001, C1002, C1003)"
     ]
     assert _texts("id,name,status\n1,alpha,ok\n2,beta,error\n3,gamma,ok") == [
-        "Table of 3 rows: 2 ok, 1 error (1, 2, 3)"
+        "Table of 3 rows: 2 ok, 1 error (2)"  # the failing row is named
     ]
 
 
