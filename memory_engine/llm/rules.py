@@ -261,7 +261,7 @@ class RulesLLM:
                 continue
             start = len(facts)
             passing_when = False  # a skipped remark said when: "这两天下雨，我打车上班"
-            skipped_when = False  # a remark no pattern read said when ("this week")
+            skipped_when = False  # a clause before said when ("this week", 最近)
             restated = restate_change(sentence)
             for clause in [restated] if restated else propositions(sentence):
                 # "记错了，他今年四年级了" after "我儿子上三年级": the previous message's son
@@ -316,6 +316,8 @@ class RulesLLM:
                     facts[-1] = merge_pair(facts[-1], fact, rewritten, found_holder)
                 else:
                     facts.append(fact)
+                # "最近在控糖，不喝奶茶": the clauses after a temporary one are for that while
+                skipped_when = skipped_when or bool(TEMPORARY_RE.search(rewritten))
             facts[start:] = without_announcements(facts[start:])
             if len(facts) == start and not skips:
                 skips.append(SkipReason.NO_FACT)

@@ -357,6 +357,8 @@ def relation(new: dict[str, Any], old: dict[str, Any] | None) -> tuple[str, str]
             return "supplements", "stored state was temporary"
         return "contradicts", "opposite polarity on the same subject"
     if _contains(a, b):
+        if new.get("temporary") and not old.get("temporary"):  # "最近在减肥不吃甜的"
+            return "supplements", "temporary state next to a lasting fact"
         if not same_polarity and int(new.get("polarity", 1)) < 0 and len(a) < len(b):
             return "contradicts", "denies the whole of what was stored"
         if (

@@ -75,3 +75,24 @@ def test_a_restatement_with_a_new_word_stays_a_supplement() -> None:
     )
     decisions = llm.judge(new, [shown], item)[0].decisions
     assert all(d.relation != "duplicate" for d in decisions), decisions
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("我特别爱喝奶茶", "最近在控糖，不喝奶茶"),
+        ("I walk to work every day", "I'm taking the bus for the next couple weeks, my knee hurts"),
+    ],
+)
+def test_a_temporary_change_keeps_the_lasting_fact(before: str, after: str) -> None:
+    llm = RulesLLM()
+    old = llm.extract(ExtractInput(text=before, observed_at=AT))[0].facts[0]
+    item = ExtractInput(text=after, observed_at=AT, context=(old.content,))
+    shown = JudgeCandidate(
+        index=0, content=old.content, memory_type="semantic", key=old.key, similarity=0.7
+    )
+    facts = llm.extract(item)[0].facts
+    assert any(f.key.get("temporary") for f in facts), facts
+    for fact in facts:
+        decisions = llm.judge(fact, [shown], item)[0].decisions
+        assert all(d.relation != "contradicts" for d in decisions), (fact.content, decisions)
