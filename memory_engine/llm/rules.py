@@ -38,7 +38,6 @@ from memory_engine.llm.rules_acts import (
 from memory_engine.llm.rules_clauses import (
     CORRECTION_RE,
     Holder,
-    context_holder,
     holder_of,
     propositions,
     restate_change,
@@ -49,6 +48,8 @@ from memory_engine.llm.rules_continuation import continues, corrects_previous, s
 from memory_engine.llm.rules_judge import SINGLE_VALUED
 from memory_engine.llm.rules_judge import relation as key_relation
 from memory_engine.llm.rules_patterns import Match
+from memory_engine.llm.rules_referents import context_holder
+from memory_engine.llm.rules_replies import SPECIFIC_KINDS, added_item, restored_reply
 from memory_engine.llm.rules_sentences import (
     PASSING_KINDS,
     PASSING_RE,
@@ -90,6 +91,8 @@ _OPEN_RELATIONS = frozenset(
 _CONTAINMENT = ("supplements", "more specific or more general, both kept")
 
 
+#: Kinds of what one does at a time; a strong retraction moves one to another.
+_ROUTINE_KINDS = frozenset({"habit", "schedule", "event", "plan", "appointment", "trip"})
 #: Fact kinds a change of plans takes back.
 _PLAN_KINDS = frozenset({"plan", "event", "schedule", "appointment", "trip"})
 #: "not Mochi", "不是小黄": the input names the old value to deny it.
@@ -101,24 +104,12 @@ _DETAIL_OPENING_RE = re.compile(
     r"^(?:(?:oh|and|plus|so)[,!]?\s+)*(?:(?:it's|it is|that's|they're|they are)\s+)?"
     r"(?:mostly|mainly|especially|specifically|particularly|"
     r"primarily|usually|typically|normally|generally)\b|"
-    r"^(?:and |oh |plus )?also\s+(?![Ii]\b|[Ii]'|my\b|we\b|you\b)|"
     r"^[\w'-]+(?:\s+[\w'-]+){0,2},?\s+(?:specifically|in particular|to be exact)\b|"
     r"^(?:对了|另外)?[，,]?\s*(?:是(?!不是)|尤其(?:是)?|特别是|主要是)(?!般)",
     re.I,
 )
-#: "also sulfa drugs": another item of the previous fact, said without a verb.
-_ALSO_RE = re.compile(
-    r"^(?:and |oh |plus )?also\s+(?!i\b|i'|my\b|we\b|you\b|need|have|want|going|got|must|"
-    r"should|can|will|get|buy|make|do|call|send|check|remind)",
-    re.I,
-)
-#: Facts that hold a list, to which "also X" adds an item.
+#: Facts that hold a list, to which "also X" adds an item (``rules_replies.added_item``).
 _LIST_KINDS = frozenset({"allergy", "preference", "dislike", "has", "uses", "diet", "language"})
-#: How a reply that leaves out its subject opens (``_subject_restored``).
-_ZH_DROPPED_OPEN_RE = re.compile(
-    r"^(?:还|也|现在|已经|目前|如今)(?:会|在|用|是|有|能|住|喜欢|不|没)"
-)
-_EN_DROPPED_OPEN_RE = re.compile(r"^(?:not|no longer|still)\s+(?!sure|yet|now|really|bad)\w", re.I)
 #: Words that open a continuation as words, not names ("Mostly jazz", "She's a collie").
 _OPENER_RE = re.compile(
     r"(?:oh|ah|and|plus|also|btw|so|she|he|it|they|that|this|her|his|its|their|mostly|mainly|"
@@ -172,8 +163,11 @@ def _previous_replaced(
 
     def fits(c: JudgeCandidate) -> bool:
         old = _specific_kind(keys[c.index])
-        if takes_back == "strong":  # of another kind only when it says a change ("switched")
-            return not (kind and old and kind != old) or bool(CHANGE_RE.search(said))
+        if takes_back == "strong":
+            # of another kind only a routine or plan changed ("scratch that, I switched to the
+            # 8:15" after "I take the 7:40 train"), never an allergy by a move
+            routine = {kind, old} <= _ROUTINE_KINDS and bool(CHANGE_RE.search(said))
+            return not (kind and old and kind != old) or routine
         if takes_back == "plans":
             return keys[c.index].get("kind") in _PLAN_KINDS or c.memory_type == "episodic"
         # a weak cue: a fact of the same kind, or an unread one that says a change ("Actually
@@ -287,13 +281,14 @@ class RulesLLM:
                         if found is None
                         else None
                     )
-                    if restored is None and found is None and item.context and len(facts) == start:
+                    reply = None
+                    if restored is None and found is None and len(facts) == start:
                         # a reply: "not vegan anymore, I eat eggs now" -> "I'm not vegan anymore"
-                        restored = (
-                            "I'm " + rewritten if _EN_DROPPED_OPEN_RE.match(rewritten) else None
-                        )
+                        restored = reply = restored_reply(rewritten, item.context)
                     if restored is not None:  # "Learning Rust on the side"
                         again = self.analyse(restored)
+                        if reply and again is not None and again.kind not in SPECIFIC_KINDS:
+                            again = None  # "not today", "still no reply": no fact
                         if again is not None:
                             rewritten, found = restored, again
                 if found is None and found_holder is not None and len(rewritten) >= 4:
@@ -324,9 +319,8 @@ class RulesLLM:
         facts = list({f.content: f for f in facts}.values())
         if not facts and not tool and item.context and skips == [SkipReason.NO_FACT]:
             facts = self._subject_restored(item)  # "还会点韩语" after "我会说英语和日语"
-        if not facts and not tool and item.context and skips == [SkipReason.NO_FACT]:
-            continued = self._continued(item)  # "mostly jazz stuff" after "I play piano"
-            facts = [continued] if continued is not None else []
+            continued = None if facts else self._continued(item)  # "mostly jazz" after piano
+            facts = facts or ([continued] if continued is not None else [])
         if facts:
             kinds = sorted({str(f.key.get("kind")) for f in facts})
             result = Extraction(
@@ -350,24 +344,20 @@ class RulesLLM:
         return result, self._call("extract", item.text, result, started)
 
     def _subject_restored(self, item: ExtractInput) -> list[Fact]:
-        """The facts of a reply that leaves out its subject, read with the user as subject:
-        a clause opening with 还/也/现在/已经 ("后来换了，现在用的华为Mate" -> 我现在用的华为Mate)
-        or "not"/"no longer"/"still" ("not vegetarian anymore actually" -> "I'm not
-        vegetarian anymore"); nothing when no such clause opens the message."""
-        text = item.text.strip()
-        pieces = re.split(r"(?<=[，,])", text, maxsplit=2)
-        for i, piece in enumerate(pieces[:2]):
-            piece, rest = piece.strip(), "".join(pieces[i:]).strip()
-            if _ZH_DROPPED_OPEN_RE.match(piece):
-                rewritten = "我" + rest
-            elif _EN_DROPPED_OPEN_RE.match(piece):
-                rewritten = "I'm " + rest
-            else:
+        """The facts of a reply that leaves out its subject (``rules_replies.restored_reply``):
+        "还会点韩语" -> 我还会点韩语; after a change remark too ("后来换了，现在用的华为Mate");
+        nothing when no such clause opens the message."""
+        pieces = re.split(r"(?<=[，,])", item.text.strip(), maxsplit=2)
+        for i in range(min(2, len(pieces))):
+            rewritten = restored_reply("".join(pieces[i:]), item.context)
+            if rewritten is None:
                 continue
             if i and not CHANGE_RE.search(pieces[0]):
                 return []  # only a change remark may come first ("后来换了，…")
             again = item.model_copy(update={"text": rewritten, "context": ()})
-            return list(self.extract(again)[0].facts)
+            facts = self.extract(again)[0].facts
+            english = rewritten.startswith("I'm ")
+            return [f for f in facts if not english or f.key.get("kind") in SPECIFIC_KINDS]
         return []
 
     def _continued(self, item: ExtractInput) -> Fact | None:
@@ -375,19 +365,18 @@ class RulesLLM:
         ("I play piano" + "mostly jazz stuff" -> "The user plays piano, mostly jazz stuff"),
         or None (not a continuation, or the joined fact would be too long)."""
         opening = item.text.strip()
-        if not _DETAIL_OPENING_RE.match(opening) or not (
-            continues(item.text) or _ALSO_RE.match(opening)
-        ):
+        added = added_item(opening)  # "also sulfa drugs, same deal"
+        if added is None and (not _DETAIL_OPENING_RE.match(opening) or not continues(item.text)):
             return None  # only a detail ("mostly jazz"), never a remark ("it's 3am here")
         if QUESTION_RE.search(item.text.strip()) or _NOT_THAT_RE.search(item.text):
             return None  # a question; a denial or "X, not Y" is no detail to add
-        first = split_sentences(item.text)[0].strip(" ，,。.!！~～")
+        first = added or split_sentences(item.text)[0].strip(" ，,。.!！~～")
         pieces = [p.strip() for p in re.split(r"[，,;；]", first) if p.strip()]
         if any(is_chitchat(p) or _SMALL_REMARK_RE.match(p) for p in pieces):
             return None  # "it's fine, thanks": a reply, not a detail
         previous = item.context[-1]
         base = Fact(content=previous, key=self.key_of(previous, None) or {})
-        if not continues(item.text) and base.key.get("kind") not in _LIST_KINDS:
+        if added is not None and base.key.get("kind") not in _LIST_KINDS:
             return None  # "also X" adds an item only to a list (allergies, likes, tools)
         joined = extend(base, first, None)
         if joined.content == previous:

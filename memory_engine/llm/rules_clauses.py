@@ -17,7 +17,6 @@ corrections, and the distilled third-person wording of a fact.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memory_engine.llm.rules_names import PERSON_RE, SURNAMES
@@ -32,7 +31,7 @@ _ZH_RELATIONS = (
     "儿子|女儿|老婆|妻子|太太|老公|丈夫|先生|妈妈|母亲|爸爸|父亲|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|"
     "外公|外婆|男朋友|女朋友|朋友|同事|经理|老板|领导|上司|组长|主管|总监|老师|同学|室友|孩子|宝宝|"
     "客户|导师|医生|父母|爸妈|家人|岳父|岳母|公公|婆婆|姥姥|姥爷|叔叔|阿姨|舅舅|姑姑|侄子|侄女|"
-    "外甥|孙子|孙女|邻居|房东|未婚妻|未婚夫|爱人|对象|另一半|媳妇|妈|爸|猫咪|猫|狗狗|狗"
+    "外甥|孙子|孙女|邻居|房东|未婚妻|未婚夫|爱人|对象|另一半|媳妇|妈|爸|猫咪|猫(?!头鹰|眼)|狗狗|狗(?!年)"
 )
 _EN_RELATIONS = (
     "son|daughter|wife|husband|partner|mom|mum|mother|dad|father|brother|sister|grandma|"
@@ -234,6 +233,9 @@ class Holder:
     entity: str
 
 
+#: One pet, two words ("我的猫咪叫汤圆" is of 用户的猫).
+_SAME_PET = {"猫咪": "猫", "狗狗": "狗"}
+
 USER_ZH = Holder("用户", "")
 USER_EN = Holder("The user", "")
 
@@ -314,7 +316,7 @@ def holder_of(clause: str, previous: Holder | None) -> tuple[str, Holder | None]
         m = _ZH_HOLDER_RE.match(clause)
         if m:
             name = m.group("name") or ""
-            phrase = f"用户的{m.group('rel')}{name}"
+            phrase = f"用户的{_SAME_PET.get(m.group('rel'), m.group('rel'))}{name}"
             rest = clause[m.end() :]
             called = re.fullmatch(r"是([\u4e00-\u9fff]{2,3})(?:了|啦)?", rest)
             if called and not name and _is_person(called.group(1)):
@@ -368,45 +370,17 @@ def holder_of(clause: str, previous: Holder | None) -> tuple[str, Holder | None]
     return clause, None
 
 
-#: Animals a 它 / "it" of the next message may be (a pet the previous message mentioned).
-_ANIMAL_ZH_RE = re.compile(
-    r"用户(?:的|家|养了|养的|有)?(?:一|两|\d)?(?:条|只|个|头)?(?:小)?"
-    r"(?P<animal>狗狗|狗|猫咪|猫|鹦鹉|仓鼠|兔子|乌龟|金鱼|蜥蜴|龙猫|刺猬|柯基|泰迪|金毛)"
+#: Pets a holder may be (``holder_of`` lets "it" refer to one).
+PET_WORDS_ZH = "狗狗|狗|猫咪|猫|鹦鹉|仓鼠|兔子|乌龟|金鱼|蜥蜴|龙猫|刺猬|柯基|泰迪|金毛"
+PET_WORDS_EN = (
+    "dog|puppy|cat|kitten|parrot|hamster|rabbit|bunny|turtle|tortoise|fish|lizard|gecko|snake|"
+    "bird|horse|guinea pig|ferret"
 )
-_ANIMAL_EN_RE = re.compile(
-    r"\b(?:The user (?:has|got|adopted|owns) (?:a|an)|The user's) (?:new |little |pet )?"
-    r"(?P<animal>dog|puppy|cat|kitten|parrot|hamster|rabbit|bunny|turtle|tortoise|fish|lizard|"
-    r"gecko|snake|bird|horse|guinea pig|ferret)\b"
-)
-_IT_RE = re.compile(r"^(?:(?:oh|and|so|btw|also)[,]?\s+)*(?:it|its|it's)\b", re.I)
-
-
-def context_holder(contents: Sequence[str], clause: str) -> Holder | None:
-    """Who a leading pronoun of ``clause`` refers to in the previous message's memories
-    (``contents``, oldest first), or None: for 他/她/he/she the holder of the latest memory about
-    someone else ("用户的儿子在实验小学上三年级" -> 用户的儿子; "The user's coworker Priya
-    sits on the 4th floor" -> Priya); for 它/"it" the latest pet ("用户养了条狗" -> 用户的狗,
-    "The user has a lizard" -> "The user's lizard"). Never the user."""
-    if clause.startswith("它") or _IT_RE.match(clause):
-        for content in reversed(contents):
-            m = _ANIMAL_ZH_RE.search(content) or _ANIMAL_EN_RE.search(content)
-            if m is None:
-                continue
-            animal = m.group("animal")
-            phrase = (
-                f"用户的{animal}" if "\u4e00" <= animal[0] <= "\u9fff" else f"The user's {animal}"
-            )
-            return Holder(phrase, phrase)
-        return None
-    for content in reversed(contents):
-        _, holder = holder_of(content, None)
-        if holder is not None:
-            return holder
-    return None
+_PET_RE = re.compile(rf"(?:{PET_WORDS_ZH})|\b(?:{PET_WORDS_EN})\b")
 
 
 def _is_animal(holder: Holder) -> bool:
-    return bool(_ANIMAL_EN_RE.search(holder.phrase) or _ANIMAL_ZH_RE.search(holder.phrase))
+    return bool(_PET_RE.search(holder.phrase))
 
 
 def _reported(clause: str) -> str | None:

@@ -17,8 +17,8 @@ from memory_engine.models import MemoryType
 
 _ME_ZH = r"(?:我|用户)"
 _ME_EN = r"(?:I|the user|[Tt]he user)"
-#: Where an English value ends; a dot inside a value ("sam@new.io", "3.5 kg") does not end it.
-#: Where a value ends; the period of a title ("Dr. Park", "St. Mary's") ends nothing.
+#: Where an English value ends; a dot inside a value ("sam@new.io", "3.5 kg") or the period of
+#: a title ("Dr. Park", "St. Mary's") does not end it.
 _TAIL = (
     r"(?=$|[，,。!！;；]|(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bSt)(?<!\bMt)(?<!\bMrs)(?<!\bProf)"
     r"\.(?:\s|$)| and | but | because | so )"

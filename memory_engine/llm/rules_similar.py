@@ -100,8 +100,7 @@ NOTHING_NEW_COSINE = 0.6
 #: Words that add no content when said again (degree, habit and chat fillers).
 _FILLER_TERMS = frozenset(
     tokenize(
-        "一直 一向 向来 算是 就是 确实 真的 反正 固定 项目 习惯 一口 一点 碰 沾 话说 "
-        "btw fwiw lol really totally honestly regular routine thing"
+        "一直 一向 向来 算是 就是 确实 真的 反正 一口 碰 沾 话说 btw fwiw lol totally honestly"
     )
 )
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from memory_engine.llm.toolconclusion import Conclusion, quote, short
+from memory_engine.llm.toolsecrets import secret_value
 
 __all__ = ["command_errors", "package_conflict"]
 
@@ -44,13 +45,32 @@ _NPM_PEER_RE = re.compile(r"^\s*npm ERR!\s+peer (?P<peer>\S+?@\S.*?) from (?P<pk
 _NPM_FOUND_RE = re.compile(r"^\s*npm ERR!\s+Found: (?P<found>\S+)", re.M)
 #: pip: "No matching distribution found for torch==2.1.0" and "(from versions: 2.2.0, 2.3.1)".
 _PIP_NO_MATCH_RE = re.compile(
-    r"No matching distribution found for (?P<req>[\w.\-\[\]]+(?:[=<>!~]=?\S+)?)"
+    r"No matching distribution found for (?P<req>[A-Za-z0-9][\w.\-\[\]]*(?:[=<>!~]=?[\w.*]+)?)(?![\w:/@])"
 )
 _PIP_VERSIONS_RE = re.compile(r"\(from versions: (?P<versions>[^)]*)\)")
 
 
 def package_conflict(text: str) -> list[Conclusion] | None:
-    """An npm peer-dependency conflict or a pip requirement no index holds, or None."""
+    """An npm peer-dependency conflict or a pip requirement no index holds, or None (also
+    when what it would name carries a credential: a token or a password in a URL)."""
+    found = _package_conflict(scrubbed(text))
+    if found is None or any(secret_value(c.text) for c in found):
+        return None
+    return found
+
+
+#: The login of a URL ("https://user:pass@host", "git+https://ghp_…@github.com").
+_URL_LOGIN_RE = re.compile(r"(?<=://)[^/\s@]+@")
+#: An access token's shape (GitHub, GitLab, Stripe, Slack).
+_TOKEN_RE = re.compile(r"\b(?:ghp|gho|ghs|github_pat|glpat|sk|pk|rk|xox[abp])[_-]\w{6,}", re.I)
+
+
+def scrubbed(text: str) -> str:
+    """``text`` without the logins of its URLs and without access tokens (each "…")."""
+    return _TOKEN_RE.sub("…", _URL_LOGIN_RE.sub("", text))
+
+
+def _package_conflict(text: str) -> list[Conclusion] | None:
     peer, found = _NPM_PEER_RE.search(text), _NPM_FOUND_RE.search(text)
     if peer:
         said = f"npm install failed with ERESOLVE: {peer.group('pkg')} needs peer "
@@ -77,6 +97,7 @@ def command_errors(text: str) -> list[Conclusion] | None:
     """The conclusion of a command's error output: "The command failed with E0308 (mismatched
     types) at src/cart.rs line 88", "git push was rejected: failed to push some refs", or None
     when ``text`` holds no error line."""
+    text = scrubbed(text)  # a quoted message never carries a URL's login or a token
     found = [m for m in _ERROR_LINE_RE.finditer(text) if m.group("msg").strip()]
     rejected = _REJECTED_RE.search(text)
     if not found and not rejected:

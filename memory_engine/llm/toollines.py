@@ -279,7 +279,11 @@ def table(text: str) -> list[Conclusion] | None:
         said += ": " + ", ".join(f"{n} {s}" for s, n in counts.most_common(4))
         top = counts.most_common(1)[0][0]
         rare = [row[ident] for row in body if row[status] != top and row[ident]]
-        bad = [row[ident] for row in body if row[ident] and not _OK_STATUS_RE.match(row[status])]
+        bad = [
+            row[ident]
+            for row in body
+            if row[ident] and not _OK_STATUS_RE.match(row[status]) and not secret_value(row[ident])
+        ]
         if len(counts) > 1 and 0 < len(bad) <= 3 and len(bad) < len(body):
             ids, more = bad, False  # the rows in a failing state ("CrashLoopBackOff")
         elif len(counts) > 1 and 0 < len(rare) <= 3 and len(body) > 3:

@@ -472,7 +472,7 @@ def _http(text: str) -> list[Conclusion] | None:
                 out = [Conclusion(short(f"{out[0].text}: {said}"), out[0].subject, out[0].status)]
                 out += read[1:]
             retry = _RETRY_AFTER_RE.search(rest)
-            if retry and out and not m.group("code").startswith("2"):  # 429 / 503: when to retry
+            if retry and out and m.group("code") in ("429", "503") and int(retry.group(1)) <= 86400:
                 first = out[0]
                 out[0] = Conclusion(
                     short(f"{first.text}; retry after {retry.group(1)} s"),
@@ -542,8 +542,10 @@ def summarise(text: str, *, tool_output: bool = False) -> list[Conclusion] | Non
     Returns:
         At most ``MAX_CONCLUSIONS`` conclusions, or None (not structured: extract as text).
     """
+    # a package manager's error only in a tool's output: a user may quote one in a question
+    conflict = (package_conflict,) if tool_output else ()
     readers = (_json, unit_status, described, commits, test_run, _http, _traceback)
-    for reader in (*readers, package_conflict, log_errors):
+    for reader in (*readers, *conflict, log_errors):
         found = reader(text)
         if found:
             return joined(found[:MAX_CONCLUSIONS])

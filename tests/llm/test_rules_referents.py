@@ -10,7 +10,7 @@ import pytest
 
 from memory_engine.llm.base import ExtractInput, JudgeCandidate
 from memory_engine.llm.rules import RulesLLM
-from memory_engine.llm.rules_clauses import context_holder
+from memory_engine.llm.rules_referents import context_holder
 
 AT = datetime(2026, 3, 10, 9, tzinfo=UTC)
 
@@ -80,3 +80,29 @@ def test_the_pronoun_correction_replaces_the_persons_old_fact() -> None:
 def test_a_pronoun_never_makes_the_users_own_fact_someone_elses() -> None:
     facts = _facts("我今年三十岁", "用户的女儿在第二中学读初一")
     assert facts and all(f.startswith("用户") and "女儿" not in f for f in facts), facts
+
+
+@pytest.mark.parametrize(
+    ("context", "clause"),
+    [
+        (("用户的老公在字节做后端开发",), "她怀孕了"),  # 她 is no husband
+        (("The user's wife is a teacher",), "he is a nurse"),
+        (("用户的猫叫团子",), "他叫张伟"),  # 他 is no cat in Chinese
+        (("用户的老公在字节做后端开发",), "他们都是工程师"),  # a plural is nobody here
+        (("The user has a dog", "The user has a laptop"), "it broke yesterday"),
+        (("The user has a cat",), "It's 3am here"),
+        (("The user has a cat",), "it is so hot today"),
+        (("用户的猫叫团子", "用户的同事养了一只狗"), "它是金毛"),  # someone else's dog
+    ],
+)
+def test_a_pronoun_that_fits_nobody_refers_to_nobody(context: tuple[str, ...], clause: str) -> None:
+    assert context_holder(context, clause) is None
+
+
+def test_the_pronoun_finds_the_person_of_its_gender() -> None:
+    holder = context_holder(("用户的老公在字节做后端开发", "用户的妈妈退休了"), "他现在去阿里了")
+    assert holder is not None and holder.phrase == "用户的老公"
+    holder = context_holder(
+        ("The user's husband is a pilot", "The user's mom is retired"), "he quit"
+    )
+    assert holder is not None and "husband" in holder.phrase

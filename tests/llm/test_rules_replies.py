@@ -50,7 +50,7 @@ def test_also_adds_an_item_to_a_list_fact_only() -> None:
     ("old", "new", "text"),
     [
         ("用户写代码用Emacs", "用户写代码一直都是Emacs", "嗯 写代码我一直都是emacs"),
-        ("用户不吃葱", "葱用户是真的一点都不碰", "葱我是真的一点都不碰"),
+        ("用户不吃葱", "葱用户是真的一口都不碰", "葱我是真的一口都不碰"),
     ],
 )
 def test_a_restatement_that_adds_no_word_is_a_duplicate(old: str, new: str, text: str) -> None:
@@ -96,3 +96,27 @@ def test_a_temporary_change_keeps_the_lasting_fact(before: str, after: str) -> N
     for fact in facts:
         decisions = llm.judge(fact, [shown], item)[0].decisions
         assert all(d.relation != "contradicts" for d in decisions), (fact.content, decisions)
+
+
+@pytest.mark.parametrize(
+    ("previous", "text"),
+    [
+        ("用户会说英语和日语", "还在路上"),
+        ("用户会说英语和日语", "还是算了"),
+        ("用户会说英语和日语", "现在是几点"),
+        ("The user is vegetarian", "still waiting for the bus"),
+        ("The user is vegetarian", "not me"),
+        ("The user is vegetarian", "not today"),
+        ("The user is vegetarian", "no longer needed"),
+        ("The user's husband works at Google", "not at Google anymore"),
+        ("The user likes jazz", "also thanks for the help"),
+        ("The user likes jazz", "also hates country"),
+        ("The user uses VS Code", "also the password is hunter2"),
+        ("The user likes rock", "also she likes jazz"),
+    ],
+)
+def test_a_passing_reply_or_a_third_partys_is_no_fact_of_the_users(
+    previous: str, text: str
+) -> None:
+    facts = _facts(text, previous)
+    assert not any(f.startswith(("用户", "The user")) for f in facts), facts

@@ -121,3 +121,26 @@ def test_a_rate_limited_response_says_when_to_retry_and_never_the_key() -> None:
     assert len(said) == 1 and said[0].startswith("HTTP response 429 Too Many Requests")
     assert "retry after 90 s" in said[0]
     assert "sk_live" not in said[0]
+
+
+def test_a_login_or_a_token_in_a_package_error_is_never_quoted() -> None:
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9"
+    npm = (
+        "npm ERR! code ERESOLVE\nnpm ERR! Found: react@https://deploy:hunter2pass@reg.example.com/r.tgz"
+        f'\nnpm ERR! peer react@"^17" from git+https://{token}@github.com/acme/ui.git\n'
+    )
+    pip = f"ERROR: No matching distribution found for mypkg+{token}\n"
+    git = "error: could not read from https://bob:pw123@git.example.com/x.git"
+    for text in (npm, pip, git):
+        said = " ".join(_texts(text))
+        assert said and token not in said and "hunter2" not in said and "pw123" not in said, said
+
+
+def test_a_package_error_quoted_in_chat_is_no_tool_conclusion() -> None:
+    chat = "I keep getting 'No matching distribution found for torch' - should I downgrade?"
+    assert summarise(chat, tool_output=False) is None
+
+
+def test_retry_after_only_for_a_rate_limit_or_an_outage() -> None:
+    moved = "HTTP/1.1 301 Moved Permanently\nLocation: /new\nRetry-After: 5\n\n"
+    assert not any("retry after" in t for t in _texts(moved))

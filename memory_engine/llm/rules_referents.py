@@ -1,0 +1,111 @@
+"""Who a message's leading pronoun refers to in the previous message's memories.
+
+"记错了，他今年四年级了" right after "我儿子在实验小学上三年级" is about the son: the extractor
+reads the clause with the son as its holder (``holder_of``'s ``previous``). The referent is
+the holder of the latest previous memory that fits the pronoun:
+
+* 他 / he / his: a man or someone of unknown gender (a name, a colleague); 她 / she / her: a
+  woman or someone of unknown gender. In English a pet may be he or she too; in Chinese never.
+* 它 / it / its: the user's pet the previous message named, and only when the clause says what
+  a pet is ("它是柯基", "it's a leopard gecko", "it's named Mango", "it eats…"): never a remark
+  ("it's 3am here", "它很好吃"), never someone else's pet.
+* a plural (他们, they) or a pronoun no memory fits refers to nobody here: the clause is read
+  as it is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from memory_engine.llm.rules_clauses import PET_WORDS_EN, PET_WORDS_ZH, Holder, holder_of
+
+__all__ = ["context_holder"]
+
+_FEMALE_RE = re.compile(
+    r"妈妈|母亲|老婆|妻子|太太|姐姐|妹妹|奶奶|外婆|女朋友|女儿|阿姨|姑姑|岳母|婆婆|姥姥|侄女|"
+    r"孙女|未婚妻|媳妇|妈|\b(?:mom|mum|mother|wife|sister|grandma|grandmother|girlfriend|"
+    r"daughter|aunt|niece|fiancee)\b",
+    re.I,
+)
+_MALE_RE = re.compile(
+    r"爸爸|父亲|老公|丈夫|先生|哥哥|弟弟|爷爷|外公|男朋友|儿子|叔叔|舅舅|岳父|公公|姥爷|侄子|孙子|"
+    r"未婚夫|爸|\b(?:dad|father|husband|brother|grandpa|grandfather|boyfriend|son|uncle|nephew|"
+    r"fiance)\b",
+    re.I,
+)
+_PLURAL_RE = re.compile(
+    r"父母|爸妈|家人|孩子们|\b(?:parents|in-laws|kids|children|sons|daughters|sisters|brothers|"
+    r"siblings|friends|colleagues|coworkers|grandparents|twins|roommates|neighbou?rs)\b",
+    re.I,
+)
+_PET_ZH_RE = re.compile(PET_WORDS_ZH)
+_PET_EN_RE = re.compile(rf"\b(?:{PET_WORDS_EN})\b", re.I)
+#: The user's own pet in a stored memory ("用户养了条狗", "用户的猫叫团子", "The user has a
+#: lizard", "The user's dog Biscuit").
+_USERS_PET_RE = re.compile(
+    rf"^用户(?:的|家|养了|养的|有)?(?:一|两|\d)?(?:条|只|个|头)?(?:小)?(?P<zh>{PET_WORDS_ZH})|"
+    rf"^The user (?:has|got|adopted|owns) (?:a|an) (?:new |little |pet )?(?P<en>{PET_WORDS_EN})\b|"
+    rf"^The user's (?:new |little |pet )?(?P<en2>{PET_WORDS_EN})\b"
+)
+#: What a pet is: a kind, a name, an age, what it eats or likes.
+_PET_CLAUSE_ZH_RE = re.compile(
+    r"^它(?:是(?!不是)|叫|今年|已经|\d|[一二三四五六七八九十]+岁|喜欢|爱吃|吃|对|每天|平时)"
+)
+_PET_CLAUSE_EN_RE = re.compile(
+    r"^(?:(?:oh|and|so|btw|also)[,]?\s+)*(?:(?:it's|it is) (?:a|an) [a-z]|"
+    r"(?:it's|it is) (?:named|called) |(?:it's |it is )?\d{1,2} (?:years?|months?|weeks?) old|"
+    r"its name\b|it (?:likes|loves|eats|hates|is allergic|only eats|sleeps)\b)",
+    re.I,
+)
+_ZH_PERSON_RE = re.compile(r"^(?:他|她)(?!们)")
+_EN_PERSON_RE = re.compile(
+    r"^(?:(?:oh|ah|well|wait|actually|oops|update|btw|also|and|but|so|turns out|oh wait|"
+    r"scratch that|no)[,:!]?\s+)*(?P<p>he|she|his|her)\b",
+    re.I,
+)
+
+
+def _pet(contents: Sequence[str]) -> Holder | None:
+    """The user's pet of the latest memory naming an animal; None when that memory's animal is
+    someone else's ("用户的同事养了一只狗")."""
+    for content in reversed(contents):
+        if not (_PET_ZH_RE.search(content) or _PET_EN_RE.search(content)):
+            continue
+        m = _USERS_PET_RE.match(content)
+        if m is None:
+            return None
+        if m.group("zh"):
+            animal = {"猫咪": "猫", "狗狗": "狗"}.get(m.group("zh"), m.group("zh"))
+            return Holder(f"用户的{animal}", f"用户的{animal}")
+        phrase = f"The user's {(m.group('en') or m.group('en2')).lower()}"
+        return Holder(phrase, phrase)
+    return None
+
+
+def _fits(holder: Holder, female: bool, chinese: bool) -> bool:
+    phrase = holder.phrase
+    if _PLURAL_RE.search(phrase):
+        return False
+    if _PET_ZH_RE.search(phrase) or _PET_EN_RE.search(phrase):
+        return not chinese  # "she turned 4" of a dog; 他 is no cat
+    return not (_MALE_RE.search(phrase) if female else _FEMALE_RE.search(phrase))
+
+
+def context_holder(contents: Sequence[str], clause: str) -> Holder | None:
+    """The holder a leading pronoun of ``clause`` refers to among ``contents`` (the previous
+    message's memories, oldest first), or None (see the module docstring). Never the user."""
+    if clause.startswith("它"):
+        return _pet(contents) if _PET_CLAUSE_ZH_RE.match(clause) else None
+    if re.match(r"^(?:(?:oh|and|so|btw|also)[,]?\s+)*(?:it|its|it's)\b", clause, re.I):
+        return _pet(contents) if _PET_CLAUSE_EN_RE.match(clause) else None
+    zh = _ZH_PERSON_RE.match(clause)
+    en = None if zh else _EN_PERSON_RE.match(clause)
+    if zh is None and en is None:
+        return None
+    female = (zh.group(0) == "她") if zh else en.group("p").lower() in ("she", "her")  # type: ignore[union-attr]
+    for content in reversed(contents):
+        _, holder = holder_of(content, None)
+        if holder is not None and _fits(holder, female, chinese=zh is not None):
+            return holder
+    return None
