@@ -96,7 +96,7 @@ _EN_REPORTED_RE = re.compile(
 _ZH_PRONOUN_RE = re.compile(r"^(?:他|她|它)(?:们)?(?!们)")
 _EN_PRONOUN_RE = re.compile(r"^(?:[Hh]e|[Ss]he)(?:'s)?\b|^(?:[Hh]is|[Hh]er)\b")
 #: Words a message opens with before its pronoun ("oh wait she turned 4", "turns out he quit").
-_EN_PRONOUN_LEAD_RE = re.compile(
+EN_PRONOUN_LEAD_RE = re.compile(
     r"^(?:(?:oh|ah|um|well|wait|actually|oops|sorry|update|btw|fyi|also|and|but|so|"
     r"turns out|it turns out|oh wait|scratch that|correction|no)[,:!]?\s+)+(?=(?:he|she|his|her)\b)",
     re.I,
@@ -234,7 +234,7 @@ class Holder:
 
 
 #: One pet, two words ("我的猫咪叫汤圆" is of 用户的猫).
-_SAME_PET = {"猫咪": "猫", "狗狗": "狗"}
+SAME_PET = {"猫咪": "猫", "狗狗": "狗"}
 
 USER_ZH = Holder("用户", "")
 USER_EN = Holder("The user", "")
@@ -316,7 +316,7 @@ def holder_of(clause: str, previous: Holder | None) -> tuple[str, Holder | None]
         m = _ZH_HOLDER_RE.match(clause)
         if m:
             name = m.group("name") or ""
-            phrase = f"用户的{_SAME_PET.get(m.group('rel'), m.group('rel'))}{name}"
+            phrase = f"用户的{SAME_PET.get(m.group('rel'), m.group('rel'))}{name}"
             rest = clause[m.end() :]
             called = re.fullmatch(r"是([\u4e00-\u9fff]{2,3})(?:了|啦)?", rest)
             if called and not name and _is_person(called.group(1)):
@@ -358,8 +358,8 @@ def holder_of(clause: str, previous: Holder | None) -> tuple[str, Holder | None]
         }.get(verb, "I " + verb)
         phrase = named.group("name") + (named.group("ctx") or "")
         return lead + clause[named.end() :], Holder(phrase, named.group("name"))
-    if previous is not None and _EN_PRONOUN_LEAD_RE.match(clause):
-        clause = _EN_PRONOUN_LEAD_RE.sub("", clause, count=1)
+    if previous is not None and EN_PRONOUN_LEAD_RE.match(clause):
+        clause = EN_PRONOUN_LEAD_RE.sub("", clause, count=1)
     pronoun = _EN_PRONOUN_RE.match(clause)
     if pronoun is None and previous is not None and _is_animal(previous):
         pronoun = re.match(r"^(?:[Ii]t(?:'s)?|[Ii]ts)\b", clause)

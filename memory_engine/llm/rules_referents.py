@@ -18,7 +18,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from memory_engine.llm.rules_clauses import PET_WORDS_EN, PET_WORDS_ZH, Holder, holder_of
+from memory_engine.llm.rules_clauses import (
+    EN_PRONOUN_LEAD_RE,
+    PET_WORDS_EN,
+    PET_WORDS_ZH,
+    SAME_PET,
+    Holder,
+    holder_of,
+)
 
 __all__ = ["context_holder"]
 
@@ -59,11 +66,7 @@ _PET_CLAUSE_EN_RE = re.compile(
     re.I,
 )
 _ZH_PERSON_RE = re.compile(r"^(?:他|她)(?!们)")
-_EN_PERSON_RE = re.compile(
-    r"^(?:(?:oh|ah|well|wait|actually|oops|update|btw|also|and|but|so|turns out|oh wait|"
-    r"scratch that|no)[,:!]?\s+)*(?P<p>he|she|his|her)\b",
-    re.I,
-)
+_EN_PERSON_RE = re.compile(r"^(?P<p>he|she|his|her)\b", re.I)
 
 
 def _pet(contents: Sequence[str]) -> Holder | None:
@@ -76,7 +79,7 @@ def _pet(contents: Sequence[str]) -> Holder | None:
         if m is None:
             return None
         if m.group("zh"):
-            animal = {"猫咪": "猫", "狗狗": "狗"}.get(m.group("zh"), m.group("zh"))
+            animal = SAME_PET.get(m.group("zh"), m.group("zh"))
             return Holder(f"用户的{animal}", f"用户的{animal}")
         phrase = f"The user's {(m.group('en') or m.group('en2')).lower()}"
         return Holder(phrase, phrase)
@@ -100,7 +103,8 @@ def context_holder(contents: Sequence[str], clause: str) -> Holder | None:
     if re.match(r"^(?:(?:oh|and|so|btw|also)[,]?\s+)*(?:it|its|it's)\b", clause, re.I):
         return _pet(contents) if _PET_CLAUSE_EN_RE.match(clause) else None
     zh = _ZH_PERSON_RE.match(clause)
-    en = None if zh else _EN_PERSON_RE.match(clause)
+    # "oh wait she turned 4": the opening words holder_of strips too
+    en = None if zh else _EN_PERSON_RE.match(EN_PRONOUN_LEAD_RE.sub("", clause, count=1))
     if zh is None and en is None:
         return None
     female = (zh.group(0) == "她") if zh else en.group("p").lower() in ("she", "her")  # type: ignore[union-attr]

@@ -102,9 +102,6 @@ def command_errors(text: str) -> list[Conclusion] | None:
     rejected = _REJECTED_RE.search(text)
     if not found and not rejected:
         return None
-    conflict = package_conflict(text)
-    if conflict is not None:
-        return conflict
     npm = _NPM_CODE_RE.search(text)
     useful = [m for m in found if not _GENERIC_MSG_RE.match(m.group("msg"))] or found
     if npm:
