@@ -222,6 +222,7 @@ class VectorLegs(Protocol):
 
         Raises:
             InvalidInputError: the leg is not recorded, bad k or a bad query vector.
+            EmbeddingMismatchError: the query vector's length is not the store's dimension.
         """
         ...
 

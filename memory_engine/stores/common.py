@@ -144,6 +144,30 @@ def vector_param(values: Sequence[float], dim: int | None, what: str) -> np.ndar
     return arr
 
 
+def query_vector_param(values: Sequence[float], dim: int | None) -> np.ndarray:
+    """Validate a query embedding against the store's recorded dimension; float32.
+
+    A query vector comes from the caller's embedder, so a length other than the store's means
+    that embedder is not the store's (or another process switched the store with
+    ``memory-engine reembed`` while this engine was open): an ``EmbeddingMismatchError``, not
+    bad input.
+
+    Raises:
+        EmbeddingMismatchError: the vector's length differs from ``dim``.
+        InvalidInputError: not a non-empty 1-d vector, non-finite values, or zero norm.
+    """
+    arr = np.asarray(values, dtype=np.float32)
+    if dim is not None and arr.ndim == 1 and arr.size and arr.size != dim:
+        raise EmbeddingMismatchError(
+            f"the query vector has {arr.size} dimensions, the store holds {dim}-dimensional "
+            "vectors: configure the store's embedder, or switch the store to this one with "
+            "`memory-engine reembed`",
+            expected=dim,
+            actual=int(arr.size),
+        )
+    return vector_param(arr, dim, "query vector")
+
+
 def status_values(statuses: Iterable[MemoryStatus | str]) -> list[str]:
     """Validated status strings (order kept, duplicates dropped).
 

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from memory_engine.errors import (
+    EmbeddingMismatchError,
     InvalidInputError,
     MemoryNotFoundError,
     TenantScopeError,
@@ -77,6 +78,20 @@ def test_hnsw_path_returns_full_k(
         assert len(found) == 10
         assert all(c.memory.tenant_id == name for c in found)
         assert len(st.dense_search(unit(rng), scope=s, k=rows_each + 5)) == rows_each
+
+
+def test_query_vector_of_another_dimension_is_an_embedding_mismatch(
+    store: MemoryStore, tenant: str, rng: np.random.Generator
+) -> None:
+    # a query embedded by another model than the store's (or after another process switched
+    # the store) gets the typed mismatch naming the fix, not "bad input"
+    s = Scope.of(tenant)
+    put(store, s, item(tenant, "only one", unit(rng)))
+    with pytest.raises(EmbeddingMismatchError, match="memory-engine reembed") as err:
+        store.dense_search(np.ones(DIM + 3), scope=s, k=1)
+    assert err.value.details == {"expected": DIM, "actual": DIM + 3}
+    with pytest.raises(InvalidInputError):  # the same length, but no direction
+        store.dense_search(np.zeros(DIM), scope=s, k=1)
 
 
 def test_search_k_bounds(store: MemoryStore, tenant: str, rng: np.random.Generator) -> None:

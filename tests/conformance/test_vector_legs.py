@@ -13,7 +13,12 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pytest
 
-from memory_engine.errors import EmbeddingError, InvalidInputError, LegUnavailableError
+from memory_engine.errors import (
+    EmbeddingError,
+    EmbeddingMismatchError,
+    InvalidInputError,
+    LegUnavailableError,
+)
 from memory_engine.models import MemoryStatus, Scope
 from memory_engine.stores.base import STAGING_LEG, LegRecord, MemoryStore, VectorLegs
 from memory_engine.stores.reembed import reembed_store
@@ -93,6 +98,8 @@ def test_leg_vectors_are_checked_and_cleared_when_the_content_changes(store_fact
         legs.ensure_leg("dense_unknown", "x", 3)
     legs.set_leg_vectors(LEG, dict(zip(mine, ml.embed(TEXTS), strict=True)), scope=scope)
     assert legs.leg_missing(LEG, scope=scope) == []
+    with pytest.raises(EmbeddingMismatchError, match="memory-engine reembed"):
+        legs.leg_search(LEG, [1.0] * 5, scope=scope, k=1)  # a query of another model
     current = store.get(mine[1], scope=scope)
     store.update(
         mine[1],
@@ -180,7 +187,7 @@ def test_reembed_switches_the_primary_embedder_in_one_step(store_factory) -> Non
     for mid, text in zip(made, TEXTS, strict=True):
         assert ids(store.dense_search(new.embed([text])[0], scope=scope, k=1)) == [mid]
     assert store.get(made[0], scope=scope).embedding_model == "new-model"
-    with pytest.raises(InvalidInputError):
+    with pytest.raises(EmbeddingMismatchError, match="memory-engine reembed"):
         store.dense_search(old.embed([TEXTS[0]])[0], scope=scope, k=1)  # the old dimension
     # the store keeps the switch across a reopen
     again = store_factory.reopen(store)

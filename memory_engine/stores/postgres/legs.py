@@ -18,7 +18,13 @@ from psycopg import sql
 from memory_engine.errors import InvalidInputError
 from memory_engine.models import Candidate, MemoryStatus, Scope
 from memory_engine.stores.base import EXTRA_LEGS, STAGING_LEG, LegRecord, LegState
-from memory_engine.stores.common import check_k, check_record_ids, search_statuses, vector_param
+from memory_engine.stores.common import (
+    check_k,
+    check_record_ids,
+    query_vector_param,
+    search_statuses,
+    vector_param,
+)
 from memory_engine.stores.legs import LegBook, check_leg, first_state, unstaged_error
 from memory_engine.stores.postgres.connection import HNSW_MAX_DIM, PgConnection
 from memory_engine.stores.postgres.migrate import MIGRATION_LOCK_KEY
@@ -221,7 +227,7 @@ class PgVectorLegs:
         as the primary leg, on the leg's column)."""
         check_k(k)
         column = leg_column(leg)
-        vec = vector_param(vector, self._book.get(leg).dim, "query vector")
+        vec = query_vector_param(vector, self._book.get(leg).dim)
         storage = self._conn.settings.storage
         with self._conn.tx(scope) as cur:
             return dense_search(

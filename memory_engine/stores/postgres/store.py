@@ -43,7 +43,7 @@ from memory_engine.models import (
     Trace,
 )
 from memory_engine.stores.base import InsertOutcome, MemoryRecord, NewMemory, StoreStats
-from memory_engine.stores.common import check_k, search_statuses, vector_param
+from memory_engine.stores.common import check_k, query_vector_param, search_statuses
 from memory_engine.stores.entities import entity_memories
 from memory_engine.stores.postgres.bulk import PgBulkWriter
 from memory_engine.stores.postgres.connection import PgConnection, app_login
@@ -363,9 +363,10 @@ class PostgresStore:
 
         Raises:
             InvalidInputError: k outside 1..1000, or a bad query vector.
+            EmbeddingMismatchError: the query vector's length is not the store's dimension.
         """
         check_k(k)
-        vec = vector_param(vector, self.conn.dim(), "query vector")
+        vec = query_vector_param(vector, self.conn.dim())
         with self.conn.tx(scope) as cur:
             return dense_search(
                 cur,

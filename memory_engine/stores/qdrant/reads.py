@@ -36,9 +36,9 @@ from memory_engine.stores.common import (
     decode_cursor,
     encode_cursor,
     not_found,
+    query_vector_param,
     stats_start,
     store_stats,
-    vector_param,
     writes_series,
 )
 from memory_engine.stores.qdrant.codec import (
@@ -299,6 +299,7 @@ class QdrantReader:
 
         Raises:
             InvalidInputError: k outside 1..1000, a bad query vector or no status.
+            EmbeddingMismatchError: the query vector's length is not the store's dimension.
         """
         check_k(k)
         flt = search_filter(scope, statuses)
@@ -307,7 +308,7 @@ class QdrantReader:
         if not self._conn.memories_exist():
             return []
         want_dim = self._conn.dim() if using == DENSE else dim
-        vec = vector_param(vector, want_dim, "query vector").tolist()
+        vec = query_vector_param(vector, want_dim).tolist()
         with self._conn.reading() as client:
             params = None if self._conn.local else models.SearchParams(exact=False)
             points = client.query_points(
@@ -394,11 +395,12 @@ class QdrantReader:
 
         Raises:
             InvalidInputError: k outside 1..1000, a bad query vector or no status.
+            EmbeddingMismatchError: the query vector's length is not the store's dimension.
         """
         check_k(k)
         flt = search_filter(scope, statuses)
         leg = max(k, per_leg or self._settings.retrieval.candidates_per_leg)
-        vec = vector_param(vector, self._conn.dim(), "query vector").tolist()
+        vec = query_vector_param(vector, self._conn.dim()).tolist()
         prefetch = [models.Prefetch(query=vec, using=DENSE, filter=flt, limit=leg)]
         sparse = query_vector(terms)
         if sparse is not None:
