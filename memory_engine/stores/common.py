@@ -165,7 +165,7 @@ def query_vector_param(values: Sequence[float], dim: int | None) -> np.ndarray:
             expected=dim,
             actual=int(arr.size),
         )
-    return vector_param(arr, dim, "query vector")
+    return vector_param(values, dim, "query vector")
 
 
 def status_values(statuses: Iterable[MemoryStatus | str]) -> list[str]:
