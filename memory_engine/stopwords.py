@@ -14,7 +14,10 @@ Two lists, both compared after NFKC normalisation and lowercasing, before stemmi
   particles (吗, 呢, 吧, 啊, ...), pronouns, copulas, prepositions, conjunctions and modal verbs
   (的, 了, 是, 我, 你, 在, 和, 因为, 可以, ...): the Chinese counterparts of the English list.
   They are matched against jieba's search-mode terms, so 什么时候 (a dictionary word) is listed
-  together with its parts 什么 and 时候.
+  together with its parts 什么 and 时候. Besides the list, an interrogative compound is a
+  stopword (:func:`is_zh_stopword`): a term with 几 (几年级, 几点, 几岁, 第几, 好几次; not the
+  words 几乎, 几何, 几率, 茶几) or opening with 哪 (哪天, 哪家, 哪几个), so "儿子几年级" queries
+  儿子 and 年级, the grade a memory "儿子上四年级" holds.
 
 Stores written before a word joined the list still hold it as a term of old memories. That is
 harmless, so no re-index is needed: a query never sends a stopword (unless it has nothing
@@ -24,7 +27,7 @@ when it was written.
 
 from __future__ import annotations
 
-__all__ = ["EN_STOPWORDS", "ZH_STOPWORDS", "is_stopword"]
+__all__ = ["EN_STOPWORDS", "ZH_STOPWORDS", "is_stopword", "is_zh_stopword"]
 
 EN_STOPWORDS: frozenset[str] = frozenset(
     """
@@ -49,7 +52,7 @@ EN_STOPWORDS: frozenset[str] = frozenset(
 ZH_STOPWORDS: frozenset[str] = frozenset(
     """
     什么 什么样 什么时候 为什么 为何 怎么 怎样 怎么样 怎么办 如何 哪 哪里 哪儿 哪个 哪些 哪位
-    谁 多少 几 几时 何时 何 啥 咋 时候 请问
+    谁 多少 几 几时 何时 何 啥 咋 时候 请问 多久 多长 多远 多长时间
     吗 呢 吧 啊 呀 哦 嗯 么 嘛 啦 呗 哈 哇 喔 噢 唉 诶
     的 了 着 过 地 得 之 所 等 个
     是 在 有 没有 和 与 及 或 或者 也 都 就 又 还 很 把 被 对 从 向 给 于 以 为 而 且 但 并 则 其
@@ -63,6 +66,19 @@ ZH_STOPWORDS: frozenset[str] = frozenset(
 conjunctions and modal verbs."""
 
 
+#: Words with 几 that are not "how many": 几乎 (almost), 几何 (geometry), 几率 (odds), 茶几.
+_JI_WORDS = ("几乎", "几何", "几率", "茶几")
+
+
+def is_zh_stopword(term: str) -> bool:
+    """Whether a Han term (a jieba search-mode term) is a Chinese stopword: listed in
+    :data:`ZH_STOPWORDS`, or an interrogative compound (a 几 not of 几乎/几何/几率/茶几, or
+    an opening 哪)."""
+    if term in ZH_STOPWORDS or term.startswith("哪"):
+        return True
+    return "几" in term and not any(word in term for word in _JI_WORDS)
+
+
 def is_stopword(term: str) -> bool:
     """Whether ``term`` (lowercase, NFKC-normalised, not yet stemmed) is a stopword.
 
@@ -70,6 +86,7 @@ def is_stopword(term: str) -> bool:
         term: one raw term of the tokenizer (an English word or a jieba term).
 
     Returns:
-        True if the term is in :data:`EN_STOPWORDS` or :data:`ZH_STOPWORDS`.
+        True if the term is in :data:`EN_STOPWORDS` or is a Chinese stopword
+        (:func:`is_zh_stopword`).
     """
-    return term in EN_STOPWORDS or term in ZH_STOPWORDS
+    return term in EN_STOPWORDS or is_zh_stopword(term)

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 import snowballstemmer
 
 from memory_engine.errors import ContentTooLargeError, EmptyContentError, InvalidInputError
-from memory_engine.stopwords import EN_STOPWORDS, ZH_STOPWORDS
+from memory_engine.stopwords import EN_STOPWORDS, is_zh_stopword
 
 if TYPE_CHECKING:  # pragma: no cover
     import jieba
@@ -182,12 +182,12 @@ def _bigrams(run: str) -> list[str]:
 def _han_terms(run: str) -> Iterator[tuple[str, bool]]:
     """jieba search-mode terms of a Han run, as ``(term, is_stopword)``."""
     if len(run) == 1:
-        yield run, run in ZH_STOPWORDS
+        yield run, is_zh_stopword(run)
         return
     for term in _jieba().cut_for_search(run, HMM=True):
         term = term.strip()
         if term:
-            yield term, term in ZH_STOPWORDS
+            yield term, is_zh_stopword(term)
 
 
 def _japanese_terms(run: str) -> Iterator[tuple[str, bool]]:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from memory_engine import text as textmod
-from memory_engine.stopwords import EN_STOPWORDS, ZH_STOPWORDS, is_stopword
+from memory_engine.stopwords import EN_STOPWORDS, ZH_STOPWORDS, is_stopword, is_zh_stopword
 
 REPO = Path(__file__).resolve().parents[2]
 GREETING = "你好！有什么可以帮你的吗？"
@@ -77,6 +77,11 @@ def test_a_question_word_does_not_rank_the_assistant_greeting_first(tmp_path: Pa
         ("怎么做红烧肉", ["做", "红烧", "烧肉", "红烧肉"]),
         ("When did Caroline go to the support group?", ["carolin", "go", "support", "group"]),
         ("Whose idea was it?", ["idea"]),
+        ("儿子几年级", ["儿子", "年级"]),
+        ("几点开会？", ["开会"]),
+        ("你去过哪几个城市", ["去过", "城市"]),
+        ("从公司到机场要多久", ["公司", "到", "机场", "要"]),
+        ("我几乎每天都跑步", ["几乎", "每天", "跑步"]),
     ],
 )
 def test_question_words_are_not_terms(text: str, terms: list[str]) -> None:
@@ -100,3 +105,46 @@ def test_one_list_covers_question_words_and_particles_of_both_languages() -> Non
     for word in ("what", "when", "where", "how", "the", "is", "who", "why"):
         assert word in EN_STOPWORDS and is_stopword(word)
     assert not is_stopword("过敏") and not is_stopword("peanut")
+
+
+def test_an_interrogative_compound_is_a_stopword_but_a_word_with_ji_is_not() -> None:
+    for term in (
+        "几年级",
+        "几年",
+        "几点",
+        "几岁",
+        "第几",
+        "几次",
+        "哪天",
+        "哪家",
+        "哪几个",
+        "多久",
+    ):
+        assert is_zh_stopword(term) and is_stopword(term), term
+    for term in ("几乎", "几何", "几率", "茶几", "年级", "哈尔滨"):
+        assert not is_zh_stopword(term), term
+
+
+def test_a_grade_question_finds_the_grade_from_an_empty_data_folder(tmp_path: Path) -> None:
+    # "儿子几年级" queried 儿子, 几年, 年级, 几年级: a memory with 儿子 and 四年级 held half of
+    # them and the relevance floor emptied the block
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")},
+        "MEMORY_DATA_DIR": str(tmp_path / ".memory"),
+        "PYTHONPATH": str(REPO),
+    }
+    turns = [
+        {"role": "user", "content": "我儿子在实验小学上四年级"},
+        {"role": "user", "content": "我下周去上海出差"},
+        {"role": "user", "content": "我的猫叫豆豆"},
+    ]
+    chat = tmp_path / "chat.json"
+    chat.write_text(json.dumps(turns, ensure_ascii=False), encoding="utf-8")
+    ingest = _cli(env, tmp_path, "ingest", str(chat), "--tenant", "zh", "--format", "openai")
+    assert ingest.returncode == 0, ingest.stderr
+    run = _cli(env, tmp_path, "search", "儿子几年级", "--tenant", "zh", "--json")
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert out["trace"]["query_terms"] == ["儿子", "年级"]
+    contents = [m["content"] for m in out["memories"]]
+    assert contents and "四年级" in contents[0], out["trace"]["warnings"]
