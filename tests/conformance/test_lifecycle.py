@@ -311,8 +311,8 @@ def test_embedding_model_drift_is_refused(store_factory: Any, tenant: str) -> No
     assert st.embedding_info() == ("model-a", 8)
     assert st.count(scope=s) == 3
     assert len(st.dense_search(unit(rng, 8), scope=s, k=10)) == 3
-    with pytest.raises(InvalidInputError):
-        st.dense_search(unit(rng, 12), scope=s, k=3)
+    with pytest.raises(EmbeddingMismatchError, match="memory-engine reembed"):
+        st.dense_search(unit(rng, 12), scope=s, k=3)  # a query of another model
     with pytest.raises(InvalidInputError):
         st.insert([item(tenant, "twelve", unit(rng, 12))], scope=s, actor="t")
     assert st.count(scope=s) == 3
