@@ -48,7 +48,7 @@ from memory_engine.llm.rules_continuation import continues, corrects_previous, s
 from memory_engine.llm.rules_judge import SINGLE_VALUED
 from memory_engine.llm.rules_judge import relation as key_relation
 from memory_engine.llm.rules_patterns import Match
-from memory_engine.llm.rules_referents import context_holder
+from memory_engine.llm.rules_referents import added_to_holder, context_holder
 from memory_engine.llm.rules_replies import SPECIFIC_KINDS, added_item, restored_reply
 from memory_engine.llm.rules_sentences import (
     PASSING_KINDS,
@@ -261,6 +261,13 @@ class RulesLLM:
                 # "记错了，他今年四年级了" after "我儿子上三年级": the previous message's son
                 referent = holder if holder is not None else context_holder(item.context, clause)
                 rewritten, found_holder = holder_of(reworded(clause), referent)
+                added = (
+                    added_to_holder(item.context, rewritten)
+                    if referent is None and found_holder is None and not facts
+                    else None
+                )
+                if added is not None:  # "还对芒果过敏" after the son's peanut allergy
+                    rewritten, found_holder = added
                 if found_holder is not None:
                     holder = found_holder
                 elif re.match(r"^(?:我|I\b|my\b|My\b)", clause):

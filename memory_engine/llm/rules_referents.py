@@ -11,6 +11,10 @@ the holder of the latest previous memory that fits the pronoun:
   ("it's 3am here", "它很好吃"), never someone else's pet.
 * a plural (他们, they) or a pronoun no memory fits refers to nobody here: the clause is read
   as it is.
+
+A message that adds to the previous one without any subject ("还对芒果过敏", "也在学游泳",
+"also allergic to shellfish", "and also plays violin") right after a third party's fact is
+about that third party too (:func:`added_to_holder`), never the user.
 """
 
 from __future__ import annotations
@@ -26,8 +30,10 @@ from memory_engine.llm.rules_clauses import (
     Holder,
     holder_of,
 )
+from memory_engine.llm.rules_polarity import is_chinese
+from memory_engine.llm.rules_sentences import en_subject_dropped
 
-__all__ = ["context_holder"]
+__all__ = ["added_to_holder", "context_holder"]
 
 _FEMALE_RE = re.compile(
     r"妈妈|母亲|老婆|妻子|太太|姐姐|妹妹|奶奶|外婆|女朋友|女儿|阿姨|姑姑|岳母|婆婆|姥姥|侄女|"
@@ -113,3 +119,55 @@ def context_holder(contents: Sequence[str], clause: str) -> Holder | None:
         if holder is not None and _fits(holder, female, chinese=zh is not None):
             return holder
     return None
+
+
+#: A Chinese clause without a subject that adds to what was said: 还/也 (after 而且/另外).
+_ZH_ADDED_RE = re.compile(r"^(?:而且|并且|同时|另外)?(?:还|也)(?!是|有没有|没|不知道|行|可以|好)")
+#: An English one: "also ...", "and also ...", "plus ...", never with its own subject.
+_EN_ADDED_RE = re.compile(
+    r"^(?:(?:oh )?and |plus |but )?also (?P<rest>(?!I\b|my\b|me\b|you\b).+)", re.I
+)
+#: What follows "also" that takes "is" ("also allergic to shellfish", "also into chess").
+_EN_STATE_RE = re.compile(
+    r"^(?:allergic|afraid|scared|into|vegan|vegetarian|lactose|intolerant|a |an |learning|"
+    r"taking|studying|doing|playing|working|on )",
+    re.I,
+)
+
+
+def _base_verb(word: str) -> str:
+    """The base form of a third-person singular verb ("plays" -> "play", "has" -> "have")."""
+    low = word.lower()
+    irregular = {"has": "have", "does": "do", "goes": "go", "is": "am"}
+    if low in irregular:
+        return irregular[low]
+    if low.endswith("ies") and len(low) > 4:
+        return low[:-3] + "y"
+    if re.search(r"(?:sh|ch|x|ss|z)es$", low):
+        return low[:-2]
+    return low[:-1] if low.endswith("s") and not low.endswith("ss") else low
+
+
+def added_to_holder(contents: Sequence[str], clause: str) -> tuple[str, Holder] | None:
+    """``clause`` in the first person with the third party of the previous message's latest
+    memory as its holder, when the clause adds to it without a subject ("还对芒果过敏" after
+    "用户的儿子对花生过敏" -> ("我还对芒果过敏", the son)); None when it has a subject, adds
+    nothing, or the latest previous memory is the user's own."""
+    if not contents:
+        return None
+    _, holder = holder_of(contents[-1], None)
+    if holder is None:
+        return None
+    if is_chinese(clause):
+        return ("我" + clause, holder) if _ZH_ADDED_RE.match(clause) else None
+    m = _EN_ADDED_RE.match(clause.strip())
+    if m is None:
+        return None
+    rest = m.group("rest")
+    if _EN_STATE_RE.match(rest):
+        return f"I'm also {rest}", holder
+    verb, _, tail = rest.partition(" ")
+    if re.fullmatch(r"[a-z]+s", verb, re.I) and tail:
+        return f"I also {_base_verb(verb)} {tail}", holder
+    restored = en_subject_dropped("also " + rest)
+    return (restored, holder) if restored is not None else None

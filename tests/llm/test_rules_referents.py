@@ -106,3 +106,43 @@ def test_the_pronoun_finds_the_person_of_its_gender() -> None:
         ("The user's husband is a pilot", "The user's mom is retired"), "he quit"
     )
     assert holder is not None and "husband" in holder.phrase
+
+
+@pytest.mark.parametrize(
+    ("before", "text", "holder", "term"),
+    [
+        ("我儿子对花生过敏", "还对芒果过敏", "用户的儿子", "芒果"),
+        ("我女儿在学钢琴", "也在学游泳", "用户的女儿", "游泳"),
+        ("My son is allergic to peanuts", "also allergic to shellfish", "son", "shellfish"),
+        ("My daughter is learning piano", "and also plays violin", "daughter", "violin"),
+        ("My manager Priya prefers PDF reports", "also hates long meetings", "Priya", "meetings"),
+    ],
+)
+def test_an_addition_without_a_subject_is_the_previous_third_partys(
+    before: str, text: str, holder: str, term: str
+) -> None:
+    old = _facts(before)[0]
+    facts = _facts(text, old)
+    assert any(holder in f and term in f for f in facts), facts
+    assert not any(
+        f.startswith(("用户还", "用户也", "The user is also", "The user also")) for f in facts
+    )
+
+
+@pytest.mark.parametrize(
+    ("before", "text", "start"),
+    [
+        ("我对花生过敏", "还对芒果过敏", "用户还对芒果过敏"),  # the user's own fact before
+        ("我儿子对花生过敏", "我还对芒果过敏", "用户还对芒果过敏"),  # a subject of its own
+    ],
+)
+def test_an_addition_after_the_users_own_fact_or_with_a_subject_is_the_users(
+    before: str, text: str, start: str
+) -> None:
+    assert _facts(text, _facts(before)[0]) == [start]
+
+
+def test_a_subjectless_remark_after_a_third_partys_fact_adds_nothing() -> None:
+    old = _facts("我儿子对花生过敏")[0]
+    assert _facts("还是算了", old) == []
+    assert _facts("也行", old) == []
