@@ -94,6 +94,12 @@ _LEAD = (
     r"(?:(?:it's|it is|that's|that is|it was|I said|I meant|make it|make that)\s+)?"
     r"(?:on |at |in |a |an |the )?"
 )
+#: What a Chinese swap may open with: an interjection, then a remark on the slip ("说错了",
+#: "啊刚才打错字了", "不对", "更正一下").
+_ZH_LEAD = (
+    r"^(?:其实|哦|噢|啊|诶|唉|抱歉|不好意思)?[，,]?\s*"
+    r"(?:[^，,。！!\s]{0,4}?(?:说错|打错|写错|记错|搞错|弄错)(?:字)?了|不对|更正一下)?[，,]?\s*(?:其实)?"
+)
 _INSTEAD_OF_RES = (
     re.compile(
         _LEAD + r"(?P<new>[\w'.:$-]+(?:\s+[\w'.:$-]+){0,2}?)(?:\s+now)?,?\s+"
@@ -102,11 +108,11 @@ _INSTEAD_OF_RES = (
         re.I,
     ),
     re.compile(
-        r"^(?:其实|哦|噢|不对|啊|抱歉|说错了|打错了|写错了|记错了|更正一下)?[，,]?\s*(?:它|牠)?(?:是|叫)(?P<new>[^，,。！!\s]{1,12}?)[，,]?\s*"
+        _ZH_LEAD + r"(?:它|牠)?(?:是|叫)(?P<new>[^，,。！!\s]{1,12}?)[，,]?\s*"
         r"(?:而)?不(?:是|叫)(?P<old>[^，,。！!\s]{1,12})$"
     ),
     re.compile(
-        r"^(?:其实|哦|噢|啊|说错了|打错了|写错了|记错了|不对|更正一下)?[，,]?\s*(?:它|牠)?不(?:是|叫)(?P<old>[^，,。！!\s]{1,12}?)[，,]\s*"
+        _ZH_LEAD + r"(?:它|牠)?不(?:是|叫)(?P<old>[^，,。！!\s]{1,12}?)[，,]\s*"
         r"(?:而)?(?:是|叫)(?P<new>[^，,。！!\s]{1,12})$"
     ),
 )
@@ -118,7 +124,7 @@ _DENIAL_RE = re.compile(
 _PRONOUN_RE = re.compile(r"\b(?:i|i'm|me|my|we|our|you|your|let's|please)\b|我|你", re.I)
 _SENTENCE_SPLIT_RE = re.compile(r"(?<=[。！？!?；;])|(?<=[.])\s+|\n")
 _NOISE_RE = re.compile(
-    r"[😂🤣😅🙈]+|\s+(?:lol|haha|lmao)\b[.!]*|[（(][^）)]{0,12}[）)]|"
+    r"[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+|\s+(?:lol|haha|lmao)\b[.!]*|[（(][^）)]{0,12}[）)]|"
     # a remark on the slip itself ("我老是打错", "autocorrect", "my bad")
     r"[，,]\s*(?:我)?(?:老是|又|总是)?(?:打错|写错|说错|手滑)了?[^，,。]{0,6}$|"
     r"[,.]?\s*(?:autocorrect|my bad|typo)\b.*$",

@@ -177,3 +177,18 @@ def test_a_remark_after_a_fact_is_not_glued_onto_it() -> None:
             ExtractInput(text=text, observed_at=at, context=("The user lives in Berlin",))
         )[0]
         assert not any(f.content.startswith("The user lives in Berlin") for f in found.facts)
+
+
+def test_a_swap_may_open_with_a_remark_on_the_slip_and_end_with_an_emoji() -> None:
+    from datetime import UTC, datetime
+
+    from memory_engine.llm.base import ExtractInput
+    from memory_engine.llm.rules import RulesLLM
+
+    item = ExtractInput(
+        text="啊刚才打错字了，不是年糕，是糯米🐱",
+        observed_at=datetime(2026, 3, 10, tzinfo=UTC),
+        context=("用户的猫叫年糕，橘色的，特别能吃",),
+    )
+    facts = [f.content for f in RulesLLM().extract(item)[0].facts]
+    assert facts == ["用户的猫叫糯米，橘色的，特别能吃"]
