@@ -22,6 +22,15 @@ REPO = Path(__file__).resolve().parents[2]
 GREETING = "你好！有什么可以帮你的吗？"
 
 
+def _user_env(tmp_path: Path) -> dict[str, str]:
+    """A new user's environment: no ``MEMORY_*`` setting but the data folder."""
+    return {
+        **{k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")},
+        "MEMORY_DATA_DIR": str(tmp_path / ".memory"),
+        "PYTHONPATH": str(REPO),
+    }
+
+
 def _cli(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "memory_engine.cli", *args],
@@ -30,11 +39,7 @@ def _cli(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProc
 
 
 def test_a_question_word_does_not_rank_the_assistant_greeting_first(tmp_path: Path) -> None:
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")},
-        "MEMORY_DATA_DIR": str(tmp_path / ".memory"),
-        "PYTHONPATH": str(REPO),
-    }
+    env = _user_env(tmp_path)
     turns = [
         {"role": "assistant", "content": GREETING, "timestamp": "2024-03-01T09:00:00Z"},
         {"role": "user", "content": "我对花生过敏", "timestamp": "2024-03-01T09:01:00Z"},
@@ -128,11 +133,7 @@ def test_an_interrogative_compound_is_a_stopword_but_a_word_with_ji_is_not() -> 
 def test_a_grade_question_finds_the_grade_from_an_empty_data_folder(tmp_path: Path) -> None:
     # "儿子几年级" queried 儿子, 几年, 年级, 几年级: a memory with 儿子 and 四年级 held half of
     # them and the relevance floor emptied the block
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")},
-        "MEMORY_DATA_DIR": str(tmp_path / ".memory"),
-        "PYTHONPATH": str(REPO),
-    }
+    env = _user_env(tmp_path)
     turns = [
         {"role": "user", "content": "我儿子在实验小学上四年级"},
         {"role": "user", "content": "我下周去上海出差"},
