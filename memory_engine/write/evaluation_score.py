@@ -175,9 +175,7 @@ def score_case(case: EvalCase, record: CaseRecord) -> CaseScore:
             if len(turns) < 2:
                 continue
             c["entity_groups"] += 1
-            links = [
-                set().union(*(m.entity_links or () for m in record.turns[i].created)) for i in turns
-            ]
+            links = [set().union(*(m.entity_links or () for m in _kept(record, i))) for i in turns]
             if links and set.intersection(*links):
                 c["entity_linked"] += 1
             else:
@@ -266,3 +264,15 @@ def summarise(
         {s.case_id: s.failures for s in failing} if details else [s.case_id for s in failing]
     )
     return out
+
+
+def _kept(record: CaseRecord, turn: int) -> list[StoredFact]:
+    """The memories turn ``turn`` stored: those it created and those its duplicates reinforced
+    ("Miso's seven btw" after "My cat Miso is 7" links to Miso through the memory it repeats)."""
+    reinforced = {
+        str(a.get("memory_id"))
+        for a in record.turns[turn].actions
+        if a.get("action") == "duplicate"
+    }
+    repeated = [m for m in record.memories if m.memory_id in reinforced]
+    return [*record.turns[turn].created, *repeated]

@@ -220,6 +220,23 @@ def test_entity_linking_is_scored_only_when_the_engine_exposes_links() -> None:
     assert none["entity_mention_recall"] == 1.0  # ACME and ＡＣＭＥ normalise to one name
 
 
+def test_a_turn_that_repeats_a_memory_links_through_the_memory_it_reinforced() -> None:
+    case = _case(
+        _user("My cat Miso is 7", facts=[{"terms": ["Miso"]}], entities=["Miso"]),
+        _user("Miso's seven btw", decision="duplicate", entities=["Miso"]),
+        category="duplicate",
+    )
+    miso = _mem("The user's cat Miso is 7", memory_id="m", entity_links=("e1",))
+    record = _record(
+        TurnRecord(True, True, ({"action": "create", "memory_id": "m"},), (miso,), (miso,)),
+        TurnRecord(True, True, ({"action": "duplicate", "memory_id": "m"},), (), (miso,)),
+        links=True,
+    )
+    report = summarise([score_case(case, record)], entity_links_available=True)
+    assert report["entity_linking_accuracy"] == 1.0
+    assert report["update_decision_accuracy"] == 1.0
+
+
 def test_terms_match_across_width_and_case_and_alternatives() -> None:
     assert has_terms("ＡＣＭＥ sent the contract", ["acme", "contract"])
     assert has_terms("用户的母亲对青霉素过敏", ["母亲|妈", "青霉素"])
