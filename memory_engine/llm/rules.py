@@ -44,11 +44,22 @@ from memory_engine.llm.rules_clauses import (
 )
 from memory_engine.llm.rules_compose import build_fact, extend, merge_pair, merges
 from memory_engine.llm.rules_content import tool_fact
-from memory_engine.llm.rules_continuation import continues, corrects_previous, substituted
+from memory_engine.llm.rules_continuation import (
+    continues,
+    corrects_previous,
+    substituted,
+    without_denied,
+)
+from memory_engine.llm.rules_fragments import detail_clause, said_again
 from memory_engine.llm.rules_judge import SINGLE_VALUED
 from memory_engine.llm.rules_judge import relation as key_relation
 from memory_engine.llm.rules_patterns import Match
-from memory_engine.llm.rules_referents import added_to_holder, context_holder
+from memory_engine.llm.rules_referents import (
+    added_to_holder,
+    context_holder,
+    known_holder,
+    named_holder,
+)
 from memory_engine.llm.rules_replies import SPECIFIC_KINDS, added_item, restored_reply
 from memory_engine.llm.rules_sentences import (
     PASSING_KINDS,
@@ -64,7 +75,12 @@ from memory_engine.llm.rules_sentences import (
     subject_dropped,
     without_announcements,
 )
-from memory_engine.llm.rules_similar import CHANGE_RE, names_old_value, similar_relation
+from memory_engine.llm.rules_similar import (
+    CHANGE_RE,
+    RESTATED_RE,
+    names_old_value,
+    similar_relation,
+)
 from memory_engine.llm.schemas import (
     Extraction,
     Fact,
@@ -156,6 +172,9 @@ def _previous_replaced(
     same_holder = [
         c for c in previous if keys[c.index].get("holder", "user") == new_key.get("holder", "user")
     ]
+    swapped = [c for c in same_holder if substituted(c.content, text) == fact.content]
+    if swapped:  # "no wait, it's a 2017": the fact is that memory with its value replaced
+        return swapped[-1]
     named = [c for c in same_holder if names_old_value(said, fact.content, c.content)]
     if named and (takes_back or CHANGE_RE.search(said) or _NOT_THAT_RE.search(said)):
         return max(named, key=lambda c: c.similarity_ml or c.similarity)
@@ -178,6 +197,11 @@ def _previous_replaced(
     if not fitting:
         return None
     return max(fitting, key=lambda c: c.similarity_ml or c.similarity)
+
+
+def _kind(found: Match | None) -> str:
+    """The kind of a clause's match; "statement" for a plain one or for none."""
+    return found.kind if found is not None else "statement"
 
 
 class RulesLLM:
@@ -229,6 +253,15 @@ class RulesLLM:
                 reason=tagged(SkipReason.SMALL_TALK, "greeting, thanks or small talk"),
             )
             return result, self._call("extract", item.text, result, started)
+        if item.context and RESTATED_RE.search(item.text):
+            # "陈总就是我老板，之前跟你提过": said to be said again, and nothing new in it
+            repeated = said_again(RESTATED_RE.sub(" ", item.text), item.context)
+            if repeated is not None:
+                fact = Fact(content=repeated, key=self.key_of(repeated, None) or {})
+                result = Extraction(
+                    should_remember=True, reason="matched: said again", facts=(fact,)
+                )
+                return result, self._call("extract", item.text, result, started)
         swapped = next(
             (x for x in (substituted(c, item.text) for c in reversed(item.context)) if x), None
         )
@@ -257,15 +290,25 @@ class RulesLLM:
             passing_when = False  # a skipped remark said when: "这两天下雨，我打车上班"
             skipped_when = False  # a clause before said when ("this week", 最近)
             restated = restate_change(sentence)
-            for clause in [restated] if restated else propositions(sentence):
+            # "我那辆是银色的，不是白色": what holds, without the previous memory's value denied
+            said = restated or without_denied(sentence, item.context)
+            if said != sentence and _kind(self.analyse(said)) == "statement" != _kind(
+                self.analyse(sentence.strip(" ，,。.!！~～"))
+            ):
+                said = sentence  # "I meant Thursday, not Tuesday": the denial is the pattern
+            for clause in [restated] if restated else propositions(said):
                 # "记错了，他今年四年级了" after "我儿子上三年级": the previous message's son
                 referent = holder if holder is not None else context_holder(item.context, clause)
                 rewritten, found_holder = holder_of(reworded(clause), referent)
+                # "Emma moved to Austin" after "The user's sister Emma lives in Denver"
+                found_holder = known_holder(item.context, found_holder)
                 added = (
                     added_to_holder(item.context, rewritten)
                     if referent is None and found_holder is None and not facts
                     else None
                 )
+                if added is None and referent is None and found_holder is None:
+                    added = named_holder(item.context, rewritten)  # "小林主要写React"
                 if added is not None:  # "还对芒果过敏" after the son's peanut allergy
                     rewritten, found_holder = added
                 if found_holder is not None:
@@ -325,11 +368,14 @@ class RulesLLM:
                 skips.append(SkipReason.NO_FACT)
         facts = list({f.content: f for f in facts}.values())
         if not facts and not tool and item.context and skips == [SkipReason.NO_FACT]:
-            facts = self._subject_restored(item)  # "还会点韩语" after "我会说英语和日语"
+            repeated = said_again(item.text, item.context)  # "Miso's seven btw" after "Miso is 7"
+            if repeated is not None:
+                facts = [Fact(content=repeated, key=self.key_of(repeated, None) or {})]
+            facts = facts or self._subject_restored(item)  # "还会点韩语" after "我会说英语和日语"
             continued = None if facts else self._continued(item)  # "mostly jazz" after piano
             facts = facts or ([continued] if continued is not None else [])
         if facts:
-            kinds = sorted({str(f.key.get("kind")) for f in facts})
+            kinds = sorted({str(f.key.get("kind") or "statement") for f in facts})
             result = Extraction(
                 should_remember=True, reason="matched: " + ", ".join(kinds), facts=tuple(facts)
             )
@@ -373,11 +419,15 @@ class RulesLLM:
         or None (not a continuation, or the joined fact would be too long)."""
         opening = item.text.strip()
         added = added_item(opening)  # "also sulfa drugs, same deal"
-        if added is None and (not _DETAIL_OPENING_RE.match(opening) or not continues(item.text)):
+        # an attribute or a content said without its owner ("型号是拓竹P1S", "there's basil in it")
+        detail = None if added is not None else detail_clause(opening)
+        if (added or detail) is None and (
+            not _DETAIL_OPENING_RE.match(opening) or not continues(item.text)
+        ):
             return None  # only a detail ("mostly jazz"), never a remark ("it's 3am here")
         if QUESTION_RE.search(item.text.strip()) or _NOT_THAT_RE.search(item.text):
             return None  # a question; a denial or "X, not Y" is no detail to add
-        first = added or split_sentences(item.text)[0].strip(" ，,。.!！~～")
+        first = added or detail or split_sentences(item.text)[0].strip(" ，,。.!！~～")
         pieces = [p.strip() for p in re.split(r"[，,;；]", first) if p.strip()]
         if any(is_chitchat(p) or _SMALL_REMARK_RE.match(p) for p in pieces):
             return None  # "it's fine, thanks": a reply, not a detail

@@ -43,8 +43,9 @@ _EN_RELATIONS = (
 )
 _ZH_HOLDER_RE = re.compile(
     rf"^(?:我们?(?:现在|目前|新)?(?:的|家)?|用户的)(?:新)?(?P<rel>{_ZH_RELATIONS})"
-    r"(?P<name>[A-Z][A-Za-z]+|(?!其实|现在|已经|一直|刚刚|最近|平时|每天|也|还|都|的|对|在|从|把|给|跟|和|被|向|不|没)[\u4e00-\u9fff]{2,3}"
-    r"(?=喜欢|是|在|对|说|要|想|会|不|住|刚|已经|每|特别|很|最|下|上个|明天|昨天|今天))?[，,]?"
+    r"(?P<name>[A-Z][A-Za-z]+|(?!其实|现在|已经|一直|刚刚|最近|平时|每天|也|还|都|的|对|在|从|把|给|跟|和|被|向|不|没|们|主要|负责|经常|一般)[\u4e00-\u9fff]{2,3}"
+    r"(?=喜欢|是|在|对|说|要|想|会|不|住|刚|已经|每|特别|很|最|下|上个|明天|昨天|今天|负责|主要|做|写|"
+    r"管|带|开|用|养|有|也|还|一直|经常|一般|总是))?[，,]?"
 )
 #: Capitalised words after "my X is" that are no person's name (nationalities, languages).
 _NOT_PERSON_WORDS = frozenset(
@@ -55,8 +56,8 @@ _NOT_PERSON_WORDS = frozenset(
 )
 #: Discourse words before "my sister …" that do not change whose fact it is.
 _EN_OPENER_RE = re.compile(
-    r"^(?:actually|oh|well|also|btw|by the way|so|and|but|plus|anyway|oops|sorry|update|fyi)"
-    r"[,:]?\s+(?=[Mm]y |[Oo]ur )",
+    r"^(?:(?:actually|oh|well|also|btw|by the way|so|and|but|plus|anyway|oops|sorry|update|fyi)"
+    r"[,:]?\s+)+(?=[Mm]y |[Oo]ur |[A-Z][a-z]+ )",
     re.I,
 )
 _EN_HOLDER_RE = re.compile(
@@ -330,7 +331,13 @@ def holder_of(clause: str, previous: Holder | None) -> tuple[str, Holder | None]
             return "我" + clause[len(name) :], Holder(name, name)
         return clause, None
     opened = _EN_OPENER_RE.sub("", clause, count=1)
-    if opened != clause and _EN_HOLDER_RE.match(opened):
+    if opened != clause and (
+        _EN_HOLDER_RE.match(opened)
+        or (
+            (named := _EN_NAMED_RE.match(opened))
+            and named.group("name").split()[0] not in _EN_NOT_NAMES
+        )
+    ):
         clause = opened  # "Actually my sister lives in Chicago": the sister's fact
     m = _EN_HOLDER_RE.match(clause)
     if m and re.match(

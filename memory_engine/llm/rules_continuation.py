@@ -16,9 +16,10 @@ that message stored when it found nothing else the fact replaces.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Literal
 
-__all__ = ["TakeBack", "continues", "corrects_previous", "substituted"]
+__all__ = ["TakeBack", "continues", "corrects_previous", "substituted", "without_denied"]
 
 _EN_CONTINUATION_RE = re.compile(
     r"^(?:(?:oh|ah|yeah|yep|and|plus|btw|fyi|so)[,!]?\s+)*"
@@ -121,15 +122,29 @@ _DENIAL_RE = re.compile(
     r"\s+(?:not|never)\b|我不|我没|我并不",
     re.I,
 )
-_PRONOUN_RE = re.compile(r"\b(?:i|i'm|me|my|we|our|you|your|let's|please)\b|我|你", re.I)
+_PRONOUN_RE = re.compile(
+    r"\b(?:i|i'm|me|my|we|our|you|your|let's|please|she|he|they|she's|he's|they're)\b|我|你|他|她",
+    re.I,
+)
 _SENTENCE_SPLIT_RE = re.compile(r"(?<=[。！？!?；;])|(?<=[.])\s+|\n")
 _NOISE_RE = re.compile(
     r"[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+|\s+(?:lol|haha|lmao)\b[.!]*|[（(][^）)]{0,12}[）)]|"
     # a remark on the slip itself ("我老是打错", "autocorrect", "my bad")
     r"[，,]\s*(?:我)?(?:老是|又|总是)?(?:打错|写错|说错|手滑)了?[^，,。]{0,6}$|"
-    r"[,.]?\s*(?:autocorrect|my bad|typo)\b.*$",
+    r"[,.]?\s*(?:autocorrect|my bad|typo)\b.*$|"
+    r"[,.]?\s*(?:I\s+)?(?:always|keep|still)\s+(?:mix|mixing|confuse|confusing|forget|forgetting)"
+    r"\b[^,.]*$",
     re.I,
 )
+#: "no wait, it's a 2017", "sorry, make it 45": a number said again in place of the previous
+#: message's number of the same shape (digits, or a time).
+_NUMBER_AGAIN_RE = re.compile(
+    r"^(?:(?:oh|wait|no|sorry|sry|ugh|actually|correction|oops)[,!:]?\s+)*"
+    r"(?:it's|it is|that's|that is|it was|I meant|make it|make that)\s+(?:a |an |the )?"
+    r"(?P<new>\d{1,2}:\d{2}|\d+(?:\.\d+)?)$",
+    re.I,
+)
+_NUMBER_RE = re.compile(r"(?<![\d:.])(?:\d{1,2}:\d{2}|\d+(?:\.\d+)?)(?![\d:.])")
 
 
 def _value_at(previous: str, old: str) -> int:
@@ -169,6 +184,17 @@ def substituted(previous: str, text: str) -> str | None:
     if len(sentences) != 1:
         return None  # "Munich, not Berlin. I work at BMW": the other sentence has facts too
     sentence = sentences[0]
+    number = _NUMBER_AGAIN_RE.match(sentence) if corrects_previous(text) else None
+    if number:  # "no wait, it's a 2017" after "drives a 2019 Honda Civic"
+        new = number.group("new")
+        shape = ":" in new, len(new.split(".")[0])
+        same = [
+            m
+            for m in _NUMBER_RE.finditer(previous)
+            if (":" in m[0], len(m[0].split(".")[0])) == shape
+        ]
+        if len(same) == 1 and same[0][0] != new:
+            return previous[: same[0].start()] + new + previous[same[0].end() :]
     for pattern in _INSTEAD_OF_RES:
         m = pattern.search(sentence)
         if not m:
@@ -181,3 +207,34 @@ def substituted(previous: str, text: str) -> str | None:
             continue
         return previous[:at] + new + previous[at + len(old) :]
     return None
+
+
+#: "，不是白色" / "，而不是Y" closing a clause; "不是在成都，是在重庆" opening one; ", not Denver".
+_ZH_DENIED_TAIL_RE = re.compile(r"[，,]\s*(?:而)?不是(?P<old>[^，,。!！]{1,12})(?=[，,。!！]|$)")
+_ZH_DENIED_HEAD_RE = re.compile(r"不是(?P<old>[^，,。!！]{1,12})[，,]\s*(?:而)?是(?P<at>在)?")
+_EN_DENIED_RE = re.compile(
+    r"(?:,\s+|,?\s+and\s+)not\s+(?:a |an |the |in |at |on )?(?P<old>[\w'-]+(?:\s+[\w'-]+){0,2})"
+    r"(?=[,.;!]|$)",
+    re.I,
+)
+
+
+def without_denied(clause: str, context: Sequence[str]) -> str:
+    """``clause`` without the part that denies a value the previous message's memory holds
+    ("我那辆是银色的，不是白色" after "用户开的是一辆白色卡罗拉" -> "我那辆是银色的"; "她不是在成都，
+    是在重庆" after "用户的妹妹在成都读研" -> "她在重庆"; "it's in Austin, not Denver"): the new
+    fact says what holds, and the judge still reads the denied value in the message. A denial
+    of a value no memory holds is kept ("我喝茶，不是咖啡" said first)."""
+
+    def held(old: str) -> bool:
+        value = re.sub(r"^(?:在|叫|是)", "", old.strip())
+        if re.fullmatch(r"[\u4e00-\u9fff]{2,}", value):  # 白色 in 白色卡罗拉, 成都 in 在成都读研
+            return any(value in memory for memory in context)
+        return bool(value) and any(_value_at(memory, value) >= 0 for memory in context)
+
+    text = _ZH_DENIED_HEAD_RE.sub(
+        lambda m: (m["at"] or "是") if held(m["old"]) else m[0], clause, count=1
+    )
+    text = _ZH_DENIED_TAIL_RE.sub(lambda m: "" if held(m["old"]) else m[0], text)
+    text = _EN_DENIED_RE.sub(lambda m: "" if held(m["old"]) else m[0], text)
+    return text if text.strip(" ，,") else clause

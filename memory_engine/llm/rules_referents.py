@@ -15,6 +15,11 @@ the holder of the latest previous memory that fits the pronoun:
 A message that adds to the previous one without any subject ("还对芒果过敏", "也在学游泳",
 "also allergic to shellfish", "and also plays violin") right after a third party's fact is
 about that third party too (:func:`added_to_holder`), never the user.
+
+A clause that names someone the previous message introduced ("Emma moved to Austin" after
+"The user's sister Emma lives in Denver", "小林主要写React" after "用户的同事小林负责前端") is
+about that same holder (:func:`known_holder`, :func:`named_holder`): its fact is keyed and
+worded as theirs.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from memory_engine.llm.rules_clauses import (
 from memory_engine.llm.rules_polarity import is_chinese
 from memory_engine.llm.rules_sentences import en_subject_dropped
 
-__all__ = ["added_to_holder", "context_holder"]
+__all__ = ["added_to_holder", "context_holder", "known_holder", "named_holder"]
 
 _FEMALE_RE = re.compile(
     r"妈妈|母亲|老婆|妻子|太太|姐姐|妹妹|奶奶|外婆|女朋友|女儿|阿姨|姑姑|岳母|婆婆|姥姥|侄女|"
@@ -171,3 +176,64 @@ def added_to_holder(contents: Sequence[str], clause: str) -> tuple[str, Holder] 
         return f"I also {_base_verb(verb)} {tail}", holder
     restored = en_subject_dropped("also " + rest)
     return (restored, holder) if restored is not None else None
+
+
+def known_holder(contents: Sequence[str], holder: Holder | None) -> Holder | None:
+    """The holder of a previous message's memory (``contents``, oldest first) that ``holder``,
+    a bare name ("Emma", "小林"), names: ("The user's sister Emma", "Emma"); else ``holder``
+    unchanged (None stays None: the user)."""
+    if holder is None or holder.phrase != holder.entity:
+        return holder
+    for content in reversed(contents):
+        _, known = holder_of(content, None)
+        if known is not None and known.phrase != holder.phrase:
+            if known.entity.lower() == holder.entity.lower():
+                return known
+    return holder
+
+
+_LEAD_RE = re.compile(
+    r"^(?:(?:oh|and|also|plus|btw|so|actually|对了|另外|还有|而且|话说)\s*[,，:]?\s*)+", re.I
+)
+#: A word that is a verb after a name ("Helix Labs pays", "Grace wants"); else a noun.
+_EN_VERB_RE = re.compile(
+    r"^(?:is|was|has|had|does|did|can|will|would|should|must|\w+ed|\w+s)$", re.I
+)
+
+#: A verb that agrees with a plural noun before it ("invoices go", "reports are").
+_EN_PLURAL_VERB_RE = re.compile(
+    r"^(?:are|were|have|go|get|come|need|run|should|must|can|will|usually|always)$", re.I
+)
+
+
+def named_holder(contents: Sequence[str], clause: str) -> tuple[str, Holder] | None:
+    """``clause`` in the first person with the holder it opens with, when that holder is one
+    a previous message's memory named ("小林主要写React" after "用户的同事小林负责前端" ->
+    ("我主要写React", 用户的同事小林); "Helix Labs invoices go to ap@…" -> ("my invoices go to
+    ap@…", the client Helix Labs)); None when the clause opens with no such name."""
+    body = _LEAD_RE.sub("", clause.strip())
+    for content in reversed(contents):
+        _, known = holder_of(content, None)
+        if known is None or known.phrase == known.entity or len(known.entity) < 2:
+            continue
+        name = known.entity
+        if not body.lower().startswith(name.lower()):
+            continue
+        rest = body[len(name) :]
+        if is_chinese(name):
+            if rest and "\u4e00" <= rest[0] <= "\u9fff" and not rest.startswith(("的", "和", "跟")):
+                return "我" + rest, known
+            continue
+        if rest.startswith("'s "):
+            return "I'm " + rest[3:], known
+        word = rest.split(maxsplit=1)
+        if not rest.startswith(" ") or not word:
+            continue
+        after = rest.split(maxsplit=2)[1:2]
+        plural_noun = bool(after) and bool(_EN_PLURAL_VERB_RE.match(after[0]))
+        if _EN_VERB_RE.match(word[0]) and not plural_noun:  # "invoices go to": a noun
+            verb = _base_verb(word[0])
+            tail = rest.strip()[len(word[0]) :]
+            return ("I " + verb + tail).replace("I am ", "I'm ", 1), known
+        return "my" + rest, known
+    return None

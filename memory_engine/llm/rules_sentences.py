@@ -368,10 +368,22 @@ _REPORT_TO_RE = re.compile(
 )
 
 
+#: "大家都叫他陈总", "everyone calls her Liz": how someone just named is called.
+_ZH_CALLED_BY_OTHERS_RE = re.compile(
+    r"^(?:大家|别人|我们|同事们?|人们|身边的人|公司里)(?:都|一般|通常|平时)?(?:叫|喊|称呼)"
+    r"(?P<who>他|她)(?:为)?(?P<name>[^，,。！!？?\s]{1,8})$"
+)
+_EN_CALLED_BY_OTHERS_RE = re.compile(
+    r"^(?:everyone|everybody|people|we all|we) (?:all |usually |just )?calls? (?P<who>him|her) "
+    r"(?P<name>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)[.!]?$"
+)
+
+
 def reworded(clause: str) -> str:
     """``clause`` in the plain first-person form the patterns read, for idioms they do not:
     "No pork for me" -> "I don't want pork"; "日语早就不学了" -> "我不再学日语了"; "现在改学韩语"
-    -> "我现在学韩语" (the change itself is read from the sentence). Else ``clause``."""
+    -> "我现在学韩语" (the change itself is read from the sentence); "大家都叫他陈总" -> "他叫陈总".
+    Else ``clause``."""
     text = clause.strip()
     m = _NO_FOR_ME_RE.match(text)
     if m:
@@ -396,4 +408,10 @@ def reworded(clause: str) -> str:
     m = _REPORT_TO_RE.match(text)
     if m:
         return f"My manager is {m.group('who')}"
+    m = _ZH_CALLED_BY_OTHERS_RE.match(text)
+    if m:  # "大家都叫他陈总" -> "他叫陈总": the one just named is called so
+        return f"{m.group('who')}叫{m.group('name')}"
+    m = _EN_CALLED_BY_OTHERS_RE.match(text)
+    if m:
+        return f"{'he' if m.group('who') == 'him' else 'she'} is called {m.group('name')}"
     return clause

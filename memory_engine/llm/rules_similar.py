@@ -83,7 +83,7 @@ RESTATED_RE = re.compile(
     r"(?:跟|和|同)你(?:说|讲|提)过|告诉过你|还是那句话|再强调一下|"
     r"\b(?:like I said|as I said|as I mentioned|like I mentioned|I already (?:said|told you|mentioned)|"
     r"I (?:think I |probably )?(?:told you|mentioned (?:this|that|it)?)|as mentioned|"
-    r"in case I didn't (?:say|mention)|just a reminder|reminder|again|once more)\b",
+    r"in case I didn't (?:say|mention)|just a reminder|reminder|remind(?:ing)? you|again|once more)\b",
     re.I,
 )
 #: Cosine from which a fact sharing an anchor in an input that says it repeats itself is a
@@ -127,7 +127,7 @@ _GENERIC_TERMS = frozenset(
     每天 经常 总是 通常 还 再 不 没 了 的 也 都 最 非常 特别 比较 真的 觉得 开始 继续 目前 如今
     user like love enjoy prefer hate use live be have go want plan now actual still realli usual
     alway often day everi also just current nowaday anymor longer thing get got make much lot
-    name call 住 家 喝 最 爱 最爱 名字 叫 叫做 称呼 allerg allergi 过敏
+    name call 住 家 喝 最 爱 最爱 名字 叫 叫做 称呼 allerg allergi 过敏 btw fyi lol haha
     """.split()
 )
 #: Han characters that are never an anchor on their own (function words and holders).
@@ -142,9 +142,20 @@ _CHANGE_TERMS = frozenset(
 )
 
 
-def _anchors(content: str) -> set[str]:
-    """Content words of a fact (``tokenize`` terms without generic ones)."""
-    return {t for t in tokenize(content) if t not in _GENERIC_TERMS and len(t) > 1 or _han(t)}
+#: English number words, read as the digits a stored fact holds ("Miso's seven" / "Miso is 7").
+_NUMBER_WORDS = {
+    w: str(i)
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve".split()
+    )
+}
+
+
+def content_anchors(content: str) -> set[str]:
+    """Content words of a fact (``tokenize`` terms without generic ones; English number words
+    as digits: "seven" -> "7")."""
+    terms = (_NUMBER_WORDS.get(t, t) for t in tokenize(content))
+    return {t for t in terms if t not in _GENERIC_TERMS and (len(t) > 1 or t.isdigit()) or _han(t)}
 
 
 def _han(term: str) -> bool:
@@ -153,7 +164,7 @@ def _han(term: str) -> bool:
 
 def shared_anchors(new: str, old: str) -> set[str]:
     """Content words two fact contents share (see module docstring)."""
-    a, b = _anchors(new), _anchors(old)
+    a, b = content_anchors(new), content_anchors(old)
     shared = a & b
     # a Chinese word inside the other side's compound ("周会" / "组周会", "日语" / "日语课")
     shared |= {min(x, y, key=len) for x in a - b for y in b - a if _same_word(x, y)}
@@ -167,9 +178,9 @@ def shared_anchors(new: str, old: str) -> set[str]:
 def names_old_value(new_text: str, new_content: str, old_content: str) -> bool:
     """True when the new input names a content word of the stored fact that the new fact no
     longer holds (the value being corrected: 上海 in "不是上海，我在南京读研")."""
-    kept = _anchors(new_content)
+    kept = content_anchors(new_content)
     said = set(tokenize(new_text))
-    return any(len(t) > 1 and t in said and t not in kept for t in _anchors(old_content))
+    return any(len(t) > 1 and t in said and t not in kept for t in content_anchors(old_content))
 
 
 #: Words that add to what is stored, never replace it ("I like black tea too", "我也喜欢…").
@@ -299,7 +310,7 @@ def _denies_narrower(new_content: str, old_terms: set[str]) -> bool:
     m = _NEGATION_AT_RE.search(new_content)
     if not m or not old_terms:
         return False
-    denied = _anchors(new_content[m.start() :]) - _CHANGE_TERMS
+    denied = content_anchors(new_content[m.start() :]) - _CHANGE_TERMS
     return old_terms < denied
 
 
@@ -341,11 +352,13 @@ def similar_relation(
     kinds = {str(new.get("kind") or ""), str(old.get("kind") or "")}
     # a liking and an attribute (a preference, a residence) never retire each other
     may_retire = not (kinds & _LIKING_KINDS and kinds & _ATTRIBUTE_KINDS)
-    new_terms, old_terms = _anchors(new_content), _anchors(old_content)
+    new_terms, old_terms = content_anchors(new_content), content_anchors(old_content)
     # a denial is of the stored object itself, not of another one next to a shared word
     # ("I'm not allergic to shellfish" leaves "allergic to peanuts"; "Anna is no longer my
     # manager" leaves "a sister named Anna")
-    denied_terms = _anchors(re.split(r"[,，;；]", new_content, maxsplit=1)[0]) - _CHANGE_TERMS
+    denied_terms = (
+        content_anchors(re.split(r"[,，;；]", new_content, maxsplit=1)[0]) - _CHANGE_TERMS
+    )
     same_object = bool(new_terms) and (
         new_terms - _CHANGE_TERMS <= old_terms
         or old_terms <= new_terms
@@ -387,7 +400,7 @@ def similar_relation(
         polarity_new == polarity_old
         and cosine >= DUPLICATE_COSINE
         and anchors
-        and _anchors(new_content) == _anchors(old_content)
+        and content_anchors(new_content) == content_anchors(old_content)
         and not CHANGE_RE.search(new_text)
     ):
         return "duplicate", f"same content words (cosine {cosine:.2f})"
@@ -434,4 +447,11 @@ def _added(
     return None
 
 
-__all__ = ["CHANGE_RE", "WEAK_CHANGE_RE", "names_old_value", "shared_anchors", "similar_relation"]
+__all__ = [
+    "CHANGE_RE",
+    "WEAK_CHANGE_RE",
+    "content_anchors",
+    "names_old_value",
+    "shared_anchors",
+    "similar_relation",
+]

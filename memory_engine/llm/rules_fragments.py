@@ -1,0 +1,120 @@
+"""Short replies that lean on the previous message's memory without a subject of their own.
+
+Two kinds, both read only when the message gave no fact by itself and the previous message
+left a memory (``ExtractInput.context``):
+
+* **A restatement** (:func:`said_again`): "Miso's seven btw" after "My cat Miso is 7", "yeah
+  it's all on bitbucket", "again — short answers, bullets", "还是那句话，简体中文回答就好". Every
+  content word of the message (``rules_similar`` anchors; English number words read as
+  digits) is one of the memory's, apart from at most one when two or more are shared, and
+  fillers (yeah, btw, again, 那句话...). The message then says that memory again: its
+  content is the fact, and the judge finds it a duplicate. A message with a content word of
+  its own ("Miso's at the vet") is no restatement.
+* **A detail of the previous fact** (:func:`detail_clause`): an attribute said without its
+  owner ("型号是拓竹P1S，基本都打PLA" after "家里有台3D打印机", "最常去的是香山" after "周末一般去
+  爬山"), what something holds ("there's basil, mint and rosemary in it" after the herb
+  garden), or the case it applies to ("so for work trips it's always the train" after "I
+  never fly"). The caller joins it to the memory as a supplement. Never a question, a
+  denial, small talk, a message about the user or the assistant (我/你, I/you), or a remark
+  opening with a time or a demonstrative (今天是周五, 这是我的…).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from memory_engine.llm.rules_acts import QUESTION_RE
+from memory_engine.llm.rules_similar import content_anchors, shared_anchors
+from memory_engine.text import tokenize
+
+__all__ = ["detail_clause", "said_again"]
+
+#: Words that add nothing when a message says a memory again.
+_RESTATING_FILLERS = frozenset(
+    tokenize(
+        "yeah yep yup yes right again btw fyi still all just fine ok okay sure reminder "
+        "remind reminding said mention mentioned told always 好 就好 那句话 话说 哈 嗯 对 "
+        "提醒 说过 提过 还是 之前 以前 前面 上次 跟你说"
+    )
+)
+_NUMBER_WORDS = {
+    w: str(i)
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve".split()
+    )
+}
+#: A denial, a change or a question: never said again as it was.
+_NOT_AGAIN_RE = re.compile(
+    r"\b(?:not|no|never|n't|anymore|instead|actually|changed?|switched|moved)\b|n't\b|"
+    r"不|没|别|改|换|其实|[?？]",
+    re.I,
+)
+_MAX_RESTATEMENT_CHARS = 80
+
+
+def _digits_of(anchor: str, content: str) -> bool:
+    """True when an English number word stands in ``content`` as its digits ("seven" / 7)."""
+    digits = _NUMBER_WORDS.get(anchor)
+    return digits is not None and bool(re.search(rf"(?<![\d:.]){digits}(?![\d:.])", content))
+
+
+def said_again(text: str, context: Sequence[str]) -> str | None:
+    """The previous message's memory (one of ``context``) that ``text`` only says again, or
+    None (see module docstring). The latest memory wins a tie."""
+    said = text.strip()
+    if not said or len(said) > _MAX_RESTATEMENT_CHARS or _NOT_AGAIN_RE.search(said):
+        return None
+    own = content_anchors(said) - _RESTATING_FILLERS
+    if not own:
+        return None
+    best: tuple[int, int, str] | None = None
+    for i, memory in enumerate(context):
+        if _NOT_AGAIN_RE.search(memory) and not _NOT_AGAIN_RE.search(said):
+            continue  # "never flies": a bare "flying" is no restatement of a denial
+        shared = shared_anchors(said, memory) | {a for a in own if _digits_of(a, memory)}
+        # a Chinese compound and its parts count once ("简体中文" holds 简体 and 中文)
+        covered = {a for a in own if a in shared or any(a in s or s in a for s in shared)}
+        left = own - covered
+        if not covered or len(left) > (1 if len(covered) >= 2 else 0):
+            continue
+        score = (len(covered), i, memory)
+        best = score if best is None or score > best else best
+    return best[2] if best else None
+
+
+_DETAIL_LEAD_RE = re.compile(
+    r"^(?:(?:update|fyi|btw|oh|and|so|also|对了|另外|还有|嗯|哦)\s*[:：,，!]?\s*)+", re.I
+)
+_EMOJI_RE = re.compile(r"[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+")
+#: "型号是…", "最常去的是…", "品种是…": an attribute of the previous fact's subject and its value.
+_ZH_ATTRIBUTE_RE = re.compile(
+    r"^(?P<head>最[\u4e00-\u9fff]{1,4}的|[\u4e00-\u9fff]{2,4})是(?!不是)\S"
+)
+#: Heads that open a remark, not an attribute: a time, a demonstrative, a person, the weather.
+_ZH_NOT_AN_ATTRIBUTE_RE = re.compile(
+    r"^(?:今|明|昨|前|后|现在|刚|这|那|哪|什么|怎么|我|你|他|她|它|咱|大家|天气|时间|感觉|真|就|"
+    r"也|还|都|可|但|因为|所以|要|会|应该|肯定|不|没)"
+)
+#: "there's basil, mint and rosemary in it"; "for work trips it's always the train".
+_EN_DETAIL_RE = re.compile(
+    r"^there(?:'s| is| are|'re)\s+\S.{0,80}?\s+(?:in|on|inside) (?:it|them|there)\b|"
+    r"^for [a-z][\w\s'-]{1,30}?,?\s+(?:it's|it is|that's|that is)\s+"
+    r"(?:always|usually|mostly|normally|generally|only)\b",
+    re.I,
+)
+#: A message about the user or the assistant themselves: never a detail of a memory.
+_PERSONAL_RE = re.compile(r"\b(?:i|i'm|i've|me|my|we|our|you|your)\b|我|你|您", re.I)
+
+
+def detail_clause(text: str) -> str | None:
+    """The detail ``text`` adds to the previous message's fact (its opening words such as
+    "update:" and emoji removed), or None when it is no such detail (see module
+    docstring)."""
+    said = _DETAIL_LEAD_RE.sub("", _EMOJI_RE.sub("", text).strip()).strip(" 。.!！~～")
+    if not said or QUESTION_RE.search(said) or _PERSONAL_RE.search(said):
+        return None
+    head = _ZH_ATTRIBUTE_RE.match(said)
+    if head and not _ZH_NOT_AN_ATTRIBUTE_RE.match(head.group("head")):
+        return said
+    return said if _EN_DETAIL_RE.match(said) else None
