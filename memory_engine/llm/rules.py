@@ -46,11 +46,10 @@ from memory_engine.llm.rules_compose import build_fact, extend, merge_pair, merg
 from memory_engine.llm.rules_content import tool_fact
 from memory_engine.llm.rules_continuation import (
     continues,
-    corrects_previous,
     substituted,
     without_denied,
 )
-from memory_engine.llm.rules_fragments import detail_clause, said_again
+from memory_engine.llm.rules_fragments import detail_clause, said_again, without_said_before
 from memory_engine.llm.rules_judge import SINGLE_VALUED
 from memory_engine.llm.rules_judge import relation as key_relation
 from memory_engine.llm.rules_patterns import Match
@@ -60,6 +59,7 @@ from memory_engine.llm.rules_referents import (
     known_holder,
     named_holder,
 )
+from memory_engine.llm.rules_replaced import NOT_THAT_RE, previous_replaced
 from memory_engine.llm.rules_replies import SPECIFIC_KINDS, added_item, restored_reply
 from memory_engine.llm.rules_sentences import (
     PASSING_KINDS,
@@ -78,7 +78,6 @@ from memory_engine.llm.rules_sentences import (
 from memory_engine.llm.rules_similar import (
     CHANGE_RE,
     RESTATED_RE,
-    names_old_value,
     similar_relation,
 )
 from memory_engine.llm.schemas import (
@@ -107,12 +106,6 @@ _OPEN_RELATIONS = frozenset(
 _CONTAINMENT = ("supplements", "more specific or more general, both kept")
 
 
-#: Kinds of what one does at a time; a strong retraction moves one to another.
-_ROUTINE_KINDS = frozenset({"habit", "schedule", "event", "plan", "appointment", "trip"})
-#: Fact kinds a change of plans takes back.
-_PLAN_KINDS = frozenset({"plan", "event", "schedule", "appointment", "trip"})
-#: "not Mochi", "不是小黄": the input names the old value to deny it.
-_NOT_THAT_RE = re.compile(r"\b(?:not|isn't|wasn't|rather than|instead of)\b|不是|不叫", re.I)
 #: How a bare detail of the previous fact opens: an adverb of degree or kind ("mostly jazz",
 #: "especially Liu Cixin's"), a name said specifically ("Ballard specifically"), a bare copula
 #: or 尤其/特别是/主要是 ("是玄凤鹦鹉"); never a pronoun (a remark: "it's 3am here", "它很好").
@@ -139,64 +132,6 @@ _SMALL_REMARK_RE = re.compile(
     r"no problem|not a problem|true)\b|^(?:是的|是啊|是吧|是这样|是挺好|它还行|还行)$",
     re.I,
 )
-
-
-def _specific_kind(key: dict[str, Any]) -> str | None:
-    """A fact key's kind when it says what the fact is about (residence, workplace, age...);
-    None for a plain statement. An attribute is told apart by its subject ("attr:age")."""
-    kind = key.get("kind")
-    if kind in (None, "statement", "about"):
-        return None
-    return f"attr:{key.get('subject')}" if kind == "attr" else str(kind)
-
-
-def _previous_replaced(
-    fact: Fact,
-    new_key: dict[str, Any],
-    previous: list[JudgeCandidate],
-    text: str,
-    said: str,
-    key_of: Any,
-) -> JudgeCandidate | None:
-    """The previous message's memory the new fact replaces, or None. The fact is affirmative,
-    not temporary and about the same holder, and either the input names the old value with a
-    change or a denial ("sold the civic", "Miso, not Mochi"), or it takes back what was just
-    said (``corrects_previous``): a strong retraction (更正, "scratch that") replaces a fact not
-    known to be of another kind; "plans changed" only a plan, an event or a schedule; a weak cue
-    ("actually", 其实) only a fact of the same known kind. The memory whose value the input
-    names wins, else the only one, else the most similar."""
-    if new_key.get("polarity") == "negative" or TEMPORARY_RE.search(said):
-        return None  # a denial is judged by its own rules; a temporary change replaces nothing
-    takes_back = corrects_previous(text)
-    keys = {c.index: key_of(c.content, dict(c.key)) or {} for c in previous}
-    same_holder = [
-        c for c in previous if keys[c.index].get("holder", "user") == new_key.get("holder", "user")
-    ]
-    swapped = [c for c in same_holder if substituted(c.content, text) == fact.content]
-    if swapped:  # "no wait, it's a 2017": the fact is that memory with its value replaced
-        return swapped[-1]
-    named = [c for c in same_holder if names_old_value(said, fact.content, c.content)]
-    if named and (takes_back or CHANGE_RE.search(said) or _NOT_THAT_RE.search(said)):
-        return max(named, key=lambda c: c.similarity_ml or c.similarity)
-    kind = _specific_kind(new_key)
-
-    def fits(c: JudgeCandidate) -> bool:
-        old = _specific_kind(keys[c.index])
-        if takes_back == "strong":
-            # of another kind only a routine or plan changed ("scratch that, I switched to the
-            # 8:15" after "I take the 7:40 train"), never an allergy by a move
-            routine = {kind, old} <= _ROUTINE_KINDS and bool(CHANGE_RE.search(said))
-            return not (kind and old and kind != old) or routine
-        if takes_back == "plans":
-            return keys[c.index].get("kind") in _PLAN_KINDS or c.memory_type == "episodic"
-        # a weak cue: a fact of the same kind, or an unread one that says a change ("Actually
-        # we moved to Manchester" after "I live in Leeds")
-        return bool(old and (kind == old or (kind is None and CHANGE_RE.search(said))))
-
-    fitting = [c for c in same_holder if takes_back and fits(c)]
-    if not fitting:
-        return None
-    return max(fitting, key=lambda c: c.similarity_ml or c.similarity)
 
 
 def _kind(found: Match | None) -> str:
@@ -255,13 +190,15 @@ class RulesLLM:
             return result, self._call("extract", item.text, result, started)
         if item.context and RESTATED_RE.search(item.text):
             # "陈总就是我老板，之前跟你提过": said to be said again, and nothing new in it
-            repeated = said_again(RESTATED_RE.sub(" ", item.text), item.context)
+            repeated = said_again(item.text, item.context)
             if repeated is not None:
                 fact = Fact(content=repeated, key=self.key_of(repeated, None) or {})
                 result = Extraction(
                     should_remember=True, reason="matched: said again", facts=(fact,)
                 )
                 return result, self._call("extract", item.text, result, started)
+        # "Miso is 8 like I said": the remark on saying it again is no part of the fact
+        item = item.model_copy(update={"text": without_said_before(item.text)})
         swapped = next(
             (x for x in (substituted(c, item.text) for c in reversed(item.context)) if x), None
         )
@@ -298,8 +235,15 @@ class RulesLLM:
                 said = sentence  # "I meant Thursday, not Tuesday": the denial is the pattern
             for clause in [restated] if restated else propositions(said):
                 # "记错了，他今年四年级了" after "我儿子上三年级": the previous message's son
-                referent = holder if holder is not None else context_holder(item.context, clause)
-                rewritten, found_holder = holder_of(reworded(clause), referent)
+                plain = reworded(clause)  # "大家都叫他阿强" -> "他叫阿强": then who 他 is
+                referent = holder if holder is not None else context_holder(item.context, plain)
+                if (
+                    referent is None
+                    and plain != clause
+                    and re.match(r"(?i:他|她|he\b|she\b)", plain)
+                ):
+                    plain = clause  # "everyone calls him Bobby" of nobody named: as said
+                rewritten, found_holder = holder_of(plain, referent)
                 # "Emma moved to Austin" after "The user's sister Emma lives in Denver"
                 found_holder = known_holder(item.context, found_holder)
                 added = (
@@ -420,12 +364,12 @@ class RulesLLM:
         opening = item.text.strip()
         added = added_item(opening)  # "also sulfa drugs, same deal"
         # an attribute or a content said without its owner ("型号是拓竹P1S", "there's basil in it")
-        detail = None if added is not None else detail_clause(opening)
+        detail = None if added is not None else detail_clause(opening, item.context[-1])
         if (added or detail) is None and (
             not _DETAIL_OPENING_RE.match(opening) or not continues(item.text)
         ):
             return None  # only a detail ("mostly jazz"), never a remark ("it's 3am here")
-        if QUESTION_RE.search(item.text.strip()) or _NOT_THAT_RE.search(item.text):
+        if QUESTION_RE.search(item.text.strip()) or NOT_THAT_RE.search(item.text):
             return None  # a question; a denial or "X, not Y" is no detail to add
         first = added or detail or split_sentences(item.text)[0].strip(" ，,。.!！~～")
         pieces = [p.strip() for p in re.split(r"[，,;；]", first) if p.strip()]
@@ -532,7 +476,7 @@ class RulesLLM:
             ]
         previous = [c for c in candidates if c.recent and not c.same_write]
         if previous and not any(d.relation == "contradicts" for d in decisions):
-            replaced = _previous_replaced(fact, new_key, previous, item.text, said, self.key_of)
+            replaced = previous_replaced(fact, new_key, previous, item.text, said, self.key_of)
             if replaced is not None:
                 decisions = [d for d in decisions if d.candidate != replaced.index]
                 decisions.append(

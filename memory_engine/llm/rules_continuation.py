@@ -62,7 +62,8 @@ _PLANS_CHANGED_RE = re.compile(
 )
 _WEAK_TAKE_BACK_RE = re.compile(
     r"\b(?:my (?:bad|mistake)|oops|not anymore|no longer true|instead|typo|autocorrect)\b|"
-    r"^(?:wait|actually|no wait)\b|^(?:哦|噢|啊)?不对|^其实",
+    r"^(?:wait|actually|no wait)\b|^(?:(?:sorry|sry|oops|no)[,!]?\s+)*make (?:it|that)\b|"
+    r"^(?:哦|噢|啊)?不对|^其实",
     re.I,
 )
 #: Words that add to what was said: never a take-back ("Oops, I also have a cat").
@@ -141,10 +142,48 @@ _NOISE_RE = re.compile(
 _NUMBER_AGAIN_RE = re.compile(
     r"^(?:(?:oh|wait|no|sorry|sry|ugh|actually|correction|oops)[,!:]?\s+)*"
     r"(?:it's|it is|that's|that is|it was|I meant|make it|make that)\s+(?:a |an |the )?"
-    r"(?P<new>\d{1,2}:\d{2}|\d+(?:\.\d+)?)$",
+    r"(?P<new>\d{1,2}:\d{2}|\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|[a-z]+)$",
     re.I,
 )
-_NUMBER_RE = re.compile(r"(?<![\d:.])(?:\d{1,2}:\d{2}|\d+(?:\.\d+)?)(?![\d:.])")
+#: A time, a comma-grouped number ("1,200") or a plain one, as a whole.
+_NUMBER_RE = re.compile(
+    r"(?<![\d:.,])(?:\d{1,2}:\d{2}|\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\d:.]|,\d)"
+)
+_NUMBER_WORDS = {
+    w: str(i)
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve".split()
+    )
+}
+
+
+def _shape(number: str) -> tuple[bool, int]:
+    """(is a time, digits before the point) of a number: "2019" and "2017" share a shape."""
+    return ":" in number, len(number.replace(",", "").split(".")[0])
+
+
+def _number_replaced(previous: str, said: str) -> str | None:
+    """``previous`` with its one number of the shape of ``said`` (digits, a time or an
+    English number word: "2017" for "2019", "900" for "$1,200") replaced by it, or None:
+    no such number or more than one, a bare hour where ``previous`` holds a time ("7" after
+    "wakes up at 6:30 and runs 5 km" may be either), the same number, or one of them is 1
+    (the noun after it would change its number: "1 brother")."""
+    new = _NUMBER_WORDS.get(said.lower(), said)
+    if not re.fullmatch(r"\d{1,2}:\d{2}|[\d,]+(?:\.\d+)?", new):
+        return None
+    found = list(_NUMBER_RE.finditer(previous))
+    if ":" not in new and new.isdigit() and int(new) <= 24 and any(":" in m[0] for m in found):
+        return None
+    if len(found) > 1:  # of several, only the one of the same shape
+        found = [m for m in found if _shape(m[0]) == _shape(new)]
+    if len(found) != 1:
+        return None
+    old = found[0][0]
+    if (":" in old) != (":" in new) or old.replace(",", "") == new.replace(",", ""):
+        return None
+    if "1" in (old, new):
+        return None
+    return previous[: found[0].start()] + new + previous[found[0].end() :]
 
 
 def _value_at(previous: str, old: str) -> int:
@@ -186,15 +225,9 @@ def substituted(previous: str, text: str) -> str | None:
     sentence = sentences[0]
     number = _NUMBER_AGAIN_RE.match(sentence) if corrects_previous(text) else None
     if number:  # "no wait, it's a 2017" after "drives a 2019 Honda Civic"
-        new = number.group("new")
-        shape = ":" in new, len(new.split(".")[0])
-        same = [
-            m
-            for m in _NUMBER_RE.finditer(previous)
-            if (":" in m[0], len(m[0].split(".")[0])) == shape
-        ]
-        if len(same) == 1 and same[0][0] != new:
-            return previous[: same[0].start()] + new + previous[same[0].end() :]
+        replaced = _number_replaced(previous, number.group("new"))
+        if replaced is not None:
+            return replaced
     for pattern in _INSTEAD_OF_RES:
         m = pattern.search(sentence)
         if not m:

@@ -6,10 +6,11 @@ left a memory (``ExtractInput.context``):
 * **A restatement** (:func:`said_again`): "Miso's seven btw" after "My cat Miso is 7", "yeah
   it's all on bitbucket", "again — short answers, bullets", "还是那句话，简体中文回答就好". Every
   content word of the message (``rules_similar`` anchors; English number words read as
-  digits) is one of the memory's, apart from at most one when two or more are shared, and
-  fillers (yeah, btw, again, 那句话...). The message then says that memory again: its
-  content is the fact, and the judge finds it a duplicate. A message with a content word of
-  its own ("Miso's at the vet") is no restatement.
+  digits) is one of the memory's, fillers (yeah, btw, 那句话...) and "like I said" aside. The
+  message then says that memory again: its content is the fact, and the judge finds it a
+  duplicate. A message with a content word of its own is no restatement: a place ("Again, my
+  sister lives in Boston" after Denver), a number (6 after 5, 四年级 after 三年级), a part of
+  a longer word (猫 after 猫头鹰), something done again ("I'm going to Tokyo again").
 * **A detail of the previous fact** (:func:`detail_clause`): an attribute said without its
   owner ("型号是拓竹P1S，基本都打PLA" after "家里有台3D打印机", "最常去的是香山" after "周末一般去
   爬山"), what something holds ("there's basil, mint and rosemary in it" after the herb
@@ -25,10 +26,16 @@ import re
 from collections.abc import Sequence
 
 from memory_engine.llm.rules_acts import QUESTION_RE
-from memory_engine.llm.rules_similar import content_anchors, shared_anchors
+from memory_engine.llm.rules_similar import (
+    DONE_AGAIN_RE,
+    RESTATED_RE,
+    content_anchors,
+    contrasted,
+    shared_anchors,
+)
 from memory_engine.text import tokenize
 
-__all__ = ["detail_clause", "said_again"]
+__all__ = ["detail_clause", "said_again", "without_said_before"]
 
 #: Words that add nothing when a message says a memory again.
 _RESTATING_FILLERS = frozenset(
@@ -38,12 +45,6 @@ _RESTATING_FILLERS = frozenset(
         "提醒 说过 提过 还是 之前 以前 前面 上次 跟你说"
     )
 )
-_NUMBER_WORDS = {
-    w: str(i)
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve".split()
-    )
-}
 #: A denial, a change or a question: never said again as it was.
 _NOT_AGAIN_RE = re.compile(
     r"\b(?:not|no|never|n't|anymore|instead|actually|changed?|switched|moved)\b|n't\b|"
@@ -53,34 +54,62 @@ _NOT_AGAIN_RE = re.compile(
 _MAX_RESTATEMENT_CHARS = 80
 
 
-def _digits_of(anchor: str, content: str) -> bool:
-    """True when an English number word stands in ``content`` as its digits ("seven" / 7)."""
-    digits = _NUMBER_WORDS.get(anchor)
-    return digits is not None and bool(re.search(rf"(?<![\d:.]){digits}(?![\d:.])", content))
-
-
 def said_again(text: str, context: Sequence[str]) -> str | None:
     """The previous message's memory (one of ``context``) that ``text`` only says again, or
-    None (see module docstring). The latest memory wins a tie."""
+    None (see module docstring): the content words of ``text`` (its "like I said" and fillers
+    aside) are that memory's, at most one apart when two or more are shared (as many as are
+    shared when it says so: "as I said, dark mode everywhere pls"), and none is
+    another value of the same kind (``rules_similar.contrasted``). The latest memory wins a
+    tie."""
     said = text.strip()
-    if not said or len(said) > _MAX_RESTATEMENT_CHARS or _NOT_AGAIN_RE.search(said):
+    bare = RESTATED_RE.sub(" ", said)  # "in case I didn't say" denies nothing
+    if (
+        not said
+        or len(said) > _MAX_RESTATEMENT_CHARS
+        or _NOT_AGAIN_RE.search(bare)
+        or DONE_AGAIN_RE.search(said)
+    ):
         return None
-    own = content_anchors(said) - _RESTATING_FILLERS
+    own = content_anchors(bare) - _RESTATING_FILLERS
     if not own:
         return None
+    explicit = bare != said
     best: tuple[int, int, str] | None = None
     for i, memory in enumerate(context):
-        if _NOT_AGAIN_RE.search(memory) and not _NOT_AGAIN_RE.search(said):
+        if _NOT_AGAIN_RE.search(memory) and not _NOT_AGAIN_RE.search(bare):
             continue  # "never flies": a bare "flying" is no restatement of a denial
-        shared = shared_anchors(said, memory) | {a for a in own if _digits_of(a, memory)}
+        if contrasted(bare, memory):
+            continue  # "Again, my sister lives in Boston" after Denver: another value
+        shared = shared_anchors(bare, memory)
         # a Chinese compound and its parts count once ("简体中文" holds 简体 and 中文)
         covered = {a for a in own if a in shared or any(a in s or s in a for s in shared)}
-        left = own - covered
-        if not covered or len(left) > (1 if len(covered) >= 2 else 0):
+        # said to be said again ("as I said"): up to as many words of its own as shared
+        spare = len(covered) if explicit else (1 if len(covered) >= 2 else 0)
+        if not covered or len(own - covered) > spare:
             continue
         score = (len(covered), i, memory)
         best = score if best is None or score > best else best
     return best[2] if best else None
+
+
+#: "like I said", "as I mentioned", "之前说过", "还是那句话" with the punctuation around them: a
+#: remark on saying it, never part of the fact ("Miso is 8 like I said").
+_SAID_BEFORE_RE = re.compile(
+    r"[，,]?\s*(?:(?:我)?(?:(?:之前|前面|以前|上次)(?:跟你|和你|同你)?|(?:跟|和|同)你)(?:说|讲|提)过(?:了|的)?|"
+    r"说过了|还是那句话|重申一下|再强调一下|"
+    r"\b(?:like|as) I (?:said|mentioned)(?: before| earlier)?\b|\bas mentioned(?: before)?\b|"
+    r"\bI (?:already |think I )?(?:told you|mentioned (?:this|that|it))(?: before)?\b|"
+    r"^\s*again\s*[,:—-])\s*[，,:：]?",
+    re.I,
+)
+
+
+def without_said_before(text: str) -> str:
+    """``text`` without its remarks on having said it before ("Miso is 8 like I said" ->
+    "Miso is 8"; "之前说过，每周二四去健身房" -> "每周二四去健身房"); ``text`` itself when
+    nothing else is left."""
+    left = _SAID_BEFORE_RE.sub(" ", text).strip(" ，,")
+    return re.sub(r"\s{2,}", " ", left) if left else text
 
 
 _DETAIL_LEAD_RE = re.compile(
@@ -90,6 +119,12 @@ _EMOJI_RE = re.compile(r"[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+")
 #: "型号是…", "最常去的是…", "品种是…": an attribute of the previous fact's subject and its value.
 _ZH_ATTRIBUTE_RE = re.compile(
     r"^(?P<head>最[\u4e00-\u9fff]{1,4}的|[\u4e00-\u9fff]{2,4})是(?!不是)\S"
+)
+#: Heads that name an attribute of a thing, a pet or a place ("型号是…", "品种是…").
+_ZH_ATTRIBUTE_HEADS = frozenset(
+    "型号 品种 名字 颜色 品牌 牌子 尺寸 大小 尺码 年份 款式 口味 价格 地址 版本 材质 配置 系统 种类 "
+    "类型 学校 专业 职位 岗位 城市 位置 地点 面积 户型 车型 排量 产地 度数 剂量 用量 毛色 性别 "
+    "全名 昵称 小名 学名 主题 风格 规格 容量 型号名".split()
 )
 #: Heads that open a remark, not an attribute: a time, a demonstrative, a person, the weather.
 _ZH_NOT_AN_ATTRIBUTE_RE = re.compile(
@@ -107,14 +142,22 @@ _EN_DETAIL_RE = re.compile(
 _PERSONAL_RE = re.compile(r"\b(?:i|i'm|i've|me|my|we|our|you|your)\b|我|你|您", re.I)
 
 
-def detail_clause(text: str) -> str | None:
-    """The detail ``text`` adds to the previous message's fact (its opening words such as
-    "update:" and emoji removed), or None when it is no such detail (see module
-    docstring)."""
+def detail_clause(text: str, previous: str) -> str | None:
+    """The detail ``text`` adds to ``previous`` (the previous message's fact), its opening
+    words such as "update:" and emoji removed; None when it is no such detail (see module
+    docstring). A Chinese "X是…" is a detail only when X names an attribute ("型号", "品种"),
+    says which one most ("最常去的"), or shares a word with ``previous``: "密码是1234" or
+    "结论是明天再说" after "用户喜欢喝咖啡" is none."""
     said = _DETAIL_LEAD_RE.sub("", _EMOJI_RE.sub("", text).strip()).strip(" 。.!！~～")
     if not said or QUESTION_RE.search(said) or _PERSONAL_RE.search(said):
         return None
-    head = _ZH_ATTRIBUTE_RE.match(said)
-    if head and not _ZH_NOT_AN_ATTRIBUTE_RE.match(head.group("head")):
-        return said
+    m = _ZH_ATTRIBUTE_RE.match(said)
+    head = m.group("head") if m else ""
+    if head and not _ZH_NOT_AN_ATTRIBUTE_RE.match(head):
+        related = (
+            head in _ZH_ATTRIBUTE_HEADS
+            or head.startswith("最")
+            or bool(content_anchors(head) & content_anchors(previous))
+        )
+        return said if related else None
     return said if _EN_DETAIL_RE.match(said) else None

@@ -195,23 +195,85 @@ def known_holder(contents: Sequence[str], holder: Holder | None) -> Holder | Non
 _LEAD_RE = re.compile(
     r"^(?:(?:oh|and|also|plus|btw|so|actually|对了|另外|还有|而且|话说)\s*[,，:]?\s*)+", re.I
 )
-#: A word that is a verb after a name ("Helix Labs pays", "Grace wants"); else a noun.
+#: A word that is a verb after a name ("Helix Labs pays", "Grace wants").
 _EN_VERB_RE = re.compile(
     r"^(?:is|was|has|had|does|did|can|will|would|should|must|\w+ed|\w+s)$", re.I
 )
-
 #: A verb that agrees with a plural noun before it ("invoices go", "reports are").
 _EN_PLURAL_VERB_RE = re.compile(
     r"^(?:are|were|have|go|get|come|need|run|should|must|can|will|usually|always)$", re.I
 )
+#: A negated or adverb-led verb after a name, in the first person ("Lily isn't in school
+#: yet" -> "I'm not in school yet"; "Emma never drinks coffee" -> "I never drink coffee").
+_EN_NEGATED = {
+    "isn't": "I'm not",
+    "is not": "I'm not",
+    "wasn't": "I wasn't",
+    "doesn't": "I don't",
+    "does not": "I don't",
+    "didn't": "I didn't",
+    "hasn't": "I haven't",
+    "can't": "I can't",
+    "won't": "I won't",
+}
+_EN_ADVERB_RE = re.compile(r"^(?:never|always|usually|often|rarely|still|also|only)$", re.I)
+#: A clause about the user or the assistant ("May is my favorite month", "Will you
+#: remember?", "小林觉得我应该换工作"): never the named holder's own fact.
+_ABOUT_US_RE = re.compile(r"\b(?:i|i'm|i've|me|my|mine|you|your)\b|我|你|您|[?？]", re.I)
+#: Reported speech after a Chinese name ("小林觉得…", "小林说…"): their view, not their attribute.
+_ZH_REPORTED_RE = re.compile(r"^(?:觉得|认为|说|建议|问|让|叫|希望|告诉)")
+_EN_NUMBER_WORDS = {
+    w: str(i)
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve".split()
+    )
+}
+_NOISE_TAIL_RE = re.compile(r"[\s,]*\b(?:btw|fyi|lol|haha)\b[.!]*$|[\s,.!]+$", re.I)
+
+
+def _en_first_person(rest: str) -> str | None:
+    """What follows a name ("'s birthday is in May", " isn't in school yet", " works at a
+    bakery") in the first person, or None when the name opens another phrase ("Emma Stone",
+    "Grace period", "Miso soup")."""
+    if rest.startswith("'s "):
+        tail = rest[3:]
+        if re.search(r"\b(?:is|are|was|were|has)\b", tail):  # "Emma's birthday is in May"
+            return "my " + tail
+        word, _, after = tail.partition(" ")
+        number = _EN_NUMBER_WORDS.get(word.lower().strip(".,!"))
+        if number is not None:  # "Miso's eight btw" -> "I'm 8"
+            return ("I'm " + number + " " + _NOISE_TAIL_RE.sub("", after)).strip()
+        return "I'm " + tail  # "Emma's in Boston now"
+    if not rest.startswith(" "):
+        return None
+    words = rest.split()
+    if not words or words[0][:1].isupper():
+        return None  # "Emma Stone", "Lily Chen": another name
+    lowered = rest.strip()
+    for negated, first in _EN_NEGATED.items():
+        if lowered.lower().startswith(negated + " "):
+            return first + lowered[len(negated) :]
+    if _EN_ADVERB_RE.match(words[0]) and len(words) > 1 and _EN_VERB_RE.match(words[1]):
+        return f"I {words[0]} {_base_verb(words[1])}" + lowered.split(words[1], 1)[1]
+    if _EN_VERB_RE.match(words[0]) and not (len(words) > 1 and _EN_PLURAL_VERB_RE.match(words[1])):
+        return ("I " + _base_verb(words[0]) + lowered[len(words[0]) :]).replace("I am ", "I'm ", 1)
+    if words[0].lower().endswith("s") and len(words) > 1 and _EN_PLURAL_VERB_RE.match(words[1]):
+        return "my" + rest  # "Helix Labs invoices go to ap@…": their invoices
+    return None  # "Grace period ends Monday", "Miso soup is my favorite"
 
 
 def named_holder(contents: Sequence[str], clause: str) -> tuple[str, Holder] | None:
     """``clause`` in the first person with the holder it opens with, when that holder is one
     a previous message's memory named ("小林主要写React" after "用户的同事小林负责前端" ->
-    ("我主要写React", 用户的同事小林); "Helix Labs invoices go to ap@…" -> ("my invoices go to
-    ap@…", the client Helix Labs)); None when the clause opens with no such name."""
+    ("我主要写React", 用户的同事小林); "Emma's birthday is in May" after "The user's sister
+    Emma lives in Denver" -> ("my birthday is in May", the sister Emma); "Helix Labs invoices
+    go to ap@…" -> ("my invoices go to ap@…", the client Helix Labs)); None when the clause
+    opens with no such name, the name opens another phrase ("Emma Stone…", "Grace period…",
+    "小林子…"), or the clause is about the user or a question ("May is my favorite month",
+    "小林觉得我应该换工作")."""
     body = _LEAD_RE.sub("", clause.strip())
+    if _ABOUT_US_RE.search(body):
+        return None
     for content in reversed(contents):
         _, known = holder_of(content, None)
         if known is None or known.phrase == known.entity or len(known.entity) < 2:
@@ -221,19 +283,15 @@ def named_holder(contents: Sequence[str], clause: str) -> tuple[str, Holder] | N
             continue
         rest = body[len(name) :]
         if is_chinese(name):
-            if rest and "\u4e00" <= rest[0] <= "\u9fff" and not rest.startswith(("的", "和", "跟")):
+            if (
+                rest
+                and "\u4e00" <= rest[0] <= "\u9fff"
+                and not rest.startswith(("的", "和", "跟", "子", "儿"))  # 小林子 is another name
+                and not _ZH_REPORTED_RE.match(rest)
+            ):
                 return "我" + rest, known
             continue
-        if rest.startswith("'s "):
-            return "I'm " + rest[3:], known
-        word = rest.split(maxsplit=1)
-        if not rest.startswith(" ") or not word:
-            continue
-        after = rest.split(maxsplit=2)[1:2]
-        plural_noun = bool(after) and bool(_EN_PLURAL_VERB_RE.match(after[0]))
-        if _EN_VERB_RE.match(word[0]) and not plural_noun:  # "invoices go to": a noun
-            verb = _base_verb(word[0])
-            tail = rest.strip()[len(word[0]) :]
-            return ("I " + verb + tail).replace("I am ", "I'm ", 1), known
-        return "my" + rest, known
+        first = _en_first_person(rest)
+        if first is not None:
+            return first, known
     return None

@@ -371,10 +371,10 @@ _REPORT_TO_RE = re.compile(
 #: "大家都叫他陈总", "everyone calls her Liz": how someone just named is called.
 _ZH_CALLED_BY_OTHERS_RE = re.compile(
     r"^(?:大家|别人|我们|同事们?|人们|身边的人|公司里)(?:都|一般|通常|平时)?(?:叫|喊|称呼)"
-    r"(?P<who>他|她)(?:为)?(?P<name>[^，,。！!？?\s]{1,8})$"
+    r"(?P<who>他|她)(?:为)?(?P<name>(?![别不少去多快早来先再跟给把帮])[^，,。！!？?\s]{1,4})$"
 )
 _EN_CALLED_BY_OTHERS_RE = re.compile(
-    r"^(?:everyone|everybody|people|we all|we) (?:all |usually |just )?calls? (?P<who>him|her) "
+    r"^(?i:everyone|everybody|people|we all|we) (?:all |usually |just )?calls? (?P<who>him|her) "
     r"(?P<name>[A-Z][\w'-]*(?: [A-Z][\w'-]*)?)[.!]?$"
 )
 

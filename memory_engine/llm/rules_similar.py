@@ -86,6 +86,9 @@ RESTATED_RE = re.compile(
     r"in case I didn't (?:say|mention)|just a reminder|reminder|remind(?:ing)? you|again|once more)\b",
     re.I,
 )
+#: "again" closing what was done ("I'm going to Tokyo again", "又去了一次"): the thing happens
+#: again, a new event; no memory is said again ("Again, short answers" is one).
+DONE_AGAIN_RE = re.compile(r"\w\s+again\b(?!\s*[,，:：—-])|又(?!说|提|讲)", re.I)
 #: Cosine from which a fact sharing an anchor in an input that says it repeats itself is a
 #: duplicate of the stored one.
 RESTATED_COSINE = 0.45
@@ -144,10 +147,11 @@ _CHANGE_TERMS = frozenset(
 
 #: English number words, read as the digits a stored fact holds ("Miso's seven" / "Miso is 7").
 _NUMBER_WORDS = {
-    w: str(i)
-    for i, w in enumerate(
+    term: str(i)
+    for i, word in enumerate(
         "zero one two three four five six seven eight nine ten eleven twelve".split()
     )
+    for term in {word, *tokenize(word)}  # as ``tokenize`` stems it too ("twelve" -> "twelv")
 }
 
 
@@ -175,12 +179,70 @@ def shared_anchors(new: str, old: str) -> set[str]:
     return shared
 
 
+_HAN_WORD_ONLY_RE = re.compile(r"[\u4e00-\u9fff]+")
+#: A Chinese number with its unit or a weekday ("三年级", "七点", "一三五", "周二").
+_ZH_NUMBER_RE = re.compile(
+    r"^(?:周|星期|礼拜)?[零一二三四五六七八九十两百千万\d]+[点年级岁号月日周次个天时分块元]*$"
+)
+#: The extra character that makes a place of a name ("思明" / "思明区"): the same place.
+_PLACE_SUFFIXES = frozenset("区市省县镇村路街州")
+#: Closed sets of values: two of one set are two values of one attribute.
+_VALUE_SETS = tuple(
+    frozenset(t for w in words.split() for t in tokenize(w))
+    for words in (
+        "red orange yellow green blue purple pink black white grey gray brown silver gold",
+        "monday tuesday wednesday thursday friday saturday sunday",
+        "january february march april june july august september october november december",
+    )
+)
+_PROPER_RE = re.compile(r"(?<![.!?:]\s)(?<=\s)[A-Z][\w'-]*")
+
+
+def _proper_terms(text: str) -> set[str]:
+    """Terms of the capitalised words of ``text`` that do not open a sentence (names)."""
+    return {t for w in _PROPER_RE.findall(" " + text.strip()[1:]) for t in tokenize(w)}
+
+
+def _contrast(a: str, b: str, proper: set[str]) -> bool:
+    """True when terms ``a`` and ``b`` are two values of one kind (see :func:`contrasted`)."""
+    if a.isdigit() and b.isdigit():
+        return True
+    if _ZH_NUMBER_RE.match(a) and _ZH_NUMBER_RE.match(b):
+        return True
+    if any(a in values and b in values for values in _VALUE_SETS):
+        return True
+    if _HAN_WORD_ONLY_RE.fullmatch(a) and _HAN_WORD_ONLY_RE.fullmatch(b):
+        short, long = sorted((a, b), key=len)
+        if long.endswith(short):
+            return False  # "橘猫" is a "猫": more specific, not another one
+        if long.startswith(short):  # "猫头鹰" is no "猫"; "思明区" is "思明"
+            return not set(long[len(short) :]) <= _PLACE_SUFFIXES
+        return a[-1] == b[-1]  # one head, two kinds: 繁体/简体, 红茶/奶茶
+    return a in proper and b in proper and not (a.startswith(b) or b.startswith(a))
+
+
+def contrasted(new: str, old: str) -> bool:
+    """True when ``new`` (a message or fact) holds a value where ``old`` holds another of the
+    same kind, so ``new`` cannot be ``old`` said again: two numbers (6 / 5, 四年级 / 三年级,
+    八点 / 七点, 二四 / 一三五), two colours, weekdays or months, two names (Boston / Denver,
+    Linux / Mac), two Chinese words of one head (繁体中文 / 简体中文), or a Chinese word and a
+    longer one it opens (猫 / 猫头鹰, but not 思明 / 思明区). Terms both sides hold are never
+    compared."""
+    a, b = content_anchors(new), content_anchors(old)
+    proper = _proper_terms(new) | _proper_terms(old)
+    return any(_contrast(x, y, proper) for x in a - b for y in b - a)
+
+
 def names_old_value(new_text: str, new_content: str, old_content: str) -> bool:
     """True when the new input names a content word of the stored fact that the new fact no
     longer holds (the value being corrected: 上海 in "不是上海，我在南京读研")."""
     kept = content_anchors(new_content)
     said = set(tokenize(new_text))
-    return any(len(t) > 1 and t in said and t not in kept for t in content_anchors(old_content))
+    # a one-character Chinese value too ("我喜欢狗，不是猫" after "用户喜欢猫")
+    return any(
+        (len(t) > 1 or _han(t)) and t in said and t not in kept
+        for t in content_anchors(old_content)
+    )
 
 
 #: Words that add to what is stored, never replace it ("I like black tea too", "我也喜欢…").
@@ -394,7 +456,15 @@ def similar_relation(
         return "contradicts", f"corrected: {about} (cosine {cosine:.2f})"
     if may_replace and _changes_here(new_text, stored, new_terms) and cosine >= CHANGE_COSINE:
         return "contradicts", f"changed: {about} (cosine {cosine:.2f})"
-    if may_replace and WEAK_CHANGE_RE.search(new_text) and anchors and cosine >= WEAK_CHANGE_COSINE:
+    # "now" changes a fact only about something besides who holds it ("Emma is 30 now" leaves
+    # "Emma lives in Denver")
+    holder_terms = content_anchors(str(new.get("holder") or "user"))
+    if (
+        may_replace
+        and WEAK_CHANGE_RE.search(new_text)
+        and anchors - holder_terms
+        and cosine >= WEAK_CHANGE_COSINE
+    ):
         return "contradicts", f"now different: {about} (cosine {cosine:.2f})"
     if (
         polarity_new == polarity_old
@@ -411,6 +481,7 @@ def similar_relation(
         and not added - _FILLER_TERMS
         and cosine >= NOTHING_NEW_COSINE
         and not CHANGE_RE.search(new_text)
+        and not DONE_AGAIN_RE.search(new_text)
     ):
         return "duplicate", f"nothing new about {about} (cosine {cosine:.2f})"
     if (
@@ -418,6 +489,9 @@ def similar_relation(
         and anchors
         and RESTATED_RE.search(new_text)
         and not _CORRECTED_RE.search(new_text)
+        # no other value said: "我喜欢猫，之前说过" is no 猫头鹰 again
+        and not contrasted(new_content, old_content)
+        and not DONE_AGAIN_RE.search(new_text)
         and cosine >= RESTATED_COSINE
     ):
         return "duplicate", f"said again: {about} (cosine {cosine:.2f})"
@@ -449,8 +523,10 @@ def _added(
 
 __all__ = [
     "CHANGE_RE",
+    "DONE_AGAIN_RE",
     "WEAK_CHANGE_RE",
     "content_anchors",
+    "contrasted",
     "names_old_value",
     "shared_anchors",
     "similar_relation",

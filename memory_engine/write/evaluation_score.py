@@ -272,7 +272,8 @@ def _kept(record: CaseRecord, turn: int) -> list[StoredFact]:
     reinforced = {
         str(a.get("memory_id"))
         for a in record.turns[turn].actions
-        if a.get("action") == "duplicate"
+        # a duplicate noted "changed concurrently" was not applied: it reinforced nothing
+        if a.get("action") == "duplicate" and not a.get("note")
     }
     repeated = [m for m in record.memories if m.memory_id in reinforced]
     return [*record.turns[turn].created, *repeated]
