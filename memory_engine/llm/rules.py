@@ -62,6 +62,7 @@ from memory_engine.llm.rules_referents import (
 from memory_engine.llm.rules_replaced import NOT_THAT_RE, previous_replaced
 from memory_engine.llm.rules_replies import SPECIFIC_KINDS, added_item, restored_reply
 from memory_engine.llm.rules_sentences import (
+    BARE_DENIAL_RE,
     PASSING_KINDS,
     PASSING_RE,
     adds_detail,
@@ -78,6 +79,7 @@ from memory_engine.llm.rules_sentences import (
 from memory_engine.llm.rules_similar import (
     CHANGE_RE,
     RESTATED_RE,
+    contrasted,
     similar_relation,
 )
 from memory_engine.llm.schemas import (
@@ -139,6 +141,11 @@ def _kind(found: Match | None) -> str:
     return found.kind if found is not None else "statement"
 
 
+#: How ``reworded`` says what someone just named is called ("他的称呼是陈总", "he is called
+#: Bobby").
+_CALLED_RE = re.compile(r"^(?:他|她)的称呼是|^(?:he|she) is called ", re.I)
+
+
 class RulesLLM:
     """Deterministic ``WriteLLM`` (no network, no model; tokens always 0)."""
 
@@ -191,6 +198,8 @@ class RulesLLM:
         if item.context and RESTATED_RE.search(item.text):
             # "陈总就是我老板，之前跟你提过": said to be said again, and nothing new in it
             repeated = said_again(item.text, item.context)
+            if repeated is not None and self._says_another_value(item, repeated):
+                repeated = None  # "之前说过，我老婆是医生" after "用户的老婆是老师"
             if repeated is not None:
                 fact = Fact(content=repeated, key=self.key_of(repeated, None) or {})
                 result = Extraction(
@@ -199,9 +208,9 @@ class RulesLLM:
                 return result, self._call("extract", item.text, result, started)
         # "Miso is 8 like I said": the remark on saying it again is no part of the fact
         item = item.model_copy(update={"text": without_said_before(item.text)})
-        swapped = next(
-            (x for x in (substituted(c, item.text) for c in reversed(item.context)) if x), None
-        )
+        swaps = [x for x in (substituted(c, item.text) for c in item.context) if x]
+        # of two memories either may be meant ("rent $1,200", "car $400", "no wait, it's 1,500")
+        swapped = swaps[0] if len(swaps) == 1 else None
         if swapped:  # "it's Miso, not Mochi" right after "We adopted a cat named Mochi"
             fact = Fact(content=swapped, key=self.key_of(swapped, None) or {})
             result = Extraction(should_remember=True, reason="matched: correction", facts=(fact,))
@@ -237,12 +246,8 @@ class RulesLLM:
                 # "记错了，他今年四年级了" after "我儿子上三年级": the previous message's son
                 plain = reworded(clause)  # "大家都叫他阿强" -> "他叫阿强": then who 他 is
                 referent = holder if holder is not None else context_holder(item.context, plain)
-                if (
-                    referent is None
-                    and plain != clause
-                    and re.match(r"(?i:他|她|he\b|she\b)", plain)
-                ):
-                    plain = clause  # "everyone calls him Bobby" of nobody named: as said
+                if referent is None and plain != clause and _CALLED_RE.match(plain):
+                    continue  # "everyone calls him Bobby" of nobody known: no one's name
                 rewritten, found_holder = holder_of(plain, referent)
                 # "Emma moved to Austin" after "The user's sister Emma lives in Denver"
                 found_holder = known_holder(item.context, found_holder)
@@ -295,6 +300,10 @@ class RulesLLM:
                     # a remark that says when ("The line is closed this week, so I'm cycling")
                     skipped_when = skipped_when or bool(TEMPORARY_RE.search(rewritten))
                     continue
+                if len(facts) > start and BARE_DENIAL_RE.match(rewritten):
+                    # "戒掉奶茶了，再也不喝了": the denial says the fact before it again
+                    facts[-1] = extend(facts[-1], clause.strip(" ，,。.!！~～"), found_holder)
+                    continue
                 # a single-valued fact after such a remark is lasting ("Work is crazy this
                 # week, so I moved to Berlin"); a state or a routine is for that while
                 for_a_while = passing_when or (skipped_when and found.kind not in SINGLE_VALUED)
@@ -340,6 +349,12 @@ class RulesLLM:
             result = Extraction(should_remember=False, reason=tagged(code, details[code]))
         return result, self._call("extract", item.text, result, started)
 
+    def _says_another_value(self, item: ExtractInput, memory: str) -> bool:
+        """True when a fact ``item`` gives without its "like I said" holds another value than
+        ``memory`` (``rules_similar.contrasted``)."""
+        alone = item.model_copy(update={"text": RESTATED_RE.sub(" ", item.text).strip(" ,，:：")})
+        return any(contrasted(f.content, memory) for f in self.extract(alone)[0].facts)
+
     def _subject_restored(self, item: ExtractInput) -> list[Fact]:
         """The facts of a reply that leaves out its subject (``rules_replies.restored_reply``):
         "还会点韩语" -> 我还会点韩语; after a change remark too ("后来换了，现在用的华为Mate");
@@ -364,7 +379,7 @@ class RulesLLM:
         opening = item.text.strip()
         added = added_item(opening)  # "also sulfa drugs, same deal"
         # an attribute or a content said without its owner ("型号是拓竹P1S", "there's basil in it")
-        detail = None if added is not None else detail_clause(opening, item.context[-1])
+        detail = None if added is not None else detail_clause(opening)
         if (added or detail) is None and (
             not _DETAIL_OPENING_RE.match(opening) or not continues(item.text)
         ):
@@ -454,6 +469,20 @@ class RulesLLM:
                 relation, reason = "supplements", "the stored fact with more detail"
             if relation != "unrelated":
                 decisions.append(JudgeDecision(candidate=c.index, relation=relation, reason=reason))
+        decided = {d.candidate for d in decisions}
+        # the previous fact with this message's detail joined ("…herb garden, there's basil")
+        decisions += [
+            JudgeDecision(
+                candidate=c.index,
+                relation="supplements",
+                reason="the previous fact with more detail",
+            )
+            for c in candidates
+            if c.recent
+            and c.index not in decided
+            and len(fact.content) > len(c.content)
+            and fact.content.startswith(c.content)
+        ]
         decided = {d.candidate for d in decisions}
         first = (split_sentences(item.text) or [""])[0].strip()
         if (

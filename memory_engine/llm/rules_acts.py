@@ -105,9 +105,11 @@ CHANGE_RE = re.compile(
     re.I,
 )
 TEMPORARY_RE = re.compile(
-    r"最近(?![\u4e00-\u9fff]{0,4}的)|这几天|这两天|这阵子|这段时间|这段日子|这两周|这个月|暂时|临时|"
+    r"最近(?![\u4e00-\u9fff]{0,4}的)(?!刚?(?:搬|换了|买了|卖了|辞职|跳槽|结婚|离婚|入职|毕业))|这几天|这两天|这阵子|这段时间|这段日子|这两周|这个月|暂时|临时|"
     r"(?<!从)(?<!自)这周(?!开始|起)|(?<!从)本周(?!开始|起)|近期|近几天|(?:接下来|未来)(?:的)?(?:几|两|三|一)(?:天|周|个星期)|"
-    r"\b(?:these days|lately|recently|for now|for the (?:next|coming) (?:few|couple(?: of)?|two|three|four|five|six|seven|eight|nine|ten|\d+) "
+    # "recently moved", "recently got a dog": a change that happened, not a passing state
+    r"\b(?:these days|lately|recently(?! (?:\w+ed|got|bought|sold|left|quit|became|began|met)\b)|"
+    r"for now|for the (?:next|coming) (?:few|couple(?: of)?|two|three|four|five|six|seven|eight|nine|ten|\d+) "
     r"(?:days|weeks)|for a (?:few|couple of) (?:days|weeks)|this month|until it's (?:fixed|back)|"
     r"(?<!starting )(?<!from )(?<!as of )(?<!beginning )this week|at the moment|right now|temporarily|for the time being|until (?:next )?(?:monday|"
     r"tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next week|the end of))\b",

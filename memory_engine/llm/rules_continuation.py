@@ -19,6 +19,8 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
+from memory_engine.llm.rules_numbers import number_of
+
 __all__ = ["TakeBack", "continues", "corrects_previous", "substituted", "without_denied"]
 
 _EN_CONTINUATION_RE = re.compile(
@@ -141,20 +143,17 @@ _NOISE_RE = re.compile(
 #: message's number of the same shape (digits, or a time).
 _NUMBER_AGAIN_RE = re.compile(
     r"^(?:(?:oh|wait|no|sorry|sry|ugh|actually|correction|oops)[,!:]?\s+)*"
-    r"(?:it's|it is|that's|that is|it was|I meant|make it|make that)\s+(?:a |an |the )?"
-    r"(?P<new>\d{1,2}:\d{2}|\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|[a-z]+)$",
+    r"(?:it's|it is|that's|that is|it was|I meant|make it|make that)\s+(?:a |an |the )?\$?"
+    r"(?P<new>\d{1,2}:\d{2}|\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|[a-z]+)$|"
+    # "不对，是35", "其实是3500", "说错了，应该是8点"
+    r"^(?:不对|其实|哦|噢|啊|说错了|更正一下)?[，,]?\s*(?:应该|其实)?是\s*"
+    r"(?P<zh>\d{1,2}:\d{2}|\d+(?:\.\d+)?)(?:岁|块|元|个|点|号|分|公里|斤)?$",
     re.I,
 )
 #: A time, a comma-grouped number ("1,200") or a plain one, as a whole.
 _NUMBER_RE = re.compile(
     r"(?<![\d:.,])(?:\d{1,2}:\d{2}|\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\d:.]|,\d)"
 )
-_NUMBER_WORDS = {
-    w: str(i)
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve".split()
-    )
-}
 
 
 def _shape(number: str) -> tuple[bool, int]:
@@ -165,17 +164,21 @@ def _shape(number: str) -> tuple[bool, int]:
 def _number_replaced(previous: str, said: str) -> str | None:
     """``previous`` with its one number of the shape of ``said`` (digits, a time or an
     English number word: "2017" for "2019", "900" for "$1,200") replaced by it, or None:
-    no such number or more than one, a bare hour where ``previous`` holds a time ("7" after
+    no such number or more than one, another number of about its length ("10" after "son is
+    12 and daughter is 9"), a bare hour where ``previous`` holds a time ("7" after
     "wakes up at 6:30 and runs 5 km" may be either), the same number, or one of them is 1
     (the noun after it would change its number: "1 brother")."""
-    new = _NUMBER_WORDS.get(said.lower(), said)
+    new = number_of(said) or said
     if not re.fullmatch(r"\d{1,2}:\d{2}|[\d,]+(?:\.\d+)?", new):
         return None
     found = list(_NUMBER_RE.finditer(previous))
     if ":" not in new and new.isdigit() and int(new) <= 24 and any(":" in m[0] for m in found):
         return None
-    if len(found) > 1:  # of several, only the one of the same shape
-        found = [m for m in found if _shape(m[0]) == _shape(new)]
+    if len(found) > 1:  # of several, only the one of the same shape, the others far from it
+        same = [m for m in found if _shape(m[0]) == _shape(new)]
+        others = [m for m in found if m not in same]
+        near = [m for m in others if abs(_shape(m[0])[1] - _shape(new)[1]) < 2]
+        found = same if not near else []  # "12 and 9" then "it's 10": either one
     if len(found) != 1:
         return None
     old = found[0][0]
@@ -225,7 +228,7 @@ def substituted(previous: str, text: str) -> str | None:
     sentence = sentences[0]
     number = _NUMBER_AGAIN_RE.match(sentence) if corrects_previous(text) else None
     if number:  # "no wait, it's a 2017" after "drives a 2019 Honda Civic"
-        replaced = _number_replaced(previous, number.group("new"))
+        replaced = _number_replaced(previous, number.group("new") or number.group("zh"))
         if replaced is not None:
             return replaced
     for pattern in _INSTEAD_OF_RES:

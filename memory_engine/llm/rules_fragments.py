@@ -40,7 +40,8 @@ __all__ = ["detail_clause", "said_again", "without_said_before"]
 #: Words that add nothing when a message says a memory again.
 _RESTATING_FILLERS = frozenset(
     tokenize(
-        "yeah yep yup yes right again btw fyi still all just fine ok okay sure reminder "
+        "yeah yep yup yes right again btw fyi still all just fine ok okay sure reminder pls "
+        "please thanks thx "
         "remind reminding said mention mentioned told always 好 就好 那句话 话说 哈 嗯 对 "
         "提醒 说过 提过 还是 之前 以前 前面 上次 跟你说"
     )
@@ -52,6 +53,18 @@ _NOT_AGAIN_RE = re.compile(
     re.I,
 )
 _MAX_RESTATEMENT_CHARS = 80
+
+
+def _said(term: str, words: set[str]) -> bool:
+    """True when ``term`` is one of ``words``: itself, a Chinese compound's part or whole
+    ("简体" / "简体中文"), or an English word's short form ("oct" / "octob", "everi" /
+    "everywher")."""
+    if term in words or any(term in w or w in term for w in words if not w.isascii()):
+        return True
+    return term.isascii() and any(
+        w.isascii() and min(len(w), len(term)) >= 3 and (w.startswith(term) or term.startswith(w))
+        for w in words
+    )
 
 
 def said_again(text: str, context: Sequence[str]) -> str | None:
@@ -80,9 +93,9 @@ def said_again(text: str, context: Sequence[str]) -> str | None:
             continue  # "never flies": a bare "flying" is no restatement of a denial
         if contrasted(bare, memory):
             continue  # "Again, my sister lives in Boston" after Denver: another value
+        held = content_anchors(memory)
         shared = shared_anchors(bare, memory)
-        # a Chinese compound and its parts count once ("简体中文" holds 简体 and 中文)
-        covered = {a for a in own if a in shared or any(a in s or s in a for s in shared)}
+        covered = {a for a in own if _said(a, held | shared)}
         # said to be said again ("as I said"): up to as many words of its own as shared
         spare = len(covered) if explicit else (1 if len(covered) >= 2 else 0)
         if not covered or len(own - covered) > spare:
@@ -120,11 +133,11 @@ _EMOJI_RE = re.compile(r"[\U0001F300-\U0001FAFF\u2600-\u27BF\uFE0F]+")
 _ZH_ATTRIBUTE_RE = re.compile(
     r"^(?P<head>最[\u4e00-\u9fff]{1,4}的|[\u4e00-\u9fff]{2,4})是(?!不是)\S"
 )
-#: Heads that name an attribute of a thing, a pet or a place ("型号是…", "品种是…").
-_ZH_ATTRIBUTE_HEADS = frozenset(
-    "型号 品种 名字 颜色 品牌 牌子 尺寸 大小 尺码 年份 款式 口味 价格 地址 版本 材质 配置 系统 种类 "
-    "类型 学校 专业 职位 岗位 城市 位置 地点 面积 户型 车型 排量 产地 度数 剂量 用量 毛色 性别 "
-    "全名 昵称 小名 学名 主题 风格 规格 容量 型号名".split()
+#: Heads that say what one thinks or decided, or a secret, never an attribute of the previous
+#: fact's subject ("结论是明天再说", "问题是没时间", "密码是1234").
+_ZH_REMARK_HEADS = frozenset(
+    "结论 意思 问题 原因 答案 重点 关键 结果 理由 想法 办法 好处 坏处 区别 情况 事情 东西 目的 道理 "
+    "麻烦 主要 重要 密码 口令 验证码 账号 主意 打算 计划 看法 建议 感觉 心情 事实 真相 现实".split()
 )
 #: Heads that open a remark, not an attribute: a time, a demonstrative, a person, the weather.
 _ZH_NOT_AN_ATTRIBUTE_RE = re.compile(
@@ -142,22 +155,16 @@ _EN_DETAIL_RE = re.compile(
 _PERSONAL_RE = re.compile(r"\b(?:i|i'm|i've|me|my|we|our|you|your)\b|我|你|您", re.I)
 
 
-def detail_clause(text: str, previous: str) -> str | None:
-    """The detail ``text`` adds to ``previous`` (the previous message's fact), its opening
+def detail_clause(text: str) -> str | None:
+    """The detail ``text`` adds to the previous message's fact, its opening
     words such as "update:" and emoji removed; None when it is no such detail (see module
-    docstring). A Chinese "X是…" is a detail only when X names an attribute ("型号", "品种"),
-    says which one most ("最常去的"), or shares a word with ``previous``: "密码是1234" or
-    "结论是明天再说" after "用户喜欢喝咖啡" is none."""
+    docstring). A Chinese "X是…" is a detail unless X opens a remark or a secret ("结论是明天再
+    说", "密码是1234")."""
     said = _DETAIL_LEAD_RE.sub("", _EMOJI_RE.sub("", text).strip()).strip(" 。.!！~～")
     if not said or QUESTION_RE.search(said) or _PERSONAL_RE.search(said):
         return None
     m = _ZH_ATTRIBUTE_RE.match(said)
     head = m.group("head") if m else ""
     if head and not _ZH_NOT_AN_ATTRIBUTE_RE.match(head):
-        related = (
-            head in _ZH_ATTRIBUTE_HEADS
-            or head.startswith("最")
-            or bool(content_anchors(head) & content_anchors(previous))
-        )
-        return said if related else None
+        return None if head in _ZH_REMARK_HEADS else said
     return said if _EN_DETAIL_RE.match(said) else None

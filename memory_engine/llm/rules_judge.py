@@ -28,6 +28,7 @@ import hashlib
 import re
 from typing import Any
 
+from memory_engine.llm.rules_numbers import NUMBER_WORDS
 from memory_engine.llm.rules_patterns import diet_subject
 from memory_engine.llm.rules_roles import ROLE_ATTRIBUTES
 from memory_engine.llm.rules_slots import (
@@ -124,12 +125,6 @@ def _comparable(new: dict[str, Any], old: dict[str, Any]) -> bool:
     return bool(a and b) and (a == b or _contains(a, b))
 
 
-_NUMBER_WORDS = {
-    w: i
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve".split()
-    )
-}
 _ZH_DIGITS = {c: i for i, c in enumerate("零一二三四五六七八九十")} | {"两": 2}
 _COUNT_RE = re.compile(
     r"\b(\d+|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+[a-z]+|"
@@ -146,7 +141,7 @@ def _count(content: Any) -> int | None:
     word = (m.group(1) or m.group(2)).lower()
     if word.isdigit():
         return int(word)
-    return _NUMBER_WORDS.get(word, _ZH_DIGITS.get(word))
+    return NUMBER_WORDS.get(word, _ZH_DIGITS.get(word))
 
 
 def _contains(a: str, b: str) -> bool:

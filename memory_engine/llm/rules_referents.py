@@ -9,7 +9,8 @@ the holder of the latest previous memory that fits the pronoun:
 * 它 / it / its: the user's pet the previous message named, and only when the clause says what
   a pet is ("它是柯基", "it's a leopard gecko", "it's named Mango", "it eats…"): never a remark
   ("it's 3am here", "它很好吃"), never someone else's pet.
-* a plural (他们, they) or a pronoun no memory fits refers to nobody here: the clause is read
+* a plural (他们, they), a pronoun no memory fits, or one two people of the previous
+  message fit ("我老板姓陈，我同事叫小李" then "他…") refers to nobody here: the clause is read
   as it is.
 
 A message that adds to the previous one without any subject ("还对芒果过敏", "也在学游泳",
@@ -35,6 +36,7 @@ from memory_engine.llm.rules_clauses import (
     Holder,
     holder_of,
 )
+from memory_engine.llm.rules_numbers import number_of
 from memory_engine.llm.rules_polarity import is_chinese
 from memory_engine.llm.rules_sentences import en_subject_dropped
 
@@ -71,7 +73,8 @@ _PET_CLAUSE_ZH_RE = re.compile(
     r"^它(?:是(?!不是)|叫|今年|已经|\d|[一二三四五六七八九十]+岁|喜欢|爱吃|吃|对|每天|平时)"
 )
 _PET_CLAUSE_EN_RE = re.compile(
-    r"^(?:(?:oh|and|so|btw|also)[,]?\s+)*(?:(?:it's|it is) (?:a|an) [a-z]|"
+    r"^(?:(?:oh|and|so|btw|also)[,]?\s+)*(?:(?:it's|it is) (?:a|an) "
+    r"(?!(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b)[a-z]|"
     r"(?:it's|it is) (?:named|called) |(?:it's |it is )?\d{1,2} (?:years?|months?|weeks?) old|"
     r"its name\b|it (?:likes|loves|eats|hates|is allergic|only eats|sleeps)\b)",
     re.I,
@@ -108,7 +111,8 @@ def _fits(holder: Holder, female: bool, chinese: bool) -> bool:
 
 def context_holder(contents: Sequence[str], clause: str) -> Holder | None:
     """The holder a leading pronoun of ``clause`` refers to among ``contents`` (the previous
-    message's memories, oldest first), or None (see the module docstring). Never the user."""
+    message's memories, oldest first), or None (see the module docstring): the only one it
+    fits. Never the user."""
     if clause.startswith("它"):
         return _pet(contents) if _PET_CLAUSE_ZH_RE.match(clause) else None
     if re.match(r"^(?:(?:oh|and|so|btw|also)[,]?\s+)*(?:it|its|it's)\b", clause, re.I):
@@ -119,11 +123,13 @@ def context_holder(contents: Sequence[str], clause: str) -> Holder | None:
     if zh is None and en is None:
         return None
     female = (zh.group(0) == "她") if zh else en.group("p").lower() in ("she", "her")  # type: ignore[union-attr]
-    for content in reversed(contents):
-        _, holder = holder_of(content, None)
-        if holder is not None and _fits(holder, female, chinese=zh is not None):
-            return holder
-    return None
+    fitting = {
+        holder.phrase: holder
+        for holder in (holder_of(content, None)[1] for content in contents)
+        if holder is not None and _fits(holder, female, chinese=zh is not None)
+    }
+    # two people it may be ("我老板姓陈，我同事叫小李" then "大家都叫他陈总"): nobody
+    return next(iter(fitting.values())) if len(fitting) == 1 else None
 
 
 #: A Chinese clause without a subject that adds to what was said: 还/也 (after 而且/另外).
@@ -197,7 +203,9 @@ _LEAD_RE = re.compile(
 )
 #: A word that is a verb after a name ("Helix Labs pays", "Grace wants").
 _EN_VERB_RE = re.compile(
-    r"^(?:is|was|has|had|does|did|can|will|would|should|must|\w+ed|\w+s)$", re.I
+    r"^(?:is|was|has|had|does|did|can|will|would|should|must|got|went|made|took|left|bought|"
+    r"sold|began|became|met|quit|won|lost|ran|came|saw|gave|found|broke|wrote|\w+ed|\w+s)$",
+    re.I,
 )
 #: A verb that agrees with a plural noun before it ("invoices go", "reports are").
 _EN_PLURAL_VERB_RE = re.compile(
@@ -216,19 +224,33 @@ _EN_NEGATED = {
     "can't": "I can't",
     "won't": "I won't",
 }
-_EN_ADVERB_RE = re.compile(r"^(?:never|always|usually|often|rarely|still|also|only)$", re.I)
+_EN_ADVERB_RE = re.compile(
+    r"^(?:never|always|usually|often|rarely|still|also|only|recently|just|finally|already|now)$",
+    re.I,
+)
 #: A clause about the user or the assistant ("May is my favorite month", "Will you
 #: remember?", "小林觉得我应该换工作"): never the named holder's own fact.
 _ABOUT_US_RE = re.compile(r"\b(?:i|i'm|i've|me|my|mine|you|your)\b|我|你|您|[?？]", re.I)
 #: Reported speech after a Chinese name ("小林觉得…", "小林说…"): their view, not their attribute.
 _ZH_REPORTED_RE = re.compile(r"^(?:觉得|认为|说|建议|问|让|叫|希望|告诉)")
-_EN_NUMBER_WORDS = {
-    w: str(i)
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve".split()
-    )
-}
 _NOISE_TAIL_RE = re.compile(r"[\s,]*\b(?:btw|fyi|lol|haha)\b[.!]*$|[\s,.!]+$", re.I)
+
+
+#: Someone of the holder's ("Lily's brother", "Emma's husband"): another person.
+_EN_PERSON_NOUN_RE = re.compile(
+    r"(?:mom|mum|mother|dad|father|parents?|brother|sister|sibling|husband|wife|partner|"
+    r"boyfriend|girlfriend|fiance|fiancee|son|daughter|kids?|children|friend|cousin|aunt|uncle|"
+    r"grand\w+|niece|nephew|boss|manager|coworker|colleague|roommate|neighbou?r|classmate)s?\b",
+    re.I,
+)
+#: What follows a name's "'s" that is "is" ("Emma's in Boston", "Miso's sick", "Lily's
+#: starting school"): a place, a state, a participle.
+_EN_STATE_AFTER_RE = re.compile(
+    r"(?:in|at|on|from|with|a|an|the|not|still|now|been|got|going|really|so|very|also|always|"
+    r"never|back|home|off|out|away|here|there|busy|sick|allergic|afraid|into|over|about|"
+    r"\d+|\w+ing|\w+ed)\b",
+    re.I,
+)
 
 
 def _en_first_person(rest: str) -> str | None:
@@ -237,13 +259,18 @@ def _en_first_person(rest: str) -> str | None:
     "Grace period", "Miso soup")."""
     if rest.startswith("'s "):
         tail = rest[3:]
+        person = _EN_PERSON_NOUN_RE.match(tail)
+        if person and not re.match(r"\w+ (?:is|was) [A-Z]", tail):
+            return None  # "Lily's brother is 8", "Lily's friend Amy is 6": another person
         if re.search(r"\b(?:is|are|was|were|has)\b", tail):  # "Emma's birthday is in May"
             return "my " + tail
         word, _, after = tail.partition(" ")
-        number = _EN_NUMBER_WORDS.get(word.lower().strip(".,!"))
+        number = number_of(word)
         if number is not None:  # "Miso's eight btw" -> "I'm 8"
             return ("I'm " + number + " " + _NOISE_TAIL_RE.sub("", after)).strip()
-        return "I'm " + tail  # "Emma's in Boston now"
+        if _EN_STATE_AFTER_RE.match(tail):
+            return "I'm " + tail  # "Emma's in Boston now", "Lily's starting school"
+        return None  # "Emma's husband Mark works at Google": not what "'s" holds
     if not rest.startswith(" "):
         return None
     words = rest.split()

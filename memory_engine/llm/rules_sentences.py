@@ -126,6 +126,18 @@ _EN_ONGOING_VERBS = frozenset(
     "learning studying training practicing practising taking picking playing coaching teaching "
     "volunteering building".split()
 )
+#: Past verbs of a change that, first in a clause with an object, tell what the speaker did
+#: ("cancelled Spotify", "sold the Civic", "quit my job", "started eating fish again").
+_EN_CHANGED_VERBS = frozenset(
+    "cancelled canceled quit sold stopped dropped deleted switched moved started gave left "
+    "joined adopted bought ended unsubscribed upgraded downgraded retired".split()
+)
+#: What follows "doing" in a passing reply, not an activity ("doing fine", "doing it now").
+_EN_DOING_REPLY_RE = re.compile(
+    r"^doing (?:fine|well|good|great|ok|okay|alright|better|worse|nothing|it|that|this|so|pretty|"
+    r"much|the)\b",
+    re.I,
+)
 #: Base verbs that, after a lead word, say what the speaker does ("Also have", "Still play").
 _EN_BASE_VERBS = frozenset(
     "have do play live work grow speak use drive run take go learn own prefer eat drink commute "
@@ -215,6 +227,18 @@ def en_subject_dropped(clause: str) -> str | None:
         return None
     if verb in _EN_ONGOING_VERBS and re.match(r"\S+ (?!it\b|on it\b|is\b|was\b|are\b)\S", rest):
         return f"I'm {lead + ' ' if lead else ''}{rest}"
+    if (
+        verb == "doing"
+        and not _EN_DOING_REPLY_RE.match(rest)
+        and re.match(r"doing (?:a|an|some) \w", rest)
+    ):
+        return f"I'm {lead + ' ' if lead else ''}{rest}"  # "doing a caffeine detox until Friday"
+    if (
+        not m.group("neg")
+        and verb in _EN_CHANGED_VERBS
+        and re.match(r"\S+ (?!it\b|that\b|this\b|them\b|up\b|out\b)\S", rest)
+    ):
+        return f"I {lead + ' ' if lead else ''}{rest}"  # "cancelled Spotify"
     if not lead and m.group("neg") and verb.endswith("ing"):
         return f"I'm {rest}"  # "Not drinking beer anymore"
     if not lead and not m.group("neg") and _EN_PLACE_VERB_RE.match(rest):
@@ -328,7 +352,8 @@ _NO_FOR_ME_RE = re.compile(
 #: A Chinese object put first and its verb denied, the subject left out: "日语早就不学了",
 #: "咖啡我已经不喝了" (topicalised; "牛奶我是不喝的" is read by the patterns).
 _ZH_TOPIC_DENIED_RE = re.compile(
-    r"^(?P<obj>(?!今天|明天|昨天|现在|最近|晚上|早上|中午|这|那|我|你|他|她)[\u4e00-\u9fffA-Za-z]{1,8}?)"
+    r"^(?P<obj>(?!今天|明天|昨天|现在|最近|晚上|早上|中午|这|那|我|你|他|她|再|已经|早就|从来|根本|一点|"
+    r"真的|完全|绝对|永远|也|都|还)[\u4e00-\u9fffA-Za-z]{1,8}?)"
     r"(?:我|用户)?(?:是)?(?:早就|已经|早|从来|一点都|一点也|根本|再也)?(?:不|没)(?:再)?"
     r"(?P<verb>学|吃|喝|用|玩|看|抽|买|做|打|练|听|养|开|骑|坐|上)(?:了|的|啦)?$"
 )
@@ -379,12 +404,26 @@ _EN_CALLED_BY_OTHERS_RE = re.compile(
 )
 
 
+#: A denial with no object of its own ("再也不喝了", "我也不吃了", "I don't use it anymore",
+#: "not anymore"): it only says the fact before it again.
+BARE_DENIAL_RE = re.compile(
+    r"^(?:我|用户)?(?:再也|已经|也|都|就|早就|从此)?(?:不|没)(?:再|用再)?[\u4e00-\u9fff]?(?:了|啦)?$|"
+    r"^(?:I|the user)?\s*(?:don't|do not|won't|will not|no longer|never|not)(?: \w+)?"
+    r"(?: (?:it|them|that))?(?: (?:anymore|any more))?$",
+    re.I,
+)
+#: A connective opening a clause before its subject ("不过我…", "但是我…"): the fact is what
+#: follows.
+_ZH_CONNECTIVE_RE = re.compile(r"^(?:不过|但是|可是|然而|只是|所以|因此)[，,]?\s*(?=我)")
+
+
 def reworded(clause: str) -> str:
     """``clause`` in the plain first-person form the patterns read, for idioms they do not:
     "No pork for me" -> "I don't want pork"; "日语早就不学了" -> "我不再学日语了"; "现在改学韩语"
-    -> "我现在学韩语" (the change itself is read from the sentence); "大家都叫他陈总" -> "他叫陈总".
+    -> "我现在学韩语" (the change itself is read from the sentence); "大家都叫他陈总" -> "他的称呼是
+    陈总" (a form of address next to the name, never in its place).
     Else ``clause``."""
-    text = clause.strip()
+    text = _ZH_CONNECTIVE_RE.sub("", clause.strip())  # "不过我已经戒掉奶茶了": 不过 is no fact
     m = _NO_FOR_ME_RE.match(text)
     if m:
         return f"I don't want {m.group('x')}" + (" anymore" if m.group("more") else "")
@@ -409,9 +448,9 @@ def reworded(clause: str) -> str:
     if m:
         return f"My manager is {m.group('who')}"
     m = _ZH_CALLED_BY_OTHERS_RE.match(text)
-    if m:  # "大家都叫他陈总" -> "他叫陈总": the one just named is called so
-        return f"{m.group('who')}叫{m.group('name')}"
+    if m:  # "大家都叫他陈总" -> "他的称呼是陈总": how the one just named is addressed
+        return f"{m.group('who')}的称呼是{m.group('name')}"
     m = _EN_CALLED_BY_OTHERS_RE.match(text)
     if m:
         return f"{'he' if m.group('who') == 'him' else 'she'} is called {m.group('name')}"
-    return clause
+    return text if text != clause.strip() else clause

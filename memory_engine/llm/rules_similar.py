@@ -52,6 +52,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from memory_engine.llm.rules_anchors import (
+    content_anchors,
+    is_han_anchor,
+    same_word,
+    shared_anchors,
+)
+from memory_engine.llm.rules_contrast import contrasted
 from memory_engine.text import tokenize
 
 #: Cosine from which an opposite-polarity fact on a shared anchor contradicts the stored one.
@@ -88,7 +95,9 @@ RESTATED_RE = re.compile(
 )
 #: "again" closing what was done ("I'm going to Tokyo again", "又去了一次"): the thing happens
 #: again, a new event; no memory is said again ("Again, short answers" is one).
-DONE_AGAIN_RE = re.compile(r"\w\s+again\b(?!\s*[,，:：—-])|又(?!说|提|讲)", re.I)
+DONE_AGAIN_RE = re.compile(
+    r"\w\s+again\b(?!\s*[,，:：—-])|又(?:去|来|买|吃|喝|见|搬|换|回|开始|养|报|看|要)", re.I
+)
 #: Cosine from which a fact sharing an anchor in an input that says it repeats itself is a
 #: duplicate of the stored one.
 RESTATED_COSINE = 0.45
@@ -123,114 +132,19 @@ WEAK_CHANGE_RE = re.compile(
     r"现在|如今|目前|这些年|\b(?:now|nowadays|these days|currently)\b", re.I
 )
 
-#: Predicates, holders and discourse words that never make two facts about one thing.
-_GENERIC_TERMS = frozenset(
-    """
-    用户 喜欢 很 爱 讨厌 吃 喝 用 住 住在 在 是 有 去 要 想 打算 计划 现在 已经 其实 平时 一般
-    每天 经常 总是 通常 还 再 不 没 了 的 也 都 最 非常 特别 比较 真的 觉得 开始 继续 目前 如今
-    user like love enjoy prefer hate use live be have go want plan now actual still realli usual
-    alway often day everi also just current nowaday anymor longer thing get got make much lot
-    name call 住 家 喝 最 爱 最爱 名字 叫 叫做 称呼 allerg allergi 过敏 btw fyi lol haha
-    """.split()
-)
-#: Han characters that are never an anchor on their own (function words and holders).
-_GENERIC_CHARS = frozenset(
-    "用户我你他她它的了是在有不没也都很就还又要会能说做去来到上下中和与个一条只把被住家喝最爱叫"
-)
-
-
 #: Terms of change and negation words themselves (a denial adds them to the stored words).
 _CHANGE_TERMS = frozenset(
     tokenize("no longer anymore stopped quit gave up given up not 不再 已经不 戒 不 没 再也不 停")
 )
 
 
-#: English number words, read as the digits a stored fact holds ("Miso's seven" / "Miso is 7").
-_NUMBER_WORDS = {
-    term: str(i)
-    for i, word in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve".split()
-    )
-    for term in {word, *tokenize(word)}  # as ``tokenize`` stems it too ("twelve" -> "twelv")
-}
-
-
-def content_anchors(content: str) -> set[str]:
-    """Content words of a fact (``tokenize`` terms without generic ones; English number words
-    as digits: "seven" -> "7")."""
-    terms = (_NUMBER_WORDS.get(t, t) for t in tokenize(content))
-    return {t for t in terms if t not in _GENERIC_TERMS and (len(t) > 1 or t.isdigit()) or _han(t)}
-
-
-def _han(term: str) -> bool:
-    return len(term) == 1 and "\u4e00" <= term <= "\u9fff" and term not in _GENERIC_CHARS
-
-
-def shared_anchors(new: str, old: str) -> set[str]:
-    """Content words two fact contents share (see module docstring)."""
-    a, b = content_anchors(new), content_anchors(old)
-    shared = a & b
-    # a Chinese word inside the other side's compound ("周会" / "组周会", "日语" / "日语课")
-    shared |= {min(x, y, key=len) for x in a - b for y in b - a if _same_word(x, y)}
-    # a single Han character standing as a word on one side, inside a word on the other
-    for term in a ^ b:
-        if _han(term) and term in (old if term in a else new):
-            shared.add(term)
-    return shared
-
-
-_HAN_WORD_ONLY_RE = re.compile(r"[\u4e00-\u9fff]+")
-#: A Chinese number with its unit or a weekday ("三年级", "七点", "一三五", "周二").
-_ZH_NUMBER_RE = re.compile(
-    r"^(?:周|星期|礼拜)?[零一二三四五六七八九十两百千万\d]+[点年级岁号月日周次个天时分块元]*$"
-)
-#: The extra character that makes a place of a name ("思明" / "思明区"): the same place.
-_PLACE_SUFFIXES = frozenset("区市省县镇村路街州")
-#: Closed sets of values: two of one set are two values of one attribute.
-_VALUE_SETS = tuple(
-    frozenset(t for w in words.split() for t in tokenize(w))
-    for words in (
-        "red orange yellow green blue purple pink black white grey gray brown silver gold",
-        "monday tuesday wednesday thursday friday saturday sunday",
-        "january february march april june july august september october november december",
-    )
-)
-_PROPER_RE = re.compile(r"(?<![.!?:]\s)(?<=\s)[A-Z][\w'-]*")
-
-
-def _proper_terms(text: str) -> set[str]:
-    """Terms of the capitalised words of ``text`` that do not open a sentence (names)."""
-    return {t for w in _PROPER_RE.findall(" " + text.strip()[1:]) for t in tokenize(w)}
-
-
-def _contrast(a: str, b: str, proper: set[str]) -> bool:
-    """True when terms ``a`` and ``b`` are two values of one kind (see :func:`contrasted`)."""
-    if a.isdigit() and b.isdigit():
-        return True
-    if _ZH_NUMBER_RE.match(a) and _ZH_NUMBER_RE.match(b):
-        return True
-    if any(a in values and b in values for values in _VALUE_SETS):
-        return True
-    if _HAN_WORD_ONLY_RE.fullmatch(a) and _HAN_WORD_ONLY_RE.fullmatch(b):
-        short, long = sorted((a, b), key=len)
-        if long.endswith(short):
-            return False  # "橘猫" is a "猫": more specific, not another one
-        if long.startswith(short):  # "猫头鹰" is no "猫"; "思明区" is "思明"
-            return not set(long[len(short) :]) <= _PLACE_SUFFIXES
-        return a[-1] == b[-1]  # one head, two kinds: 繁体/简体, 红茶/奶茶
-    return a in proper and b in proper and not (a.startswith(b) or b.startswith(a))
-
-
-def contrasted(new: str, old: str) -> bool:
-    """True when ``new`` (a message or fact) holds a value where ``old`` holds another of the
-    same kind, so ``new`` cannot be ``old`` said again: two numbers (6 / 5, 四年级 / 三年级,
-    八点 / 七点, 二四 / 一三五), two colours, weekdays or months, two names (Boston / Denver,
-    Linux / Mac), two Chinese words of one head (繁体中文 / 简体中文), or a Chinese word and a
-    longer one it opens (猫 / 猫头鹰, but not 思明 / 思明区). Terms both sides hold are never
-    compared."""
-    a, b = content_anchors(new), content_anchors(old)
-    proper = _proper_terms(new) | _proper_terms(old)
-    return any(_contrast(x, y, proper) for x in a - b for y in b - a)
+def _same_specific_kind(new: dict[str, Any], old: dict[str, Any]) -> bool:
+    """True when two fact keys are of one kind that says what they are about (an occupation,
+    an age: "attr" with one subject), not plain statements."""
+    kind = new.get("kind")
+    if kind in (None, "statement", "about") or kind != old.get("kind"):
+        return False
+    return kind != "attr" or new.get("subject") == old.get("subject")
 
 
 def names_old_value(new_text: str, new_content: str, old_content: str) -> bool:
@@ -240,7 +154,7 @@ def names_old_value(new_text: str, new_content: str, old_content: str) -> bool:
     said = set(tokenize(new_text))
     # a one-character Chinese value too ("我喜欢狗，不是猫" after "用户喜欢猫")
     return any(
-        (len(t) > 1 or _han(t)) and t in said and t not in kept
+        (len(t) > 1 or is_han_anchor(t)) and t in said and t not in kept
         for t in content_anchors(old_content)
     )
 
@@ -428,7 +342,7 @@ def similar_relation(
         or (
             polarity_new != polarity_old
             and bool(denied_terms)
-            and all(any(_same_word(t, o) for o in old_terms) for t in denied_terms)
+            and all(any(same_word(t, o) for o in old_terms) for t in denied_terms)
         )
     )
     # denying something more specific leaves the general fact ("我是素食者" / "我不是纯素食者",
@@ -456,13 +370,18 @@ def similar_relation(
         return "contradicts", f"corrected: {about} (cosine {cosine:.2f})"
     if may_replace and _changes_here(new_text, stored, new_terms) and cosine >= CHANGE_COSINE:
         return "contradicts", f"changed: {about} (cosine {cosine:.2f})"
-    # "now" changes a fact only about something besides who holds it ("Emma is 30 now" leaves
-    # "Emma lives in Denver")
+    # "now" changes a fact only about something besides who holds it, or of the same kind
+    # ("Emma is 30 now" leaves "Emma lives in Denver"; "Emma is a nurse now" retires "Emma is
+    # a teacher")
     holder_terms = content_anchors(str(new.get("holder") or "user"))
     if (
         may_replace
         and WEAK_CHANGE_RE.search(new_text)
-        and anchors - holder_terms
+        and (
+            anchors - holder_terms
+            or _same_specific_kind(new, old)
+            or contrasted(new_content, old_content)
+        )
         and cosine >= WEAK_CHANGE_COSINE
     ):
         return "contradicts", f"now different: {about} (cosine {cosine:.2f})"
@@ -474,7 +393,7 @@ def similar_relation(
         and not CHANGE_RE.search(new_text)
     ):
         return "duplicate", f"same content words (cosine {cosine:.2f})"
-    added = {t for t in new_terms if not any(_same_word(t, o) for o in old_terms)}
+    added = {t for t in new_terms if not any(same_word(t, o) for o in old_terms)}
     if (
         polarity_new == polarity_old
         and anchors
@@ -482,6 +401,7 @@ def similar_relation(
         and cosine >= NOTHING_NEW_COSINE
         and not CHANGE_RE.search(new_text)
         and not DONE_AGAIN_RE.search(new_text)
+        and not contrasted(new_content, old_content)  # "跑十公里" is news after "跑五公里"
     ):
         return "duplicate", f"nothing new about {about} (cosine {cosine:.2f})"
     if (
@@ -498,16 +418,6 @@ def similar_relation(
     if polarity_new == polarity_old and anchors and cosine >= SUPPLEMENT_COSINE:
         return "supplements", f"more about {about} (cosine {cosine:.2f})"
     return _added(new, old, new_text, cosine)
-
-
-_HAN_WORD_RE = re.compile(r"^[\u4e00-\u9fff]{2,}$")
-
-
-def _same_word(a: str, b: str) -> bool:
-    """One word, or a Chinese word and its compound ("日语" / "日语课")."""
-    if a == b:
-        return True
-    return bool(_HAN_WORD_RE.match(a) and _HAN_WORD_RE.match(b) and (a in b or b in a))
 
 
 def _added(

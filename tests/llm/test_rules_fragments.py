@@ -48,7 +48,7 @@ def test_not_a_restatement(text: str) -> None:
     ["型号是拓竹P1S，基本都打PLA", "最常去的是香山", "there's basil, mint and rosemary in it"],
 )
 def test_a_detail_without_its_owner(text: str) -> None:
-    assert detail_clause(text, "用户家有台3D打印机") == text
+    assert detail_clause(text) == text
 
 
 @pytest.mark.parametrize(
@@ -56,7 +56,7 @@ def test_a_detail_without_its_owner(text: str) -> None:
     ["今天是周五", "我是程序员", "型号是什么？", "you're great", "密码是1234", "结论是明天再说"],
 )
 def test_not_a_detail(text: str) -> None:
-    assert detail_clause(text, "用户喜欢喝咖啡") is None
+    assert detail_clause(text) is None
 
 
 @pytest.mark.parametrize(
@@ -122,7 +122,7 @@ def test_no_named_holder_for_someone_else() -> None:
 @pytest.mark.parametrize(
     ("clause", "expected"),
     [
-        ("大家都叫他陈总", "他叫陈总"),
+        ("大家都叫他陈总", "他的称呼是陈总"),
         ("everyone calls her Liz", "she is called Liz"),
         ("大家都很好", "大家都很好"),
     ],
