@@ -20,7 +20,7 @@ from memory_engine.llm.rules_patterns import Match
 from memory_engine.llm.rules_polarity import is_chinese
 from memory_engine.llm.rules_schedule import RECURRING_RE
 from memory_engine.llm.schemas import Fact
-from memory_engine.llm.timeresolve import resolve_relative
+from memory_engine.llm.timeresolve import resolve_relative, until_date
 from memory_engine.models import MemoryType
 
 __all__ = ["TEMPORARY_DAYS", "build_fact", "extend", "merge_pair", "merges"]
@@ -86,7 +86,7 @@ def build_fact(
     valid_until = None
     if temporary:
         weeks = [r for r in refs if (r.end - r.start).days >= 6]
-        valid_until = (
+        valid_until = until_date(resolved, refs, item.observed_at, tz) or (
             weeks[0].end_utc(tz) if weeks else item.observed_at + timedelta(days=TEMPORARY_DAYS)
         )
     elif found.kind == "deadline" and refs:

@@ -8,7 +8,8 @@ Handled (Chinese and English): 今天/昨天/前天/大前天/明天/后天/大�
 上周/下周/这周/本周 (+ 一..日), 上个月/下个月/这个月 (+ N号/日), 去年/今年/明年; today, yesterday, the day
 before yesterday, tomorrow, the day after tomorrow, N days ago, in N days, last/next/this week,
 last/next/this <weekday>, last/next/this month, last/next/this year. Bare weekdays ("周四",
-"on Thursday") are left alone: they are usually recurring ("以后周四汇报").
+"on Thursday") are left alone: they are usually recurring ("以后周四汇报"); ``until_date``
+reads the one after "until"/"到"/"之前" as the end of a temporary state.
 """
 
 from __future__ import annotations
@@ -190,3 +191,43 @@ def resolve_relative(text: str, observed_at: datetime, tz: ZoneInfo) -> tuple[st
             replacement = "on " + replacement  # "met ACME today" -> "met ACME on 2026-12-01"
         out = out[:pos] + replacement + out[pos + len(ref.phrase) :]
     return out, [r for _, r in refs]
+
+
+#: "until Friday", "till the weekend", "through Tuesday", "到周五", "直到周三", "周五之前".
+_UNTIL_RE = re.compile(
+    r"\b(?:until|till|til|through|thru)\s+(?:this\s+|next\s+)?(?P<en>monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday|the weekend)\b|"
+    r"(?:到|直到|一直到)(?:这|本)?(?:周|星期|礼拜)(?P<zh>[一二三四五六日天])|"
+    r"(?:这|本)?(?:周|星期|礼拜)(?P<zh_before>[一二三四五六日天])(?:之前|以前|前)",
+    re.I,
+)
+
+
+def until_date(
+    text: str, refs: list[TimeRef], observed_at: datetime, tz: ZoneInfo
+) -> datetime | None:
+    """When a temporary state ends, as aware UTC (exclusive: the midnight after its last day):
+    the date after "until"/"到"/"之前" — a resolved reference ("until tomorrow", "下周三之前":
+    the end of that ref) or a bare weekday, the next one from the user's local day, today
+    included ("until Friday" said on Sunday 2026-12-06 -> the end of Friday 2026-12-11; "the
+    weekend" -> Sunday). None when ``text`` says no such end."""
+    for ref in refs:
+        before = text[: max(text.find(ref.replacement), 0)]
+        if re.search(r"(?:\b(?:until|till|til|through|by)\s+|到|直到)$", before, re.I) or re.match(
+            r"\s*(?:之前|以前|前|为止)", text[text.find(ref.replacement) + len(ref.replacement) :]
+        ):
+            return ref.end_utc(tz)
+    m = _UNTIL_RE.search(text)
+    if m is None:
+        return None
+    if m["en"]:
+        day = 6 if m["en"].lower() == "the weekend" else _EN_WD[m["en"].lower()]
+    else:
+        day = _ZH_WD[m["zh"] or m["zh_before"]]
+    today = local_today(observed_at, tz)
+    last = today + timedelta(days=(day - today.weekday()) % 7)
+    if m["zh_before"]:
+        last -= timedelta(days=1)  # "周五之前": up to Thursday
+        if last < today:
+            return None
+    return datetime.combine(last + timedelta(days=1), time.min, tzinfo=tz).astimezone(UTC)

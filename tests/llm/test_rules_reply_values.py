@@ -324,3 +324,35 @@ def test_replies_without_a_subject(text: str, expected: list[str] | None) -> Non
         assert contents == expected
     assert all(not c.startswith(("不过", "Update")) and "再也不喝再也" not in c for c in contents)
     assert all(" it anymore" not in c or c.startswith("The user cancelled") for c in contents)
+
+
+@pytest.mark.parametrize(
+    ("text", "until"),
+    [
+        # observed on Sunday 2026-12-06 (UTC): the next Friday ends at midnight 12-12
+        (
+            "doing a caffeine detox until Friday for a sleep study",
+            datetime(2026, 12, 12, tzinfo=UTC),
+        ),
+        ("I'm staying with my parents until tomorrow", datetime(2026, 12, 8, tzinfo=UTC)),
+    ],
+)
+def test_a_temporary_state_ends_on_the_day_it_names(text: str, until: datetime) -> None:
+    facts = LLM.extract(ExtractInput(text=text, observed_at=NOW))[0].facts
+    assert [f.valid_until for f in facts] == [until]
+
+
+def test_until_date_of_a_bare_weekday() -> None:
+    from zoneinfo import ZoneInfo
+
+    from memory_engine.llm.timeresolve import until_date
+
+    tz = ZoneInfo("Asia/Shanghai")
+    sunday_noon = datetime(2026, 12, 6, 4, tzinfo=UTC)  # 12:00 in Shanghai
+    friday_end = datetime(2026, 12, 12, tzinfo=tz).astimezone(UTC)
+    assert until_date("until Friday", [], sunday_noon, tz) == friday_end
+    assert until_date("直到周五", [], sunday_noon, tz) == friday_end
+    assert until_date("until Sunday", [], sunday_noon, tz) == datetime(
+        2026, 12, 7, tzinfo=tz
+    ).astimezone(UTC)
+    assert until_date("every Friday", [], sunday_noon, tz) is None
