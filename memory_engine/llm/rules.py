@@ -74,6 +74,7 @@ from memory_engine.llm.rules_sentences import (
     source_sentences,
     split_sentences,
     subject_dropped,
+    topic_restored,
     without_announcements,
 )
 from memory_engine.llm.rules_similar import (
@@ -235,6 +236,7 @@ class RulesLLM:
             start = len(facts)
             passing_when = False  # a skipped remark said when: "这两天下雨，我打车上班"
             skipped_when = False  # a clause before said when ("this week", 最近)
+            sentence = topic_restored(sentence)  # "游泳这事，我一般每周三晚上去"
             restated = restate_change(sentence)
             # "我那辆是银色的，不是白色": what holds, without the previous memory's value denied
             said = restated or without_denied(sentence, item.context)

@@ -189,6 +189,49 @@ def _number_replaced(previous: str, said: str) -> str | None:
     return previous[: found[0].start()] + new + previous[found[0].end() :]
 
 
+_ZH_WHEN = (
+    r"(?:每)?(?:周|星期|礼拜)[一二三四五六日天]+(?:早上|上午|中午|下午|晚上)?"
+    r"(?:[\d一二三四五六七八九十两]+点(?:半|\d+分?)?)?|"
+    r"(?:早上|上午|中午|下午|晚上)?[\d一二三四五六七八九十两]+点(?:半|\d+分?)?"
+)
+_EN_WHEN = (
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?(?: (?:mornings?|afternoons?|evenings?|"
+    r"nights?))?(?: at \d{1,2}(?::\d{2})?\s*(?:am|pm)?)?|\d{1,2}(?::\d{2})?\s*(?:am|pm)"
+)
+_WHEN_RE = re.compile(rf"{_ZH_WHEN}|\b(?:{_EN_WHEN})\b", re.I)
+#: "现在改成周六早上了", "改到周五了", "it's on Thursday evenings now", "moved to 4pm": a
+#: changed time said without what it is of.
+_WHEN_CHANGED_RES = (
+    re.compile(
+        rf"^(?:现在|以后|之后|后来|那就|就)?(?:改成|改到|改为|换成|换到|挪到|调到|推迟到|提前到)了?"
+        rf"(?P<new>{_ZH_WHEN})(?:了|啦|吧)?$"
+    ),
+    re.compile(
+        r"^(?:(?:oh|actually|update|fyi|btw|so)[,:]?\s+)*(?:it's|it is|that's|they're|we're)?\s*"
+        rf"(?:now\s+)?(?:moved to|changed to|switched to|on)\s+(?P<new>{_EN_WHEN})(?:\s+now)?$",
+        re.I,
+    ),
+)
+
+
+def _when_replaced(previous: str, sentence: str) -> str | None:
+    """``previous`` with its one time or day replaced by the one ``sentence`` changes it to
+    ("用户每周三晚上去游泳" + "现在改成周六早上了" -> "用户每周六早上去游泳"), or None: no such
+    sentence, or ``previous`` names no time or more than one."""
+    m = next((r.match(sentence) for r in _WHEN_CHANGED_RES if r.match(sentence)), None)
+    if m is None:
+        return None
+    spans = list(_WHEN_RE.finditer(previous))
+    if len(spans) != 1:
+        return None
+    new = m.group("new")
+    if spans[0][0].startswith("每") and not new.startswith("每"):
+        new = "每" + new  # a weekly habit stays weekly
+    if spans[0][0].lower() == new.lower():
+        return None
+    return previous[: spans[0].start()] + new + previous[spans[0].end() :]
+
+
 def _value_at(previous: str, old: str) -> int:
     """Where ``old`` stands in ``previous`` as a whole value (not inside a longer word or
     number: "Max" is not in "Maxwell", "3" not in "13点", 小黄 not in 小黄狗), or -1."""
@@ -231,6 +274,9 @@ def substituted(previous: str, text: str) -> str | None:
         replaced = _number_replaced(previous, number.group("new") or number.group("zh"))
         if replaced is not None:
             return replaced
+    when = _when_replaced(previous, sentence)
+    if when is not None:  # "现在改成周六早上了" after "每周三晚上去游泳"
+        return when
     for pattern in _INSTEAD_OF_RES:
         m = pattern.search(sentence)
         if not m:

@@ -111,7 +111,10 @@ def subject_dropped(clause: str, *, opens: bool = False) -> tuple[str, Match] | 
 _ZH_PERSONAL_RE = re.compile(
     r"^(?:目前|现在|一直|平时|最近)*(?:在|正在)(?:学|读|考|备考|练)(?!校|习|会|完)[\u4e00-\u9fffA-Za-z]{2,}|"
     r"^[\u4e00-\u9fff]{1,4}(?:瘾|癖)|"
-    r"^(?:偶尔|经常|平时|周末|每周|每天)(?:都|也|会|常)*(?:去|练|学|跑|爬|游|骑)[\u4e00-\u9fff]{1,}"
+    r"^(?:偶尔|经常|平时|周末|每周|每天)(?:都|也|会|常)*(?:去|练|学|跑|爬|游|骑)[\u4e00-\u9fff]{1,}|"
+    # what one stopped: "现在不用再吃降压药了", "已经不再抽烟了"
+    r"^(?:现在|已经|目前|早就)*(?:不用再|不需要再|不再|再也不|不用)(?:吃|喝|用|抽|去|做|练|学|打|戴|"
+    r"服用)(?!了|啦)[\u4e00-\u9fffA-Za-z]+"
 )  #: An English clause that leaves out "I": a lead word ("also", "still", "btw") or an -ing
 #: verb first ("Learning Rust on the side", "Not drinking beer anymore",
 #: "Also have a few rosemary plants").
@@ -412,9 +415,30 @@ BARE_DENIAL_RE = re.compile(
     r"(?: (?:it|them|that))?(?: (?:anymore|any more))?$",
     re.I,
 )
+#: A hedge closing a clause ("…, I guess", "… I think", "… lol"): no part of the fact.
+_HEDGE_TAIL_RE = re.compile(
+    r"[,\s]+(?:I guess|I think|I suppose|I reckon|I believe|lol|haha|lmao)[.!]*$", re.I
+)
 #: A connective opening a clause before its subject ("不过我…", "但是我…"): the fact is what
 #: follows.
 _ZH_CONNECTIVE_RE = re.compile(r"^(?:不过|但是|可是|然而|只是|所以|因此)[，,]?\s*(?=我)")
+
+
+#: A Chinese topic put first ("游泳这事，我一般每周三晚上去"), the clause after it ending on a
+#: bare verb.
+_ZH_TOPIC_RE = re.compile(
+    r"^(?P<topic>[\u4e00-\u9fffA-Za-z]{1,6}?)(?:这事|这件事|这个事|的话|这块|这方面)[，,]\s*"
+    r"(?P<rest>[^，,。！!？?]+?(?:去|来|做|练|学|玩|吃|喝|打|用|看|听))(?:了)?(?P<tail>[，,。！!].*)?$"
+)
+
+
+def topic_restored(sentence: str) -> str:
+    """``sentence`` with a topic put first moved back after its verb ("游泳这事，我一般每周三晚上
+    去" -> "我一般每周三晚上去游泳"); else ``sentence``."""
+    m = _ZH_TOPIC_RE.match(sentence.strip())
+    if m is None:
+        return sentence
+    return m["rest"] + m["topic"] + (m["tail"] or "")
 
 
 def reworded(clause: str) -> str:
@@ -424,6 +448,7 @@ def reworded(clause: str) -> str:
     陈总" (a form of address next to the name, never in its place).
     Else ``clause``."""
     text = _ZH_CONNECTIVE_RE.sub("", clause.strip())  # "不过我已经戒掉奶茶了": 不过 is no fact
+    text = _HEDGE_TAIL_RE.sub("", text) or text  # "so pescatarian these days I guess"
     m = _NO_FOR_ME_RE.match(text)
     if m:
         return f"I don't want {m.group('x')}" + (" anymore" if m.group("more") else "")

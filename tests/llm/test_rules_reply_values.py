@@ -356,3 +356,31 @@ def test_until_date_of_a_bare_weekday() -> None:
         2026, 12, 7, tzinfo=tz
     ).astimezone(UTC)
     assert until_date("every Friday", [], sunday_noon, tz) is None
+
+
+@pytest.mark.parametrize(
+    ("first", "reply", "expected"),
+    [
+        ("以后周四汇报", "改成周五了", "用户以后周五汇报"),
+        ("游泳这事，我一般每周三晚上去", "现在改成周六早上了", "用户通常每周六早上去游泳"),
+        ("I have yoga on Tuesday evenings", "it's on Thursday evenings now", None),
+    ],
+)
+def test_a_changed_time_replaces_the_one_the_memory_holds(
+    first: str, reply: str, expected: str | None
+) -> None:
+    turns = _turns(first, reply)
+    assert len(turns) == 1 and turns[0][1] == ["contradicts"], turns
+    if expected is not None:
+        assert turns[0][0] == expected
+
+
+def test_a_topic_put_first_is_the_object() -> None:
+    facts = LLM.extract(ExtractInput(text="游泳这事，我一般每周三晚上去", observed_at=NOW))[0].facts
+    assert [f.content for f in facts] == ["用户通常每周三晚上去游泳"]
+
+
+def test_what_one_stopped_without_a_subject() -> None:
+    turns = _turns("我有高血压，在吃降压药", "医生说血压控制住了，现在不用再吃降压药了")
+    assert turns == [("用户现在不用再吃降压药", ["contradicts"])]
+    assert not LLM.extract(ExtractInput(text="不用再去了", observed_at=NOW))[0].facts
